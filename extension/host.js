@@ -1,0 +1,146 @@
+// The native messaging host connection: one long-lived port, JSON-RPC requests, `$/chunk` reassembly,
+// and Chrome's disconnect messages mapped to the contract's host states.
+
+export const HOST_NAME = "dev.tabgate.host";
+const PROTOCOL_VERSION = "1";
+const RETRY_MS = 2000;
+
+// Chrome's own strings (chrome.runtime.lastError.message) → contract §5 host states.
+const HOST_ERRORS = [
+  ["Specified native messaging host not found.", "not_installed"],
+  ["Access to the specified native messaging host is forbidden.", "forbidden"],
+  ["Native host has exited.", "exited"],
+];
+
+export function hostStateFor(message) {
+  for (const [text, state] of HOST_ERRORS) if (message && message.includes(text)) return state;
+  return "error";
+}
+
+export class HostConnection {
+  constructor({ onStatus, onNotification }) {
+    this.onStatus = onStatus;
+    this.onNotification = onNotification;
+    this.port = null;
+    this.state = { host: "not_installed", hostError: null, servers: [] };
+    this.pending = new Map();
+    this.chunks = new Map();
+    this.nextId = 1;
+    this.connecting = null;
+    this.lastAttempt = 0;
+  }
+
+  get connected() {
+    return this.state.host === "connected";
+  }
+
+  // Connect unless connected; a failed attempt is retried at most every RETRY_MS (the user may install the
+  // host at any time, and an exited host is restarted on next use).
+  ensure() {
+    if (this.connected || this.connecting) return this.connecting ?? Promise.resolve(this.connected);
+    if (Date.now() - this.lastAttempt < RETRY_MS) return Promise.resolve(false);
+    this.lastAttempt = Date.now();
+    this.connecting = this.#connect().finally(() => (this.connecting = null));
+    return this.connecting;
+  }
+
+  async #connect() {
+    let port;
+    try {
+      port = chrome.runtime.connectNative(HOST_NAME);
+    } catch (e) {
+      this.#setState({ host: hostStateFor(String(e.message)), hostError: String(e.message), servers: [] });
+      return false;
+    }
+    this.port = port;
+    port.onMessage.addListener((msg) => this.#receive(msg));
+    port.onDisconnect.addListener(() => this.#disconnected(port));
+    try {
+      const init = await this.#send(port, "initialize", {
+        client: { name: "tabgate-extension", version: chrome.runtime.getManifest().version },
+        protocolVersion: PROTOCOL_VERSION,
+      });
+      this.#setState({ host: "connected", hostError: null, servers: init.servers ?? [], hostInfo: init.host });
+      return true;
+    } catch (e) {
+      if (this.port === port && this.state.host !== "connected") {
+        // The disconnect handler has already set the state when the port died.
+        if (port === this.port) this.#setState({ host: "error", hostError: String(e.message), servers: [] });
+      }
+      return false;
+    }
+  }
+
+  #disconnected(port) {
+    if (this.port !== port) return;
+    const message = chrome.runtime.lastError?.message ?? "Native host has exited.";
+    this.port = null;
+    for (const { reject } of this.pending.values()) reject(rpcError(-32000, `native host disconnected: ${message}`));
+    this.pending.clear();
+    this.chunks.clear();
+    this.#setState({ host: hostStateFor(message), hostError: message, servers: [] });
+  }
+
+  #setState(state) {
+    this.state = state;
+    this.onStatus?.(state);
+  }
+
+  request(method, params = {}, { onSent } = {}) {
+    if (!this.port) return Promise.reject(rpcError(-32000, this.state.hostError ?? "native host not connected"));
+    return this.#send(this.port, method, params, onSent);
+  }
+
+  cancel(id) {
+    this.port?.postMessage({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } });
+  }
+
+  #send(port, method, params, onSent) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      try {
+        port.postMessage({ jsonrpc: "2.0", id, method, params });
+        onSent?.(id);
+      } catch (e) {
+        this.pending.delete(id);
+        reject(rpcError(-32000, String(e.message)));
+      }
+    });
+  }
+
+  #receive(msg) {
+    if (msg.method === "$/chunk") return this.#chunk(msg.params);
+    if (msg.method) {
+      if (msg.method === "notifications/servers") this.state = { ...this.state, servers: msg.params.servers };
+      return this.onNotification?.(msg.method, msg.params);
+    }
+    const waiter = this.pending.get(msg.id);
+    if (!waiter) return;
+    this.pending.delete(msg.id);
+    if (msg.error) waiter.reject(rpcError(msg.error.code, msg.error.message, msg.error.data));
+    else waiter.resolve(msg.result);
+  }
+
+  // Responses over Chrome's 1 MiB host→browser limit arrive as ordered slices of the response JSON.
+  #chunk({ id, seq, last, data }) {
+    const parts = this.chunks.get(id) ?? [];
+    parts[seq] = data;
+    this.chunks.set(id, parts);
+    if (!last) return;
+    this.chunks.delete(id);
+    try {
+      this.#receive(JSON.parse(parts.join("")));
+    } catch (e) {
+      const waiter = this.pending.get(id);
+      this.pending.delete(id);
+      waiter?.reject(rpcError(-32700, `unreadable chunked response: ${e.message}`));
+    }
+  }
+}
+
+export function rpcError(code, message, data) {
+  const err = new Error(message);
+  err.rpc = { code, message, ...(data === undefined ? {} : { data }) };
+  return err;
+}

@@ -1,0 +1,1 @@
+// Options page (filled in by the browser-tools issue).

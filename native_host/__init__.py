@@ -1,0 +1,1 @@
+"""Tabgate native messaging host: MCP connections for the extension."""

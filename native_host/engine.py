@@ -1,0 +1,113 @@
+"""The event loop thread: it imports mcp (close to a second) and runs every MCP connection, while the main
+thread keeps reading frames and answering `initialize` and `ping` straight away."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .jsonrpc import ErrorCode, Notification, Request, RpcError
+from .outbox import Outbox
+from .status import StatusBoard
+
+if TYPE_CHECKING:
+    from anyio import Event
+    from anyio.from_thread import BlockingPortal
+
+    from .dispatch import Dispatcher
+
+log = logging.getLogger(__name__)
+
+type Message = Request | Notification
+
+
+class Engine:
+    def __init__(self, config_path: Path | None, board: StatusBoard, outbox: Outbox) -> None:
+        self._config_path = config_path
+        self._board = board
+        self._outbox = outbox
+        self._lock = threading.Lock()
+        self._backlog: list[Message] = []  # what arrived while mcp was still importing
+        self._portal: BlockingPortal | None = None
+        self._dispatcher: Dispatcher | None = None
+        self._stop_event: Event | None = None
+        self._stopping = False
+        self._failure: str | None = None
+        self._thread = threading.Thread(target=self._run, name="event-loop", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def submit(self, message: Message) -> None:
+        """Hand a request or notification to the event loop; callable from any thread, never blocks."""
+        with self._lock:
+            if self._portal is None or self._dispatcher is None:
+                if self._failure is None and not self._stopping:
+                    self._backlog.append(message)
+                    return
+                reason = self._failure or "the host is shutting down"
+            else:
+                try:
+                    self._portal.start_task_soon(self._dispatcher.handle, message)
+                    return
+                except RuntimeError:  # the portal has stopped
+                    reason = "the host is shutting down"
+        self._reject(message, reason)
+
+    def stop(self, timeout: float) -> None:
+        """Close every connection (cancelling requests still running), waiting at most `timeout` seconds."""
+        with self._lock:
+            self._stopping = True
+            portal, event = self._portal, self._stop_event
+        if portal is not None and event is not None:
+            try:
+                portal.start_task_soon(self._set_event, event)
+            except RuntimeError:
+                pass
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            log.warning("connections did not close within %.1f s; exiting anyway", timeout)
+
+    @staticmethod
+    async def _set_event(event: Event) -> None:
+        event.set()
+
+    def _reject(self, message: Message, reason: str) -> None:
+        if isinstance(message, Request):
+            self._outbox.error(message.id, RpcError(ErrorCode.SERVER_UNAVAILABLE, reason))
+
+    def _run(self) -> None:
+        try:
+            import anyio
+
+            anyio.run(self._main)
+        except BaseException as exc:  # the loop itself died: say so to every caller rather than hang them
+            log.exception("the event loop stopped")
+            with self._lock:
+                self._failure = f"the host's event loop failed: {exc!r}"
+                self._portal = self._dispatcher = None
+                backlog, self._backlog = self._backlog, []
+            for message in backlog:
+                self._reject(message, self._failure)
+
+    async def _main(self) -> None:
+        import anyio
+        from anyio.from_thread import BlockingPortal
+
+        from .dispatch import Dispatcher
+
+        stop = anyio.Event()
+        async with Dispatcher(self._config_path, self._board, self._outbox) as dispatcher, BlockingPortal() as portal:
+            with self._lock:
+                if self._stopping:
+                    return
+                self._portal, self._dispatcher, self._stop_event = portal, dispatcher, stop
+                backlog, self._backlog = self._backlog, []
+            for message in backlog:
+                portal.start_task_soon(dispatcher.handle, message)
+            await stop.wait()
+            with self._lock:
+                self._portal = None
+            await portal.stop(cancel_remaining=True)

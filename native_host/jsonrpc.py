@@ -1,0 +1,158 @@
+"""JSON-RPC 2.0 messages for the extension protocol: parsing, error codes, encoding and `$/chunk` splitting.
+
+Standard library only: this module is on the path that must answer `initialize` within the start-up budget,
+before pydantic or mcp are loaded, so the envelope is validated by hand here and method params later by pydantic.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any, Final
+
+from .framing import MAX_OUTGOING
+
+MAX_RESPONSE: Final = 64 * 1024 * 1024  # contract §4: larger responses fail with RESULT_TOO_LARGE
+CHUNK_METHOD: Final = "$/chunk"
+CANCEL_METHOD: Final = "$/cancelRequest"
+
+type RequestId = str | int
+type JsonObject = dict[str, Any]
+
+
+class ErrorCode(IntEnum):
+    PARSE_ERROR = -32700
+    INVALID_REQUEST = -32600
+    METHOD_NOT_FOUND = -32601
+    INVALID_PARAMS = -32602
+    INTERNAL_ERROR = -32603
+    CANCELLED = -32800
+    SERVER_UNAVAILABLE = -32000
+    TIMED_OUT = -32001
+    RESULT_TOO_LARGE = -32010
+    UNKNOWN_SERVER = -32011
+    TOOL_DISABLED = -32012
+
+
+class RpcError(Exception):
+    """An error that becomes a JSON-RPC error object; `request_id` is known when the request could be read."""
+
+    def __init__(self, code: int, message: str, data: Any = None, *, request_id: RequestId | None = None):
+        super().__init__(message)
+        self.code = int(code)
+        self.message = message
+        self.data = data
+        self.request_id = request_id
+
+    def to_json(self) -> JsonObject:
+        error: JsonObject = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    id: RequestId
+    method: str
+    params: JsonObject
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    method: str
+    params: JsonObject
+
+
+def _valid_id(value: object) -> bool:
+    # bool is an int subclass but not a JSON-RPC id; floats and null are legal JSON-RPC but useless to us.
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def parse_message(body: bytes) -> Request | Notification | None:
+    """One incoming frame as a request or notification; None for a response (we never send requests)."""
+    try:
+        message = json.loads(body)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise RpcError(ErrorCode.PARSE_ERROR, f"parse error: frame is not UTF-8 JSON ({exc})") from None
+    if not isinstance(message, dict):
+        kind = "a batch (array)" if isinstance(message, list) else type(message).__name__
+        raise RpcError(ErrorCode.INVALID_REQUEST, f"invalid request: expected a JSON object, got {kind}")
+    raw_id = message.get("id")
+    request_id = raw_id if _valid_id(raw_id) else None
+    if message.get("jsonrpc") != "2.0":
+        raise RpcError(ErrorCode.INVALID_REQUEST, 'invalid request: "jsonrpc" must be "2.0"', request_id=request_id)
+    method = message.get("method")
+    if method is None and "id" in message and ("result" in message or "error" in message):
+        return None
+    if not isinstance(method, str) or not method:
+        raise RpcError(ErrorCode.INVALID_REQUEST, 'invalid request: "method" must be a non-empty string',
+                       request_id=request_id)
+    if "id" in message and request_id is None:
+        raise RpcError(ErrorCode.INVALID_REQUEST, 'invalid request: "id" must be a string or an integer')
+    params = message.get("params", {})
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        if request_id is None:
+            raise RpcError(ErrorCode.INVALID_REQUEST, f"invalid notification {method!r}: params must be an object")
+        raise RpcError(ErrorCode.INVALID_PARAMS, f"invalid params for {method!r}: params must be an object",
+                       request_id=request_id)
+    if request_id is None:
+        return Notification(method, params)
+    return Request(request_id, method, params)
+
+
+def dumps(message: object) -> bytes:
+    """Compact UTF-8 JSON; text with lone surrogates (legal in JSON, not in UTF-8) falls back to \\u escapes.
+
+    Raises ValueError for NaN/Infinity, which Chrome's JSON parser would reject."""
+    try:
+        return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
+
+
+def result_message(request_id: RequestId, result: object) -> JsonObject:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def error_message(request_id: RequestId | None, error: RpcError) -> JsonObject:
+    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()}
+
+
+def notification_message(method: str, params: JsonObject) -> JsonObject:
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
+def response_bodies(request_id: RequestId | None, body: bytes, limit: int = MAX_OUTGOING) -> list[bytes]:
+    """The frame bodies that carry one response: itself when it fits in a frame, else `$/chunk` slices.
+
+    Raises RpcError(RESULT_TOO_LARGE) past the 64 MiB response limit."""
+    if len(body) <= limit:
+        return [body]
+    if len(body) > MAX_RESPONSE:
+        raise RpcError(ErrorCode.RESULT_TOO_LARGE,
+                       f"result too large: {len(body)} bytes (the limit is {MAX_RESPONSE} bytes)")
+    text = body.decode("utf-8")
+
+    def chunk(seq: int, last: bool, data: str) -> bytes:
+        return dumps(notification_message(CHUNK_METHOD, {"id": request_id, "seq": seq, "last": last, "data": data}))
+
+    # Escaping makes a slice's encoded size differ from its length, so measure each frame; every character
+    # encodes to at least one byte, so dropping `overflow` characters always makes the next try fit.
+    budget = limit - len(chunk(len(body), False, ""))
+    bodies: list[bytes] = []
+    pos = 0
+    while pos < len(text):
+        size = min(budget, len(text) - pos)
+        while True:
+            frame = chunk(len(bodies), pos + size >= len(text), text[pos : pos + size])
+            overflow = len(frame) - limit
+            if overflow <= 0:
+                break
+            size = max(1, size - overflow)
+        bodies.append(frame)
+        pos += size
+    return bodies

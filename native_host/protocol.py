@@ -1,0 +1,58 @@
+"""The method table of contract §4, and the methods the reader thread answers itself.
+
+`initialize`, `ping` and `servers/list` need nothing but the status board, so they are answered at once, even
+while the event loop is still importing mcp; every other method goes to the event loop (dispatch.py)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from .identity import HOST_NAME, PROTOCOL_VERSION, host_version
+from .jsonrpc import CANCEL_METHOD, ErrorCode, Request, RpcError
+from .outbox import Outbox
+from .status import ServerStatus, StatusBoard
+
+LOOP_METHODS: Final = frozenset(
+    {
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+        "prompts/get",
+    }
+)
+LOOP_NOTIFICATIONS: Final = frozenset({CANCEL_METHOD})
+
+
+def _check_initialize(request: Request) -> None:
+    client = request.params.get("client")
+    if client is not None and not isinstance(client, dict):
+        raise RpcError(ErrorCode.INVALID_PARAMS, "initialize: params.client must be an object {name, version}",
+                       request_id=request.id)
+    version = request.params.get("protocolVersion")
+    if version is not None and not isinstance(version, str):
+        raise RpcError(ErrorCode.INVALID_PARAMS, "initialize: params.protocolVersion must be a string",
+                       request_id=request.id)
+
+
+def answer_early(request: Request, board: StatusBoard, outbox: Outbox) -> bool:
+    """Answer `request` here if it needs no MCP connection; False means: hand it to the event loop."""
+    if request.method in LOOP_METHODS:
+        return False
+    if request.method == "initialize":
+        _check_initialize(request)
+        host = {"name": HOST_NAME, "version": host_version()}
+
+        def reply(servers: list[ServerStatus]) -> None:
+            outbox.result(request.id, {"host": host, "protocolVersion": PROTOCOL_VERSION, "servers": servers})
+
+        board.answer_with(reply)
+    elif request.method == "ping":
+        outbox.result(request.id, {})
+    elif request.method == "servers/list":
+        board.answer_with(lambda servers: outbox.result(request.id, {"servers": servers}))
+    else:
+        raise RpcError(ErrorCode.METHOD_NOT_FOUND, f"method not found: {request.method!r}", request_id=request.id)
+    return True

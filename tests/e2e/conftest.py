@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Playwright, sync_playwright
+
+from tests.support.browser import Extension, install_host, launch
+
+
+@pytest.fixture(scope="session")
+def pw() -> Iterator[Playwright]:
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def host_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Keeps the host's logs and data inside the test's temporary folder."""
+    base = tmp_path_factory.mktemp("host-home")
+    return {"TABGATE_LOG_DIR": str(base / "logs"), "TABGATE_DATA_DIR": str(base / "data")}
+
+
+@pytest.fixture(scope="module")
+def ext_without_host(pw: Playwright, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Extension]:
+    with launch(pw, tmp_path_factory.mktemp("profile-nohost")) as ext:
+        ext.wait_python_ready()
+        yield ext
+
+
+def empty_config(folder: Path) -> Path:
+    config = folder / "config.toml"
+    config.write_text("# no MCP servers\n")
+    return config
+
+
+@pytest.fixture(scope="module")
+def ext_with_host(
+    pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str], monkeypatch_module: pytest.MonkeyPatch
+) -> Iterator[Extension]:
+    profile = tmp_path_factory.mktemp("profile-host")
+    install_host(profile, empty_config(profile), env=host_env)
+    for key, value in host_env.items():
+        monkeypatch_module.setenv(key, value)  # Chromium passes its environment on to the host it starts
+    with launch(pw, profile) as ext:
+        ext.wait_python_ready()
+        yield ext
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module() -> Iterator[pytest.MonkeyPatch]:
+    with pytest.MonkeyPatch.context() as mp:
+        yield mp

@@ -1,0 +1,112 @@
+"""Launching Debian's Chromium with the built extension, and talking to it as an extension page does."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import BrowserContext, Page, Playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+EXTENSION_DIR = ROOT / "dist" / "extension"
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+PYTHON_BOOT_TIMEOUT_S = 60
+
+
+class BrowserUnavailable(RuntimeError):
+    """Chromium is not installed: the e2e tier cannot run and must fail, not skip."""
+
+
+def chromium_path() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        raise BrowserUnavailable(
+            "Debian's chromium is not installed (apt-get install -y chromium); the e2e tier cannot run"
+        )
+    return path
+
+
+def tabgate_host_bin() -> Path:
+    return Path(sys.executable).parent / "tabgate-host"
+
+
+def install_host(user_data_dir: Path, config: Path | None = None, env: dict[str, str] | None = None) -> None:
+    """Install the native host into the profile exactly as a user would, with the real CLI."""
+    cmd = [str(tabgate_host_bin()), "install", "--user-data-dir", str(user_data_dir)]
+    if config is not None:
+        cmd += ["--config", str(config)]
+    subprocess.run(cmd, check=True, capture_output=True, text=True, env={**os.environ, **(env or {})})
+
+
+@dataclass
+class Extension:
+    context: BrowserContext
+    id: str
+    page: Page  # an extension page: chrome.runtime.sendMessage works from here exactly as from the popup
+
+    def send(self, message: dict[str, Any], timeout_s: float = 60) -> Any:
+        return self.page.evaluate(
+            """async ([m, t]) => {
+                const timer = new Promise((_, rej) => setTimeout(() => rej(new Error('no answer to ' + m.type)), t));
+                return await Promise.race([chrome.runtime.sendMessage(m), timer]);
+            }""",
+            [message, int(timeout_s * 1000)],
+        )
+
+    def wait_python_ready(self, timeout_s: float = PYTHON_BOOT_TIMEOUT_S) -> dict[str, Any]:
+        """Poll status until Python is ready; Pyodide hangs silently on a bad CSP, so this is bounded."""
+        deadline = time.monotonic() + timeout_s
+        status: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            status = self.send({"type": "status"})
+            if status["python"] == "ready":
+                return status
+            if status["python"] == "failed":
+                raise AssertionError(str(status.get("pythonError")))
+            time.sleep(0.1)
+        raise AssertionError(f"Python not ready after {timeout_s}s; last status {json.dumps(status)}")
+
+    def dispatch(self, item: dict[str, Any]) -> Any:
+        return self.send({"type": "dispatch", "item": item})
+
+    def stop_service_worker(self) -> None:
+        cdp = self.context.new_cdp_session(self.page)
+        cdp.send("ServiceWorker.enable")
+        cdp.send("ServiceWorker.stopAllWorkers")
+        cdp.detach()
+
+
+@contextmanager
+def launch(pw: Playwright, user_data_dir: Path, *, extension_dir: Path = EXTENSION_DIR) -> Iterator[Extension]:
+    if not (extension_dir / "manifest.json").exists():
+        raise AssertionError(f"{extension_dir} is not built; run python3 build.py")
+    context = pw.chromium.launch_persistent_context(
+        str(user_data_dir),
+        executable_path=chromium_path(),
+        headless=True,
+        args=[*CHROMIUM_FLAGS, f"--disable-extensions-except={extension_dir}", f"--load-extension={extension_dir}"],
+    )
+    try:
+        worker = context.service_workers[0] if context.service_workers else context.wait_for_event("serviceworker")
+        ext_id = worker.url.split("/")[2]
+        page = context.new_page()
+        page.goto(f"chrome-extension://{ext_id}/popup.html")
+        yield Extension(context=context, id=ext_id, page=page)
+    finally:
+        context.close()
