@@ -7,10 +7,12 @@ The document passes a JS object with two methods; Pyodide makes their Promises a
   native host) or ``"browser"`` (one chrome.* tool call); the answer is ``{"result": ...}`` or
   ``{"error": {"code", "message", "data"?}}``.
 - ``api.emit(event_json)``: an event for every ``events`` port.
+- ``api.cancel(call_id)``: the host request made for that tool call is cancelled (``$/cancelRequest``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable
 from typing import Any, Protocol
@@ -23,6 +25,8 @@ class JsApi(Protocol):
     def request(self, kind: str, payload_json: str) -> Awaitable[str]: ...
 
     def emit(self, event_json: str) -> None: ...
+
+    def cancel(self, call_id: str) -> None: ...
 
 
 async def _ask(api: JsApi, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -37,7 +41,13 @@ class HostMcp:
         self._api = api
 
     async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
-        reply = await _ask(self._api, "host", {"method": method, "params": params, "callId": call_id})
+        try:
+            reply = await _ask(self._api, "host", {"method": method, "params": params, "callId": call_id})
+        except asyncio.CancelledError:
+            # A JS Promise cannot be cancelled from here; the worker cancels the host request instead.
+            if call_id is not None:
+                self._api.cancel(call_id)
+            raise
         if "error" in reply:
             err = reply["error"]
             raise McpRequestError(int(err.get("code", -32603)), str(err.get("message", "")), err.get("data"))

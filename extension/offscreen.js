@@ -22,6 +22,9 @@ const api = {
   emit(eventJson) {
     port?.postMessage({ kind: "request", id: 0, request: { kind: "event", event: JSON.parse(eventJson) } });
   },
+  cancel(callId) {
+    port?.postMessage({ kind: "request", id: 0, request: { kind: "cancel", callId } });
+  },
 };
 
 function connect() {

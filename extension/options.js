@@ -1,1 +1,212 @@
-// Options page (filled in by the browser-tools issue).
+// Options page: the mcpTools switch, which tools are disabled, and the host's diagnostics in plain words.
+// Server-provided names and messages go in with textContent (ui_dom.el), never as HTML.
+import { $, el, clear, send, subscribe } from "./ui_dom.js";
+import { HOST_FIX, HOST_SENTENCE, PYTHON_TEXT, SERVER_TEXT, serverToolCount } from "./ui_status.js";
+
+const GROUPS = { builtin: "Built-in", browser: "Browser" };
+const state = { config: { mcpTools: false, disabledTools: [] }, tools: [], status: null };
+
+function errorText(answer) {
+  const e = answer?.error;
+  return typeof e === "string" ? e : JSON.stringify(e);
+}
+
+async function saveConfig(patch, note) {
+  const answer = await send({ type: "config/set", patch });
+  if (!answer || answer.error) throw new Error(errorText(answer));
+  state.config = { ...state.config, ...answer };
+  flash(note, "Saved");
+  return answer;
+}
+
+const flashTimers = new Map();
+function flash(node, text, isError = false) {
+  node.textContent = text;
+  node.classList.toggle("diag-error", isError);
+  clearTimeout(flashTimers.get(node));
+  if (!isError) flashTimers.set(node, setTimeout(() => (node.textContent = ""), 2000));
+}
+
+// ------------------------------------------------------------------ tools
+
+async function loadTools() {
+  const [config, tools] = await Promise.all([send({ type: "config/get" }), send({ type: "tools" })]);
+  if (config && !config.error) state.config = config;
+  $("mcp-tools").checked = state.config.mcpTools === true;
+  if (!tools || tools.error || !Array.isArray(tools.tools)) {
+    clear($("tool-checks"), el("p", { class: "diag-error" }, `Could not list the tools: ${tools ? errorText(tools) : "no answer"}`));
+    return;
+  }
+  state.tools = tools.tools;
+  renderTools();
+}
+
+function renderTools() {
+  const disabled = new Set(state.config.disabledTools ?? []);
+  const offered = new Set(state.tools.map((t) => t.name));
+  const groups = new Map();
+  const notOffered = [...disabled].filter((name) => !offered.has(name)).sort();
+  if (notOffered.length) groups.set("disabled", { label: "Disabled", names: notOffered });
+  for (const tool of state.tools) {
+    const key = tool.source === "mcp" ? `mcp:${tool.server ?? ""}` : String(tool.source);
+    const label = tool.source === "mcp" ? `MCP · ${tool.server ?? ""}` : (GROUPS[tool.source] ?? String(tool.source));
+    if (!groups.has(key)) groups.set(key, { label, names: [] });
+    groups.get(key).names.push(tool.name);
+  }
+  let n = 0;
+  const sections = [...groups].map(([key, g]) => {
+    const headingId = `tg-${n++}`;
+    return el(
+      "section",
+      { class: "tool-group", dataset: { group: key }, "aria-labelledby": headingId },
+      el("h2", { id: headingId }, g.label),
+      g.names.map((name) => {
+        const id = `tool-${n++}`;
+        const description = state.tools.find((t) => t.name === name)?.description ?? "";
+        return el(
+          "div",
+          { class: "check tool-check", dataset: { tool: String(name) }, title: String(description) },
+          el("input", { type: "checkbox", id, checked: !disabled.has(name), onchange: (e) => toggleTool(name, e.target) }),
+          el("label", { for: id }, String(name)),
+        );
+      }),
+    );
+  });
+  clear($("tool-checks"), sections.length ? sections : el("p", { class: "muted" }, "No tools are offered."));
+  applyFilter();
+}
+
+async function toggleTool(name, input) {
+  const disabled = new Set(state.config.disabledTools ?? []);
+  if (input.checked) disabled.delete(name);
+  else disabled.add(name);
+  input.disabled = true;
+  try {
+    await saveConfig({ disabledTools: [...disabled] }, $("tools-saved"));
+  } catch (e) {
+    input.checked = !input.checked;
+    flash($("tools-saved"), `Could not save: ${e.message}`, true);
+  } finally {
+    input.disabled = false;
+  }
+}
+
+function applyFilter() {
+  const words = $("tool-filter").value.toLowerCase().split(/\s+/).filter(Boolean);
+  for (const group of $("tool-checks").querySelectorAll(".tool-group")) {
+    let shown = 0;
+    for (const row of group.querySelectorAll(".tool-check")) {
+      const hay = `${row.dataset.tool} ${row.title}`.toLowerCase();
+      row.hidden = !words.every((w) => hay.includes(w));
+      if (!row.hidden) shown++;
+    }
+    group.hidden = shown === 0;
+  }
+}
+
+async function setMcpTools(input) {
+  input.disabled = true;
+  try {
+    await saveConfig({ mcpTools: input.checked }, $("mcp-saved"));
+  } catch (e) {
+    input.checked = !input.checked;
+    flash($("mcp-saved"), `Could not save: ${e.message}`, true);
+  } finally {
+    input.disabled = false;
+  }
+  loadTools();
+}
+
+// ------------------------------------------------------------------ diagnostics
+
+function row(term, ...value) {
+  return [el("dt", {}, term), el("dd", {}, ...value)];
+}
+
+function serverAdvice(srv) {
+  switch (srv.status) {
+    case "failed":
+      return "Check this server's entry in the host's config.toml (tabgate-host config check), then run tabgate-host doctor.";
+    case "disabled":
+      return "Disabled in the host's config (enabled = false).";
+    case "starting":
+      return "Starting; its tools appear once it is ready.";
+    default:
+      return "";
+  }
+}
+
+function renderDiagnostics(s) {
+  state.status = s;
+  const items = [];
+  items.push(
+    ...row(
+      "Python",
+      PYTHON_TEXT[s.python] ?? String(s.python),
+      s.python === "ready" && typeof s.bootMs === "number" ? ` (started in ${Math.round(s.bootMs)} ms)` : "",
+      s.pythonError ? el("div", { class: "diag-error" }, String(s.pythonError)) : null,
+    ),
+  );
+  items.push(
+    ...row(
+      "Native host",
+      HOST_SENTENCE[s.host] ?? `State: ${String(s.host)}`,
+      s.hostError && s.host !== "connected" ? el("div", { class: "muted" }, "Chromium said: ", String(s.hostError)) : null,
+      HOST_FIX[s.host] ? el("div", { class: "fix" }, HOST_FIX[s.host]) : null,
+    ),
+  );
+  if (s.hostInfo) items.push(...row("Host version", `${String(s.hostInfo.name ?? "")} ${String(s.hostInfo.version ?? "")}`.trim()));
+  items.push(...row("Extension id", chrome.runtime.id, el("div", { class: "help" }, "The host's allowed_origins must list chrome-extension://", chrome.runtime.id, "/")));
+  items.push(...row("MCP tools", s.mcpTools ? "on" : "off"));
+  if (s.host === "connected") {
+    const servers = s.servers ?? [];
+    const list = servers.length
+      ? el(
+          "ul",
+          { class: "servers", id: "diag-servers" },
+          servers.map((srv) => {
+            const count = serverToolCount(srv);
+            const advice = serverAdvice(srv);
+            return el(
+              "li",
+              { class: "server", dataset: { server: String(srv.name), status: String(srv.status) } },
+              el("span", { class: `dot ${srv.status}`, "aria-hidden": "true" }),
+              el("span", { class: "server-name" }, String(srv.name)),
+              ` (${String(srv.transport ?? "")}): ${SERVER_TEXT[srv.status] ?? String(srv.status)}`,
+              count !== null ? `, ${count} tools` : "",
+              srv.error ? el("div", { class: "server-error" }, String(srv.error)) : null,
+              advice ? el("div", { class: "help" }, advice) : null,
+            );
+          }),
+        )
+      : el("span", {}, "No MCP servers are configured. Add [mcp_servers.<name>] to the host's config.toml (tabgate-host config path shows where).");
+    items.push(...row("MCP servers", list));
+  }
+  clear($("diagnostics"), el("dl", { id: "diag" }, items));
+}
+
+async function refreshDiagnostics() {
+  try {
+    renderDiagnostics(await send({ type: "status" }));
+  } catch (e) {
+    clear($("diagnostics"), el("p", { class: "diag-error" }, `The service worker did not answer: ${e.message}`));
+  }
+}
+
+// ------------------------------------------------------------------ wiring
+
+let reloadTimer = null;
+subscribe((e) => {
+  if (e?.type !== "status" && e?.type !== "reconnected") return;
+  if (e.type === "status") {
+    const { type: _, ...s } = e;
+    renderDiagnostics(s);
+  } else refreshDiagnostics();
+  clearTimeout(reloadTimer);
+  reloadTimer = setTimeout(loadTools, 200); // servers came or went: the MCP tools changed
+});
+$("mcp-tools").addEventListener("change", (e) => setMcpTools(e.target));
+$("tool-filter").addEventListener("input", applyFilter);
+$("diag-refresh").addEventListener("click", refreshDiagnostics);
+
+refreshDiagnostics().then(loadTools);

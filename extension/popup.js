@@ -1,27 +1,463 @@
-// Tabgate popup: shows what the service worker reports. All text from outside goes in with textContent.
-const $ = (id) => document.getElementById(id);
+// Tabgate popup: renders what the service worker reports and sends what the person asks for. Calls are
+// recorded by the service worker, so the popup may close at any time; on opening it reads the history.
+// All text from tools, servers and the host goes in with textContent (ui_dom.el), never as HTML.
+import { $, el, clear, send, subscribe, formatDuration, formatTime } from "./ui_dom.js";
+import { describeStatus, statusFix, SERVER_TEXT, serverToolCount } from "./ui_status.js";
+import { ToolForm } from "./ui_form.js";
+import { renderResult } from "./ui_result.js";
 
-export function describeStatus(s) {
-  const py = { booting: "Python booting…", ready: "Python ready", failed: `Python failed: ${s.pythonError ?? ""}` }[s.python];
-  const host = {
-    connected: "host connected",
-    not_installed: "host not installed",
-    forbidden: "host refuses this extension",
-    exited: "host exited",
-    error: `host error: ${s.hostError ?? ""}`,
-  }[s.host];
-  return `${py} · ${host}`;
-}
+const GROUPS = { builtin: "Built-in", browser: "Browser" };
+const HISTORY_SHOWN = 30;
 
-async function refresh() {
-  const s = await chrome.runtime.sendMessage({ type: "status" });
+const state = {
+  status: null,
+  toolsKey: null, // what the tool list was loaded for; reloaded when python/host/servers/mcpTools change
+  tools: [],
+  tool: null, // the tool shown in the tool view
+  form: null,
+  viewing: null, // call_id whose result the tool view shows
+  running: new Map(), // call_id → {name, source} for calls this popup started
+  history: [],
+  pollTimer: null,
+};
+
+// ------------------------------------------------------------------ status
+
+function renderStatus(s) {
+  state.status = s;
   $("status").textContent = describeStatus(s);
   document.body.dataset.python = s.python;
   document.body.dataset.host = s.host;
+  const fix = statusFix(s);
+  $("status-fix").textContent = fix;
+  $("status-fix").hidden = !fix;
+
+  const connected = s.host === "connected";
+  $("mcp-row").hidden = !connected;
+  $("mcp-tools").checked = s.mcpTools === true;
+  $("mcp-note").textContent = connected && !s.mcpTools ? "off: MCP tools are not offered" : "";
+
+  const servers = connected ? (s.servers ?? []) : [];
+  $("servers").hidden = !servers.length;
+  clear(
+    $("servers"),
+    servers.map((srv) => {
+      const count = serverToolCount(srv);
+      return el(
+        "li",
+        { class: `server server-${srv.status}`, dataset: { server: String(srv.name), status: String(srv.status) } },
+        el("span", { class: `dot ${srv.status}`, "aria-hidden": "true" }),
+        el("span", { class: "server-name" }, String(srv.name)),
+        el("span", { class: "muted" }, ` ${String(srv.transport ?? "")} · ${SERVER_TEXT[srv.status] ?? String(srv.status)}`),
+        count !== null && srv.status === "ready" ? el("span", { class: "muted" }, ` · ${count} tools`) : null,
+        srv.error ? el("div", { class: "server-error" }, String(srv.error)) : null,
+      );
+    }),
+  );
+
+  const key = JSON.stringify([s.python, s.host, s.mcpTools, servers.map((x) => [x.name, x.status, serverToolCount(x)])]);
+  if (s.python === "ready" && key !== state.toolsKey) loadTools(key);
+  if (s.python === "booting") $("tools-note").textContent = "Python is starting; tools appear when it is ready.";
+  if (s.python === "failed") $("tools-note").textContent = "Python failed to start, so no tools can run.";
 }
 
-refresh();
-const events = chrome.runtime.connect({ name: "events" });
-events.onMessage.addListener((e) => {
-  if (e.type === "status") refresh();
+let statusPoll = null;
+async function refreshStatus() {
+  let s;
+  try {
+    s = await send({ type: "status" });
+  } catch (e) {
+    $("status").textContent = `The service worker did not answer: ${e.message}`;
+    return;
+  }
+  if (!s || s.error) return;
+  renderStatus(s);
+  clearTimeout(statusPoll);
+  if (s.python === "booting") statusPoll = setTimeout(refreshStatus, 500);
+}
+
+async function setMcpTools(on) {
+  const input = $("mcp-tools");
+  input.disabled = true;
+  try {
+    const config = await send({ type: "config/set", patch: { mcpTools: on } });
+    if (config?.error) throw new Error(typeof config.error === "string" ? config.error : JSON.stringify(config.error));
+    input.checked = config.mcpTools === true;
+  } catch (e) {
+    input.checked = !on;
+    $("mcp-note").textContent = `Could not save: ${e.message}`;
+  } finally {
+    input.disabled = false;
+  }
+  await refreshStatus();
+}
+
+// ------------------------------------------------------------------ tools
+
+async function loadTools(key) {
+  state.toolsKey = key;
+  let answer;
+  try {
+    answer = await send({ type: "tools" });
+  } catch (e) {
+    answer = { error: e.message };
+  }
+  if (state.toolsKey !== key) return; // a newer load started
+  if (!answer || answer.error || !Array.isArray(answer.tools)) {
+    state.toolsKey = null;
+    $("tools-note").textContent = `Could not list the tools: ${answer?.error ?? "no answer"}`;
+    return;
+  }
+  state.tools = answer.tools;
+  renderTools();
+}
+
+function groupOf(tool) {
+  if (tool.source === "mcp") return { key: `mcp:${tool.server ?? ""}`, label: tool.server ? `MCP · ${tool.server}` : "MCP" };
+  return { key: String(tool.source), label: GROUPS[tool.source] ?? String(tool.source) };
+}
+
+function renderTools() {
+  const groups = new Map();
+  for (const source of ["builtin", "browser"]) groups.set(source, { label: GROUPS[source], tools: [] });
+  for (const tool of state.tools) {
+    const g = groupOf(tool);
+    if (!groups.has(g.key)) groups.set(g.key, { label: g.label, tools: [] });
+    groups.get(g.key).tools.push(tool);
+  }
+  const sections = [];
+  for (const [key, g] of groups) {
+    if (!g.tools.length) continue;
+    const headingId = `group-${sections.length}`;
+    sections.push(
+      el(
+        "section",
+        { class: "tool-group", dataset: { group: key }, "aria-labelledby": headingId },
+        el("h2", { id: headingId }, g.label, el("span", { class: "count" }, ` (${g.tools.length})`)),
+        el(
+          "ul",
+          { class: "tool-list" },
+          g.tools.map((tool) =>
+            el(
+              "li",
+              {},
+              el(
+                "button",
+                { type: "button", class: "tool", dataset: { tool: String(tool.name) }, title: String(tool.description ?? ""), onclick: () => openTool(tool) },
+                el("span", { class: "tool-name" }, String(tool.name)),
+                el("span", { class: "tool-summary" }, firstLine(tool.description)),
+              ),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+  clear($("tool-groups"), sections);
+  applyFilter();
+}
+
+function firstLine(text) {
+  return String(text ?? "").split("\n")[0];
+}
+
+function applyFilter() {
+  const words = $("tool-filter").value.toLowerCase().split(/\s+/).filter(Boolean);
+  let shown = 0;
+  for (const group of $("tool-groups").querySelectorAll(".tool-group")) {
+    let inGroup = 0;
+    for (const button of group.querySelectorAll("button.tool")) {
+      const hay = `${button.dataset.tool} ${button.title}`.toLowerCase();
+      const match = words.every((w) => hay.includes(w));
+      button.parentElement.hidden = !match;
+      if (match) inGroup++;
+    }
+    group.hidden = inGroup === 0;
+    shown += inGroup;
+  }
+  const total = state.tools.length;
+  $("tools-note").textContent = !total
+    ? "No tools are offered."
+    : words.length
+      ? shown
+        ? `${shown} of ${total} tools match.`
+        : "No tools match the filter."
+      : `${total} tools.`;
+}
+
+// ------------------------------------------------------------------ the tool view
+
+function showView(name) {
+  $("view-list").hidden = name !== "list";
+  $("view-tool").hidden = name !== "tool";
+}
+
+function openTool(tool, { args, focus = true } = {}) {
+  state.tool = tool;
+  state.viewing = null;
+  $("tool-title").textContent = String(tool.name);
+  $("tool-desc").textContent = String(tool.description ?? "");
+  state.form = new ToolForm(tool, { onSubmit: (a) => run(tool, a) });
+  if (args) state.form.setArguments(args);
+  clear($("form-slot"), state.form.node);
+  clear($("result"));
+  setCall(null);
+  showView("tool");
+  if (focus) state.form.focusFirst();
+}
+
+function openUnknownTool(name) {
+  state.tool = null;
+  state.form = null;
+  $("tool-title").textContent = String(name);
+  $("tool-desc").textContent = "This tool is not offered now, so it cannot be run again from here.";
+  clear($("form-slot"));
+  showView("tool");
+}
+
+function backToList() {
+  state.tool = null;
+  state.form = null;
+  state.viewing = null;
+  showView("list");
+  $("tool-filter").focus();
+}
+
+// The progress row for the call the tool view shows (null hides it).
+function setCall(callId, { cancellable = true } = {}) {
+  state.viewing = callId;
+  $("call").hidden = !callId;
+  const progress = $("progress");
+  progress.removeAttribute("value");
+  progress.removeAttribute("max");
+  $("progress-text").textContent = callId ? "Running…" : "";
+  $("cancel").hidden = !cancellable;
+  $("cancel").disabled = false;
+  if (state.form) state.form.runButton.disabled = false;
+}
+
+async function run(tool, args) {
+  const callId = `popup-${crypto.randomUUID()}`;
+  const item = { type: "function_call", name: tool.name, arguments: JSON.stringify(args), call_id: callId };
+  state.running.set(callId, { name: tool.name, source: tool.source });
+  setCall(callId, { cancellable: tool.source === "mcp" });
+  state.form.runButton.disabled = true;
+  clear($("result"), renderResult({ name: tool.name, status: "running" }));
+  setTimeout(refreshHistory, 150); // the service worker records the start before dispatching
+  const started = performance.now();
+  let answer;
+  try {
+    answer = await send({ type: "dispatch", item });
+  } catch (e) {
+    answer = { error: `The service worker stopped before answering (${e.message}); see Recent calls.` };
+  }
+  state.running.delete(callId);
+  if (state.viewing === callId) {
+    setCall(null);
+    clear($("result"), renderResult({ name: tool.name, answer, durationMs: performance.now() - started }));
+    if (state.form) state.form.runButton.disabled = false;
+  }
+  refreshHistory();
+}
+
+async function cancel() {
+  const callId = state.viewing;
+  if (!callId) return;
+  $("cancel").disabled = true;
+  $("progress-text").textContent = "Cancelling…";
+  try {
+    const answer = await send({ type: "cancel", call_id: callId });
+    if (!answer?.cancelled) $("progress-text").textContent = "This call cannot be cancelled (it is not a running MCP call).";
+  } catch (e) {
+    $("progress-text").textContent = `Cancel failed: ${e.message}`;
+  }
+}
+
+function onProgress(e) {
+  if (e.call_id !== state.viewing) return;
+  const progress = $("progress");
+  const hasTotal = typeof e.total === "number" && e.total > 0;
+  if (hasTotal) {
+    progress.max = e.total;
+    progress.value = Math.min(Number(e.progress) || 0, e.total);
+  } else {
+    progress.removeAttribute("value"); // indeterminate: a bare count has no end to fill towards
+  }
+  const count = hasTotal ? `${e.progress} / ${e.total}` : `${e.progress ?? ""}`;
+  $("progress-text").textContent = [count, e.message ? String(e.message) : ""].filter(Boolean).join(" · ");
+}
+
+// ------------------------------------------------------------------ history
+
+let historyBusy = false;
+async function refreshHistory() {
+  if (historyBusy) return;
+  historyBusy = true;
+  try {
+    const entries = await send({ type: "history" });
+    if (Array.isArray(entries)) {
+      state.history = entries;
+      renderHistory();
+    }
+  } catch {
+    // the service worker restarts; the next refresh will do
+  } finally {
+    historyBusy = false;
+  }
+  clearTimeout(state.pollTimer);
+  if (state.history.some((e) => e.status === "running")) state.pollTimer = setTimeout(refreshHistory, 1000);
+}
+
+function entryArguments(item = {}) {
+  if (typeof item.arguments === "string") {
+    try {
+      return JSON.parse(item.arguments);
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+function renderHistory() {
+  const shown = state.history.slice(0, HISTORY_SHOWN);
+  $("history-empty").hidden = shown.length > 0;
+  clear(
+    $("history"),
+    shown.map((entry) => {
+      const duration = entry.finishedAt && entry.startedAt ? formatDuration(entry.finishedAt - entry.startedAt) : "";
+      const status = String(entry.status ?? "");
+      return el(
+        "li",
+        {},
+        el(
+          "button",
+          {
+            type: "button",
+            class: "history-entry",
+            dataset: { id: String(entry.id), status },
+            "aria-current": state.viewing === entry.id ? "true" : null,
+            onclick: () => openEntry(entry),
+          },
+          el("span", { class: `badge ${status === "done" ? "ok" : status === "running" ? "running" : "error"}` }, status),
+          el("span", { class: "h-name" }, String(entry.name ?? "")),
+          el("span", { class: "muted h-time" }, [formatTime(entry.startedAt), duration].filter(Boolean).join(" · ")),
+        ),
+      );
+    }),
+  );
+  // The entry the tool view shows finished while we watched it (perhaps started in an earlier popup).
+  const viewed = state.viewing && !state.running.has(state.viewing) && state.history.find((e) => e.id === state.viewing);
+  if (viewed && viewed.status !== "running") showEntryResult(viewed);
+}
+
+function showEntryResult(entry) {
+  const running = entry.status === "running";
+  if (!running) setCall(null);
+  clear(
+    $("result"),
+    renderResult({
+      name: entry.name,
+      answer: entry.answer,
+      status: entry.status,
+      durationMs: entry.finishedAt && entry.startedAt ? entry.finishedAt - entry.startedAt : undefined,
+    }),
+  );
+}
+
+function openEntry(entry) {
+  const tool = state.tools.find((t) => t.name === entry.name);
+  if (tool) openTool(tool, { args: entryArguments(entry.item) ?? undefined, focus: false });
+  else openUnknownTool(entry.name);
+  const running = entry.status === "running";
+  if (running) setCall(entry.id, { cancellable: !tool || tool.source === "mcp" });
+  else state.viewing = entry.id;
+  showEntryResult(entry);
+  $("result").scrollIntoView({ block: "nearest" });
+  $("back").focus();
+}
+
+// ------------------------------------------------------------------ the plan (update_plan's last call)
+
+const PLAN_MARK = { completed: "✓", in_progress: "▸", pending: "○" };
+
+async function refreshPlan() {
+  let answer;
+  try {
+    answer = await send({ type: "plan" });
+  } catch {
+    return;
+  }
+  if (answer && !answer.error) renderPlan(answer);
+}
+
+function renderPlan({ explanation, plan }) {
+  const steps = Array.isArray(plan) ? plan : [];
+  $("plan-section").hidden = !steps.length;
+  $("plan-explanation").textContent = explanation ? String(explanation) : "";
+  $("plan-explanation").hidden = !explanation;
+  clear(
+    $("plan"),
+    steps.map((s) =>
+      el(
+        "li",
+        { class: `plan-step ${String(s.status)}`, dataset: { status: String(s.status) } },
+        el("span", { class: "plan-mark", "aria-hidden": "true" }, PLAN_MARK[s.status] ?? "•"),
+        el("span", {}, String(s.step ?? "")),
+        el("span", { class: "sr-only" }, ` (${String(s.status ?? "").replace("_", " ")})`),
+      ),
+    ),
+  );
+}
+
+// ------------------------------------------------------------------ wiring
+
+function onEvent(e) {
+  switch (e?.type) {
+    case "status": {
+      const { type: _, ...s } = e;
+      renderStatus(s);
+      return;
+    }
+    case "progress":
+      onProgress(e);
+      return;
+    case "PlanUpdate":
+      renderPlan(e);
+      refreshHistory();
+      return;
+    case "McpToolCallBegin":
+    case "McpToolCallEnd":
+      refreshHistory();
+      return;
+    case "reconnected":
+      refreshStatus();
+      refreshHistory();
+      return;
+    default:
+  }
+}
+
+$("tool-filter").addEventListener("input", applyFilter);
+$("tool-filter").addEventListener("keydown", (e) => {
+  if (e.key !== "Enter") return;
+  const first = $("tool-groups").querySelector("li:not([hidden]) button.tool");
+  if (first) {
+    e.preventDefault();
+    first.click();
+  }
 });
+$("back").addEventListener("click", backToList);
+$("cancel").addEventListener("click", cancel);
+$("mcp-tools").addEventListener("change", (e) => setMcpTools(e.target.checked));
+$("history-refresh").addEventListener("click", refreshHistory);
+$("open-options").addEventListener("click", () => chrome.runtime.openOptionsPage());
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && !$("view-tool").hidden) backToList();
+});
+
+subscribe(onEvent);
+refreshStatus();
+refreshHistory();
+refreshPlan();
+$("tool-filter").focus();

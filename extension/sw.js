@@ -54,6 +54,8 @@ async function pythonRequest(req) {
     case "event":
       broadcast(req.event);
       return null;
+    case "cancel":
+      return cancelCall(req.callId);
     default:
       throw rpcError(-32601, `unknown request kind ${req.kind}`);
   }
@@ -67,6 +69,12 @@ function trackCall(callId, hostId) {
 function untrackCall(callId) {
   callsByHostId.delete(hostIdsByCall.get(callId));
   hostIdsByCall.delete(callId);
+}
+
+function cancelCall(callId) {
+  const hostId = hostIdsByCall.get(callId);
+  if (hostId !== undefined) host.cancel(hostId);
+  return { cancelled: hostId !== undefined };
 }
 
 function withoutKey(obj, key) {
@@ -150,11 +158,7 @@ const handlers = {
   "config/set": (m) => configSet(m),
   history: () => history.list(),
   plan: (m) => python.call(m),
-  cancel: (m) => {
-    const hostId = hostIdsByCall.get(m.call_id);
-    if (hostId !== undefined) host.cancel(hostId);
-    return { cancelled: hostId !== undefined };
-  },
+  cancel: async (m) => cancelCall(m.call_id),
   "host/request": async (m) => {
     await host.ensure();
     try {

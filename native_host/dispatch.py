@@ -36,8 +36,10 @@ class Dispatcher:
                 self._cancel(message)
             return
         if message.id in self._running:
-            self._outbox.error(message.id, RpcError(ErrorCode.INVALID_REQUEST,
-                                                    f"request id {message.id!r} is already in use"))
+            self._outbox.error(
+                message.id,
+                RpcError(ErrorCode.INVALID_REQUEST, f"request id {message.id!r} is already in use"),
+            )
             return
         with anyio.CancelScope() as scope:
             self._running[message.id] = scope

@@ -3,6 +3,7 @@ thread keeps reading frames and answering `initialize` and `ping` straight away.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from pathlib import Path
@@ -22,6 +23,8 @@ log = logging.getLogger(__name__)
 
 type Message = Request | Notification
 
+EARLY_WINDOW_SECONDS = 0.3
+
 
 class Engine:
     def __init__(self, config_path: Path | None, board: StatusBoard, outbox: Outbox) -> None:
@@ -36,6 +39,10 @@ class Engine:
         self._stopping = False
         self._failure: str | None = None
         self._thread = threading.Thread(target=self._run, name="event-loop", daemon=True)
+        self._go = threading.Event()
+
+    def first_answer_sent(self) -> None:
+        self._go.set()
 
     def start(self) -> None:
         self._thread.start()
@@ -62,10 +69,8 @@ class Engine:
             self._stopping = True
             portal, event = self._portal, self._stop_event
         if portal is not None and event is not None:
-            try:
+            with contextlib.suppress(RuntimeError):
                 portal.start_task_soon(self._set_event, event)
-            except RuntimeError:
-                pass
         self._thread.join(timeout)
         if self._thread.is_alive():
             log.warning("connections did not close within %.1f s; exiting anyway", timeout)
@@ -79,6 +84,8 @@ class Engine:
             self._outbox.error(message.id, RpcError(ErrorCode.SERVER_UNAVAILABLE, reason))
 
     def _run(self) -> None:
+        # Importing mcp holds the GIL for most of a second; let the reader answer `initialize` first.
+        self._go.wait(EARLY_WINDOW_SECONDS)
         try:
             import anyio
 
@@ -99,15 +106,20 @@ class Engine:
         from .dispatch import Dispatcher
 
         stop = anyio.Event()
-        async with Dispatcher(self._config_path, self._board, self._outbox) as dispatcher, BlockingPortal() as portal:
-            with self._lock:
-                if self._stopping:
-                    return
-                self._portal, self._dispatcher, self._stop_event = portal, dispatcher, stop
-                backlog, self._backlog = self._backlog, []
-            for message in backlog:
-                portal.start_task_soon(dispatcher.handle, message)
-            await stop.wait()
-            with self._lock:
-                self._portal = None
+        async with (
+            Dispatcher(self._config_path, self._board, self._outbox) as dispatcher,
+            BlockingPortal() as portal,
+        ):
+            async with anyio.create_task_group() as early:
+                with self._lock:
+                    if self._stopping:
+                        return
+                    self._portal, self._dispatcher, self._stop_event = portal, dispatcher, stop
+                    backlog, self._backlog = self._backlog, []
+                for message in backlog:
+                    early.start_soon(dispatcher.handle, message)
+                await stop.wait()
+                with self._lock:
+                    self._portal = None
+                early.cancel_scope.cancel()
             await portal.stop(cancel_remaining=True)

@@ -29,7 +29,7 @@ SHUTDOWN_SECONDS = 4.0
 
 
 def _parse(argv: list[str]) -> tuple[str, Path | None]:
-    # Chrome passes the origin first, then on Windows `--parent-window=N`; the launcher appends `--config FILE`.
+    # Chrome passes the origin, then on Windows `--parent-window=N`; the launcher appends `--config FILE`.
     parser = argparse.ArgumentParser(prog="tabgate-host", add_help=False)
     parser.add_argument("origin")
     parser.add_argument("--config", type=Path)
@@ -59,15 +59,18 @@ def run(argv: list[str]) -> int:
     origin, config = _parse(argv)
     if origin != EXTENSION_ORIGIN:
         print(
-            f"tabgate-host: refusing to start for {origin!r}: only the Tabgate extension ({EXTENSION_ORIGIN}) "
-            "may start this host. To set it up, run: tabgate-host install",
+            f"tabgate-host: refusing to start for {origin!r}: only the Tabgate extension "
+            f"({EXTENSION_ORIGIN}) may start this host. To set it up, run: tabgate-host install",
             file=sys.stderr,
         )
         return EXIT_FORBIDDEN
     try:
         setup_host_logging(log_dir())
     except OSError as exc:
-        print(f"tabgate-host: cannot write logs to {log_dir()}: {exc}; continuing without a log file", file=sys.stderr)
+        print(
+            f"tabgate-host: cannot write logs to {log_dir()}: {exc}; continuing without a log file",
+            file=sys.stderr,
+        )
     config_path = config or default_config_path()
     log.info("host started (pid %d) for %s, config %s", os.getpid(), origin, config_path)
 
@@ -119,3 +122,5 @@ def _serve(frames_in: BinaryIO, board: StatusBoard, outbox: Outbox, engine: Engi
         except Exception as exc:  # a bug must cost one request, never the connection
             log.exception("internal error handling a frame")
             outbox.error(None, RpcError(ErrorCode.INTERNAL_ERROR, f"internal error: {exc!r}"))
+        finally:
+            engine.first_answer_sent()

@@ -1,15 +1,15 @@
 """JSON-RPC 2.0 messages for the extension protocol: parsing, error codes, encoding and `$/chunk` splitting.
 
 Standard library only: this module is on the path that must answer `initialize` within the start-up budget,
-before pydantic or mcp are loaded, so the envelope is validated by hand here and method params later by pydantic.
+before pydantic or mcp are loaded, so the envelope is checked by hand here (method params are validated later,
+with pydantic).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from .framing import MAX_OUTGOING
 
@@ -52,15 +52,13 @@ class RpcError(Exception):
         return error
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class Request(NamedTuple):
     id: RequestId
     method: str
     params: JsonObject
 
 
-@dataclass(frozen=True, slots=True)
-class Notification:
+class Notification(NamedTuple):
     method: str
     params: JsonObject
 
@@ -82,13 +80,18 @@ def parse_message(body: bytes) -> Request | Notification | None:
     raw_id = message.get("id")
     request_id = raw_id if _valid_id(raw_id) else None
     if message.get("jsonrpc") != "2.0":
-        raise RpcError(ErrorCode.INVALID_REQUEST, 'invalid request: "jsonrpc" must be "2.0"', request_id=request_id)
+        raise RpcError(
+            ErrorCode.INVALID_REQUEST, 'invalid request: "jsonrpc" must be "2.0"', request_id=request_id
+        )
     method = message.get("method")
     if method is None and "id" in message and ("result" in message or "error" in message):
         return None
     if not isinstance(method, str) or not method:
-        raise RpcError(ErrorCode.INVALID_REQUEST, 'invalid request: "method" must be a non-empty string',
-                       request_id=request_id)
+        raise RpcError(
+            ErrorCode.INVALID_REQUEST,
+            'invalid request: "method" must be a non-empty string',
+            request_id=request_id,
+        )
     if "id" in message and request_id is None:
         raise RpcError(ErrorCode.INVALID_REQUEST, 'invalid request: "id" must be a string or an integer')
     params = message.get("params", {})
@@ -96,9 +99,14 @@ def parse_message(body: bytes) -> Request | Notification | None:
         params = {}
     if not isinstance(params, dict):
         if request_id is None:
-            raise RpcError(ErrorCode.INVALID_REQUEST, f"invalid notification {method!r}: params must be an object")
-        raise RpcError(ErrorCode.INVALID_PARAMS, f"invalid params for {method!r}: params must be an object",
-                       request_id=request_id)
+            raise RpcError(
+                ErrorCode.INVALID_REQUEST, f"invalid notification {method!r}: params must be an object"
+            )
+        raise RpcError(
+            ErrorCode.INVALID_PARAMS,
+            f"invalid params for {method!r}: params must be an object",
+            request_id=request_id,
+        )
     if request_id is None:
         return Notification(method, params)
     return Request(request_id, method, params)
@@ -133,12 +141,16 @@ def response_bodies(request_id: RequestId | None, body: bytes, limit: int = MAX_
     if len(body) <= limit:
         return [body]
     if len(body) > MAX_RESPONSE:
-        raise RpcError(ErrorCode.RESULT_TOO_LARGE,
-                       f"result too large: {len(body)} bytes (the limit is {MAX_RESPONSE} bytes)")
+        raise RpcError(
+            ErrorCode.RESULT_TOO_LARGE,
+            f"result too large: {len(body)} bytes (the limit is {MAX_RESPONSE} bytes)",
+        )
     text = body.decode("utf-8")
 
     def chunk(seq: int, last: bool, data: str) -> bytes:
-        return dumps(notification_message(CHUNK_METHOD, {"id": request_id, "seq": seq, "last": last, "data": data}))
+        return dumps(
+            notification_message(CHUNK_METHOD, {"id": request_id, "seq": seq, "last": last, "data": data})
+        )
 
     # Escaping makes a slice's encoded size differ from its length, so measure each frame; every character
     # encodes to at least one byte, so dropping `overflow` characters always makes the next try fit.

@@ -60,7 +60,7 @@ class RegistryKey:
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """One place a browser looks: the manifest file (next to which the launcher goes) and, on Windows, the key."""
+    """One place a browser looks: the manifest file (the launcher goes beside it) and, on Windows, a key."""
 
     browser: Browser | None  # None: an explicit --user-data-dir
     system: bool
@@ -84,13 +84,18 @@ def browser_location(
         if system:
             folder = PurePosixPath(_MAC_SYSTEM[browser])
         else:
-            folder = PurePosixPath(home) / "Library/Application Support" / _MAC_USER[browser] / "NativeMessagingHosts"
+            folder = (
+                PurePosixPath(home)
+                / "Library/Application Support"
+                / _MAC_USER[browser]
+                / "NativeMessagingHosts"
+            )
         return Location(browser, system, folder / MANIFEST_FILE)
     root_var, fallback = ("ProgramData", r"C:\ProgramData") if system else ("LOCALAPPDATA", None)
     root = env.get(root_var) or fallback or str(PureWindowsPath(home) / "AppData" / "Local")
-    folder = PureWindowsPath(root) / APP_NAME / "NativeMessagingHosts" / browser
+    windows_folder = PureWindowsPath(root) / APP_NAME / "NativeMessagingHosts" / browser
     key = RegistryKey("HKLM" if system else "HKCU", f"{_WIN_KEYS[browser]}\\{HOST_NAME}")
-    return Location(browser, system, folder / MANIFEST_FILE, key)
+    return Location(browser, system, windows_folder / MANIFEST_FILE, key)
 
 
 def user_data_dir_location(user_data_dir: PurePath) -> Location:

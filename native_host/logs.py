@@ -19,7 +19,9 @@ def setup_host_logging(directory: Path) -> Path:
     """Send this process's logging to `directory/host.log`; raises OSError when that is impossible."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / HOST_LOG
-    handler = logging.handlers.RotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
+    handler = logging.handlers.RotatingFileHandler(
+        path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
+    )
     handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     for old in root.handlers[:]:

@@ -1,4 +1,4 @@
-"""Everything the host says to the browser goes through the Outbox: encoding, chunking, then the frame writer."""
+"""Everything the host says to the browser goes through the Outbox: encoding, chunking, the frame writer."""
 
 from __future__ import annotations
 
@@ -29,7 +29,9 @@ class Outbox:
             body = dumps(result_message(request_id, result))
         except ValueError as exc:  # NaN/Infinity, or a value json cannot encode
             log.warning("result of request %r is not JSON-encodable: %s", request_id, exc)
-            self.error(request_id, RpcError(ErrorCode.INTERNAL_ERROR, f"the result cannot be sent as JSON: {exc}"))
+            self.error(
+                request_id, RpcError(ErrorCode.INTERNAL_ERROR, f"the result cannot be sent as JSON: {exc}")
+            )
             return
         try:
             self._writer.send(response_bodies(request_id, body))

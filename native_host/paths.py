@@ -20,7 +20,9 @@ def _env_path(name: str) -> Path | None:
 
 
 def default_config_path() -> Path:
-    return _env_path(ENV_CONFIG) or Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
+    return (
+        _env_path(ENV_CONFIG) or Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
+    )
 
 
 def log_dir() -> Path:

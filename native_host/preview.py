@@ -11,7 +11,7 @@ from .status import ServerStatus, Transport
 
 
 def infer_transport(table: Mapping[str, object]) -> Transport:
-    """codex's rule: `command` means stdio, `url` means streamable HTTP; `transport = "sse"` picks legacy SSE."""
+    """codex's rule: `command` means stdio, `url` streamable HTTP; `transport = "sse"` picks legacy SSE."""
     if table.get("transport") == "sse":
         return "sse"
     if "url" in table and "command" not in table:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .identity import HOST_NAME, PROTOCOL_VERSION, host_version
+from .identity import HOST_NAME, HOST_VERSION, PROTOCOL_VERSION
 from .jsonrpc import CANCEL_METHOD, ErrorCode, Request, RpcError
 from .outbox import Outbox
 from .status import ServerStatus, StatusBoard
@@ -29,12 +29,18 @@ LOOP_NOTIFICATIONS: Final = frozenset({CANCEL_METHOD})
 def _check_initialize(request: Request) -> None:
     client = request.params.get("client")
     if client is not None and not isinstance(client, dict):
-        raise RpcError(ErrorCode.INVALID_PARAMS, "initialize: params.client must be an object {name, version}",
-                       request_id=request.id)
+        raise RpcError(
+            ErrorCode.INVALID_PARAMS,
+            "initialize: params.client must be an object {name, version}",
+            request_id=request.id,
+        )
     version = request.params.get("protocolVersion")
     if version is not None and not isinstance(version, str):
-        raise RpcError(ErrorCode.INVALID_PARAMS, "initialize: params.protocolVersion must be a string",
-                       request_id=request.id)
+        raise RpcError(
+            ErrorCode.INVALID_PARAMS,
+            "initialize: params.protocolVersion must be a string",
+            request_id=request.id,
+        )
 
 
 def answer_early(request: Request, board: StatusBoard, outbox: Outbox) -> bool:
@@ -43,7 +49,7 @@ def answer_early(request: Request, board: StatusBoard, outbox: Outbox) -> bool:
         return False
     if request.method == "initialize":
         _check_initialize(request)
-        host = {"name": HOST_NAME, "version": host_version()}
+        host = {"name": HOST_NAME, "version": HOST_VERSION}
 
         def reply(servers: list[ServerStatus]) -> None:
             outbox.result(request.id, {"host": host, "protocolVersion": PROTOCOL_VERSION, "servers": servers})
@@ -54,5 +60,7 @@ def answer_early(request: Request, board: StatusBoard, outbox: Outbox) -> bool:
     elif request.method == "servers/list":
         board.answer_with(lambda servers: outbox.result(request.id, {"servers": servers}))
     else:
-        raise RpcError(ErrorCode.METHOD_NOT_FOUND, f"method not found: {request.method!r}", request_id=request.id)
+        raise RpcError(
+            ErrorCode.METHOD_NOT_FOUND, f"method not found: {request.method!r}", request_id=request.id
+        )
     return True

@@ -24,8 +24,8 @@ class ServerStatus(TypedDict):
 class StatusBoard:
     """Holds the statuses and publishes every change.
 
-    `publish` runs under the board's lock, and so does `answer_with`: a reply built from a snapshot is therefore
-    queued before any later change's notification, and the browser always ends up with the latest state."""
+    `publish` runs under the board's lock, and so does `answer_with`: a reply built from a snapshot is
+    queued before any later change's notification, so the browser always ends with the latest state."""
 
     def __init__(self, publish: Callable[[list[ServerStatus]], None]) -> None:
         self._lock = threading.Lock()

@@ -92,6 +92,28 @@ class Extension:
         cdp.detach()
 
 
+def grant_site_access(pw: Playwright, user_data_dir: Path, origins: list[str]) -> None:
+    """Leave the profile as it is after the user granted Tabgate access to these sites.
+
+    Chrome shows the optional-permission prompt as a native bubble that headless Chromium cannot click,
+    so the grant is written where Chrome keeps it (the profile's Preferences) after a first launch has
+    installed the extension; the extension then sees it through chrome.permissions exactly as a real grant.
+    """
+    prefs_file = user_data_dir / "Default" / "Preferences"
+    if not prefs_file.exists():
+        with launch(pw, user_data_dir):
+            pass
+    prefs = json.loads(prefs_file.read_text())
+    settings = prefs["extensions"]["settings"]
+    ext_settings = next(v for v in settings.values() if v.get("path") == str(EXTENSION_DIR))
+    patterns = [f"{origin.rstrip('/')}/*" for origin in origins]
+    for key in ("active_permissions", "granted_permissions", "runtime_granted_permissions"):
+        perms = ext_settings.setdefault(key, {"api": [], "manifest_permissions": []})
+        for field in ("explicit_host", "scriptable_host"):
+            perms[field] = sorted({*perms.get(field, []), *patterns})
+    prefs_file.write_text(json.dumps(prefs))
+
+
 @contextmanager
 def launch(pw: Playwright, user_data_dir: Path, *, extension_dir: Path = EXTENSION_DIR) -> Iterator[Extension]:
     if not (extension_dir / "manifest.json").exists():

@@ -1,0 +1,26 @@
+"""The browser tools this build offers, looked up by name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from core.browser.spec import BrowserToolSpec
+from core.browser.tab import BROWSER_TAB
+
+
+class BrowserToolRegistry:
+    def __init__(self, specs: Iterable[BrowserToolSpec]) -> None:
+        self._specs: dict[str, BrowserToolSpec] = {}
+        for spec in specs:
+            if spec.name in self._specs:
+                raise ValueError(f"browser tool {spec.name!r} is registered twice")
+            self._specs[spec.name] = spec
+
+    def get(self, name: str) -> BrowserToolSpec | None:
+        return self._specs.get(name)
+
+    def __iter__(self) -> Iterator[BrowserToolSpec]:
+        return iter(self._specs.values())
+
+
+BROWSER_TOOLS = BrowserToolRegistry([BROWSER_TAB])

@@ -1,0 +1,49 @@
+"""`browser_tab`: query, create, close, activate and update tabs (codex-chrome's TabTool)."""
+
+from __future__ import annotations
+
+from typing import Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from core.browser.spec import BrowserToolSpec
+
+_NEEDS_TAB = ("close", "activate", "update")
+
+
+class BrowserTabArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    action: Literal["query", "create", "close", "activate", "update"] = Field(
+        description="The operation: query tabs, create a tab, or close, activate or update the tab tabId."
+    )
+    tabId: int | None = Field(default=None, description="The tab to close, activate or update.")
+    url: str | None = Field(
+        default=None,
+        description="create/update: the URL to open. query: a URL match pattern, e.g. https://*.example.com/*.",
+    )
+    title: str | None = Field(default=None, description="query: a title pattern (`*` matches anything).")
+    active: bool | None = Field(default=None, description="create/update: focus the tab. query: filter.")
+    pinned: bool | None = Field(default=None, description="create/update: pin the tab. query: filter.")
+    windowId: int | None = Field(default=None, description="create: the window. query: filter.")
+    currentWindow: bool | None = Field(default=None, description="query: only tabs of the current window.")
+
+    @model_validator(mode="after")
+    def _fields_fit_action(self) -> Self:
+        if self.action in _NEEDS_TAB and self.tabId is None:
+            raise ValueError(f"tabId is required when action is '{self.action}'")
+        if self.action == "update" and self.url is None and self.active is None and self.pinned is None:
+            raise ValueError("update needs at least one of url, active, pinned")
+        return self
+
+
+BROWSER_TAB = BrowserToolSpec(
+    name="browser_tab",
+    description=(
+        "Work with browser tabs. action=query lists tabs (filters: url, title, active, pinned, windowId, "
+        "currentWindow); create opens a tab (url, active, pinned, windowId); close, activate and update act "
+        "on tabId (update sets url, active or pinned)."
+    ),
+    params=BrowserTabArgs,
+    supports_parallel=False,
+)

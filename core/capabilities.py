@@ -1,0 +1,68 @@
+"""What the core is given from outside (the native host, the browser), as Protocols, and their error types.
+
+A capability is passed in when it exists and is `None` when it does not; the core never probes for one.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Any, Protocol
+
+
+class McpErrorCode(IntEnum):
+    """JSON-RPC error codes of the host wire protocol (contract §4)."""
+
+    PARSE_ERROR = -32700
+    INVALID_REQUEST = -32600
+    METHOD_NOT_FOUND = -32601
+    INVALID_PARAMS = -32602
+    CANCELLED = -32800
+    TIMED_OUT = -32001
+    SERVER_UNAVAILABLE = -32000
+    RESULT_TOO_LARGE = -32010
+    UNKNOWN_SERVER = -32011
+    TOOL_DISABLED = -32012
+
+
+class McpRequestError(Exception):
+    """A host request answered with a JSON-RPC error `{code, message, data?}`."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class BrowserToolError(Exception):
+    """A browser tool call that failed in the service worker; the message goes back to the model."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class McpCapability(Protocol):
+    """The connected native host."""
+
+    async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
+        """Send one host JSON-RPC request (contract §4) and return its `result`.
+
+        Raises `McpRequestError`. Cancelling the awaiting task must cancel the request on the host
+        (`$/cancelRequest`); `call_id` ties `notifications/progress` to the model's tool call.
+        """
+        ...
+
+
+class BrowserCapability(Protocol):
+    """chrome.* execution in the service worker."""
+
+    async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        """Execute one validated browser tool call and return its JSON result; raises `BrowserToolError`."""
+        ...

@@ -1,0 +1,49 @@
+"""Which tools exist right now: built-ins, then browser tools, then MCP tools, from what the core was given."""
+
+from __future__ import annotations
+
+from core.browser.registry import BrowserToolRegistry
+from core.capabilities import BrowserCapability, McpCapability
+from core.config import ToolsConfig
+from core.events import Emit
+from core.guards import mcp_access
+from core.handlers.browser import BrowserHandler
+from core.handlers.local_shell import LOCAL_SHELL, LocalShellHandler
+from core.handlers.mcp import McpHandler, McpToolCall
+from core.handlers.mcp_resource import RESOURCE_TOOL_SPECS, McpResourceHandler
+from core.handlers.plan import UPDATE_PLAN, PlanBoard, PlanHandler
+from core.mcp_tools import McpTool
+from core.parallel import ParallelGate
+from core.registry import RegisteredTool, ToolRegistry, ToolSource
+
+
+def build_registry(
+    *,
+    emit: Emit,
+    plan: PlanBoard,
+    gate: ParallelGate,
+    config: ToolsConfig,
+    mcp: McpCapability | None,
+    mcp_table: dict[str, McpTool] | None,
+    browser: BrowserCapability | None,
+    browser_tools: BrowserToolRegistry,
+) -> ToolRegistry:
+    tools = [
+        RegisteredTool(UPDATE_PLAN, PlanHandler(emit, plan), ToolSource.BUILTIN),
+        RegisteredTool(LOCAL_SHELL, LocalShellHandler(), ToolSource.BUILTIN, offered=False),
+    ]
+    # Without a usable MCP path the resource tools and MCP tools are simply absent; the registry's
+    # guard then answers their names with the "not supported" / "mcpTools disabled" messages.
+    if mcp is not None and config.mcpTools:
+        resources = McpResourceHandler(mcp, emit)
+        tools += [RegisteredTool(spec, resources, ToolSource.BUILTIN) for spec in RESOURCE_TOOL_SPECS]
+    if browser is not None:
+        tools += [
+            RegisteredTool(spec.tool_spec, BrowserHandler(spec, browser), ToolSource.BROWSER)
+            for spec in browser_tools
+        ]
+    if mcp is not None and config.mcpTools and mcp_table:
+        handler = McpHandler(McpToolCall(mcp, emit))
+        tools += [RegisteredTool(tool.spec, handler, ToolSource.MCP, mcp=tool) for tool in mcp_table.values()]
+    access = mcp_access(host_connected=mcp is not None, mcp_tools_enabled=config.mcpTools)
+    return ToolRegistry(tools, access=access, disabled=config.disabledTools, gate=gate)

@@ -1,0 +1,38 @@
+"""The dispatcher's configuration (contract §5 `config/get`), validated as a whole before it is applied."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
+
+from core.validation import format_validation_error
+
+
+class ConfigError(Exception):
+    """A config or patch that does not validate; nothing was applied."""
+
+
+class ToolsConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mcpTools: StrictBool = False
+    disabledTools: tuple[StrictStr, ...] = ()
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"mcpTools": self.mcpTools, "disabledTools": list(self.disabledTools)}
+
+    def patched(self, patch: object) -> ToolsConfig:
+        """A new config with `patch` applied over this one; raises `ConfigError` naming the bad key."""
+        if not isinstance(patch, dict):
+            raise ConfigError("config patch must be an object")
+        return load_config(self.to_wire() | patch)
+
+
+def load_config(raw: object) -> ToolsConfig:
+    if not isinstance(raw, dict):
+        raise ConfigError("config must be an object")
+    try:
+        return ToolsConfig.model_validate(raw)
+    except ValidationError as error:
+        raise ConfigError(f"invalid config: {format_validation_error(error)}") from None

@@ -1,0 +1,34 @@
+"""The answers for a tool name that cannot run here (contract §6, codex-chrome's MCP guard)."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from core.errors import RespondToModel
+
+
+class McpAccess(Enum):
+    NO_HOST = "no_host"
+    DISABLED = "disabled"
+    ENABLED = "enabled"
+
+
+def mcp_access(*, host_connected: bool, mcp_tools_enabled: bool) -> McpAccess:
+    if not host_connected:
+        return McpAccess.NO_HOST
+    return McpAccess.ENABLED if mcp_tools_enabled else McpAccess.DISABLED
+
+
+def unknown_tool(name: str, access: McpAccess, *, custom: bool) -> RespondToModel:
+    """A name that is no built-in, no browser tool and no usable MCP tool; it never reaches the host."""
+    if access is McpAccess.NO_HOST:
+        return RespondToModel(f"MCP tools not supported in browser extension. Tool '{name}' not found.")
+    if access is McpAccess.DISABLED:
+        return RespondToModel(f"Tool '{name}' not available (mcpTools disabled in config)")
+    if custom:
+        return RespondToModel(f"unsupported custom tool call: {name}")
+    return RespondToModel(f"unsupported call: {name}")
+
+
+def disabled_tool(name: str) -> RespondToModel:
+    return RespondToModel(f"Tool '{name}' not available (disabled in config)")

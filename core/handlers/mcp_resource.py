@@ -1,0 +1,286 @@
+"""MCP resource tools (codex `handlers/mcp_resource.rs`): list resources / templates, read one resource."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
+
+from core.arguments import InvalidJson, parse_json_arguments, validate_arguments
+from core.capabilities import McpCapability, McpRequestError
+from core.deadline import DeadlineExceeded, within
+from core.errors import RespondToModel
+from core.events import Emit, McpInvocation, mcp_call_begin, mcp_call_end
+from core.handlers.mcp import DEFAULT_TOOL_TIMEOUT_MS
+from core.items import CallToolResult
+from core.output import FunctionOutput
+from core.payload import FunctionPayload, PayloadKind, ToolCall
+from core.spec import ToolSpec, parameters_schema
+from core.validation import format_validation_error
+
+LIST_RESOURCES = "list_mcp_resources"
+LIST_RESOURCE_TEMPLATES = "list_mcp_resource_templates"
+READ_RESOURCE = "read_mcp_resource"
+
+# codex names the invocation's server so when one call spans every server.
+ALL_SERVERS_INVOCATION_SERVER = "codex"
+
+type Json = dict[str, Any]
+_NO_EXTRA_PROPERTIES = ConfigDict(json_schema_extra={"additionalProperties": False})
+_String = Annotated[str | None, WithJsonSchema({"type": "string"})]
+
+
+class ListResourcesArgs(BaseModel):
+    model_config = _NO_EXTRA_PROPERTIES
+
+    server: _String = Field(
+        default=None,
+        description=(
+            "Optional MCP server name. When omitted, lists resources from every configured server."
+        ),
+    )
+    cursor: _String = Field(
+        default=None,
+        description="Opaque cursor returned by a previous list_mcp_resources call for the same server.",
+    )
+
+
+class ListResourceTemplatesArgs(BaseModel):
+    model_config = _NO_EXTRA_PROPERTIES
+
+    server: _String = Field(
+        default=None,
+        description=(
+            "Optional MCP server name. When omitted, lists resource templates from all configured servers."
+        ),
+    )
+    cursor: _String = Field(
+        default=None,
+        description=(
+            "Opaque cursor returned by a previous list_mcp_resource_templates call for the same server."
+        ),
+    )
+
+
+class ReadResourceArgs(BaseModel):
+    # Absent and blank both answer "<field> must be provided", so the fields are optional to pydantic
+    # and required only in the schema the model sees.
+    model_config = ConfigDict(json_schema_extra={"additionalProperties": False, "required": ["server", "uri"]})
+
+    server: _String = Field(
+        default=None,
+        description=(
+            "MCP server name exactly as configured. Must match the 'server' field returned by "
+            "list_mcp_resources."
+        ),
+    )
+    uri: _String = Field(
+        default=None,
+        description="Resource URI to read. Must be one of the URIs returned by list_mcp_resources.",
+    )
+
+
+RESOURCE_TOOL_SPECS = (
+    ToolSpec(
+        name=LIST_RESOURCES,
+        description=(
+            "Lists resources provided by MCP servers. Resources allow servers to share data that provides "
+            "context to language models, such as files, database schemas, or application-specific "
+            "information. Prefer resources over web search when possible."
+        ),
+        parameters=parameters_schema(ListResourcesArgs),
+        supports_parallel=True,
+    ),
+    ToolSpec(
+        name=LIST_RESOURCE_TEMPLATES,
+        description=(
+            "Lists resource templates provided by MCP servers. Parameterized resource templates allow "
+            "servers to share data that takes parameters and provides context to language models, such as "
+            "files, database schemas, or application-specific information. Prefer resource templates over "
+            "web search when possible."
+        ),
+        parameters=parameters_schema(ListResourceTemplatesArgs),
+        supports_parallel=True,
+    ),
+    ToolSpec(
+        name=READ_RESOURCE,
+        description=(
+            "Read a specific resource from an MCP server given the server name and resource URI."
+        ),
+        parameters=parameters_schema(ReadResourceArgs),
+        supports_parallel=True,
+    ),
+)
+
+
+def _optional(value: str | None) -> str | None:
+    """codex `normalize_optional_string`: trimmed, and blank means absent."""
+    if value is None:
+        return None
+    return value.strip() or None
+
+
+def _required(field: str, value: str | None) -> str:
+    normalized = _optional(value)
+    if normalized is None:
+        raise RespondToModel(f"{field} must be provided")
+    return normalized
+
+
+class _ResourcesPage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    resources: list[Json]
+    nextCursor: str | None = None
+
+    @property
+    def items(self) -> list[Json]:
+        return self.resources
+
+
+class _TemplatesPage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    resourceTemplates: list[Json]
+    nextCursor: str | None = None
+
+    @property
+    def items(self) -> list[Json]:
+        return self.resourceTemplates
+
+
+class _ReadResult(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    contents: list[Json]
+
+
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    """What differs between listing resources and listing resource templates."""
+
+    tool: str
+    method: str
+    key: str
+    page_model: type[_ResourcesPage | _TemplatesPage]
+
+    def page(self, raw: Any) -> _ResourcesPage | _TemplatesPage:
+        try:
+            return self.page_model.model_validate(raw)
+        except ValidationError as error:
+            raise RespondToModel(
+                f"{self.method} failed: invalid answer from the host: {format_validation_error(error)}"
+            ) from None
+
+
+_RESOURCES = _Listing(LIST_RESOURCES, "resources/list", "resources", _ResourcesPage)
+_TEMPLATES = _Listing(LIST_RESOURCE_TEMPLATES, "resources/templates/list", "resourceTemplates", _TemplatesPage)
+
+
+class McpResourceHandler:
+    accepts = frozenset({PayloadKind.FUNCTION})
+
+    def __init__(self, mcp: McpCapability, emit: Emit, *, timeout_ms: int = DEFAULT_TOOL_TIMEOUT_MS) -> None:
+        self._mcp = mcp
+        self._emit = emit
+        self._timeout_ms = timeout_ms
+
+    async def handle(self, call: ToolCall) -> FunctionOutput:
+        if not isinstance(call.payload, FunctionPayload):
+            raise RespondToModel("mcp_resource handler received unsupported payload")
+        try:
+            arguments = parse_json_arguments(call.payload.arguments)
+        except InvalidJson as error:
+            raise RespondToModel(f"failed to parse function arguments: {error}") from None
+        if call.tool_name == LIST_RESOURCES:
+            return await self._list(call.call_id, _RESOURCES, ListResourcesArgs, arguments)
+        if call.tool_name == LIST_RESOURCE_TEMPLATES:
+            return await self._list(call.call_id, _TEMPLATES, ListResourceTemplatesArgs, arguments)
+        if call.tool_name == READ_RESOURCE:
+            return await self._read(call.call_id, arguments)
+        raise RespondToModel(f"unsupported MCP resource tool: {call.tool_name}")
+
+    async def _list(
+        self,
+        call_id: str,
+        listing: _Listing,
+        model: type[ListResourcesArgs | ListResourceTemplatesArgs],
+        arguments: Any,
+    ) -> FunctionOutput:
+        args = validate_arguments(model, arguments) if arguments is not None else model()
+        server = _optional(args.server)
+        cursor = _optional(args.cursor)
+        invocation = McpInvocation(server or ALL_SERVERS_INVOCATION_SERVER, listing.tool, arguments)
+
+        async def payload() -> Json:
+            if server is None:
+                if cursor is not None:
+                    raise RespondToModel("cursor can only be used when a server is specified")
+                return await self._list_all(listing)
+            params = {"server": server} if cursor is None else {"server": server, "cursor": cursor}
+            page = listing.page(await self._request(listing.method, params))
+            answer: Json = {"server": server, listing.key: [{"server": server, **item} for item in page.items]}
+            if page.nextCursor is not None:
+                answer["nextCursor"] = page.nextCursor
+            return answer
+
+        return await self._run(call_id, invocation, payload)
+
+    async def _list_all(self, listing: _Listing) -> Json:
+        page = listing.page(await self._request(listing.method, {}))
+        entries: list[Json] = []
+        for item in page.items:
+            server = item.get("server")
+            if not isinstance(server, str):
+                raise RespondToModel(f"{listing.method} failed: invalid answer from the host: an entry has no server")
+            entries.append({"server": server, **item})
+        # Sorted by server name, each server's own order kept (sort is stable). Servers the host could
+        # not list are left out, as codex drops them.
+        entries.sort(key=lambda entry: entry["server"])
+        return {listing.key: entries}
+
+    async def _read(self, call_id: str, arguments: Any) -> FunctionOutput:
+        if arguments is None:
+            raise RespondToModel("failed to parse function arguments: expected value")
+        args = validate_arguments(ReadResourceArgs, arguments)
+        server = _required("server", args.server)
+        uri = _required("uri", args.uri)
+        invocation = McpInvocation(server, READ_RESOURCE, arguments)
+
+        async def payload() -> Json:
+            raw = await self._request("resources/read", {"server": server, "uri": uri})
+            try:
+                result = _ReadResult.model_validate(raw)
+            except ValidationError as error:
+                raise RespondToModel(
+                    f"resources/read failed: invalid answer from the host: {format_validation_error(error)}"
+                ) from None
+            # ReadResourceResult flattened after server and uri, as codex's ReadResourcePayload.
+            return {"server": server, "uri": uri, **result.model_dump()}
+
+        return await self._run(call_id, invocation, payload)
+
+    async def _request(self, method: str, params: Json) -> Any:
+        try:
+            return await within(self._mcp.request(method, params), self._timeout_ms)
+        except (McpRequestError, DeadlineExceeded) as error:
+            raise RespondToModel(f"{method} failed: {error}") from None
+
+    async def _run(
+        self, call_id: str, invocation: McpInvocation, payload: Callable[[], Awaitable[Json]]
+    ) -> FunctionOutput:
+        """Begin event, the host calls, end event with the duration and the JSON text (or the error)."""
+        self._emit(mcp_call_begin(call_id, invocation))
+        started = time.perf_counter()
+        try:
+            content = json.dumps(await payload(), ensure_ascii=False, separators=(",", ":"))
+        except RespondToModel as error:
+            self._emit(mcp_call_end(call_id, invocation, time.perf_counter() - started, error.message))
+            raise
+        result = CallToolResult(content=[{"type": "text", "text": content}], isError=False)
+        self._emit(mcp_call_end(call_id, invocation, time.perf_counter() - started, result))
+        return FunctionOutput(content)

@@ -1,0 +1,111 @@
+"""The MCP tool table: the host's `tools/list`, under names the core computes itself."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from core.capabilities import McpCapability, McpRequestError
+from core.deadline import DeadlineExceeded, within
+from core.handlers.mcp import DEFAULT_TOOL_TIMEOUT_MS
+from core.names import qualified_mcp_tool_name, raw_qualified_name
+from core.spec import ToolSpec, mcp_parameters_schema
+from core.validation import format_validation_error
+
+log = logging.getLogger(__name__)
+
+
+class HostTool(BaseModel):
+    """One entry of the host's `tools/list` (contract §4); its `qualifiedName` is not trusted."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    server: str
+    name: str
+    description: str | None = None
+    inputSchema: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class McpTool:
+    server: str
+    tool: str
+    spec: ToolSpec
+
+
+class McpToolListError(Exception):
+    pass
+
+
+def build_mcp_tool_table(result: Any) -> dict[str, McpTool]:
+    """Qualified name → tool; the first of two tools with the same name wins, as in codex."""
+    entries = result.get("tools") if isinstance(result, dict) else None
+    if not isinstance(entries, list):
+        raise McpToolListError("tools/list failed: the answer has no `tools` list")
+    table: dict[str, McpTool] = {}
+    seen_raw: set[str] = set()
+    for entry in entries:
+        try:
+            tool = HostTool.model_validate(entry)
+        except ValidationError as error:
+            log.warning("skipping invalid MCP tool %r: %s", entry, format_validation_error(error))
+            continue
+        raw = raw_qualified_name(tool.server, tool.name)
+        name = qualified_mcp_tool_name(tool.server, tool.name)
+        if raw in seen_raw or name in table:
+            log.warning("skipping duplicated tool %s", raw)
+            continue
+        seen_raw.add(raw)
+        spec = ToolSpec(
+            name=name,
+            description=tool.description or "",
+            parameters=mcp_parameters_schema(tool.inputSchema),
+            # codex offers every MCP tool without parallel support.
+            supports_parallel=False,
+        )
+        table[name] = McpTool(tool.server, tool.name, spec)
+    return dict(sorted(table.items()))
+
+
+class McpToolDirectory:
+    """Holds the current table; fetched lazily, dropped whenever the host or its servers change."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, McpTool] | None = None
+        self.error: str | None = None
+        self._generation = 0
+        self._lock = asyncio.Lock()
+
+    def invalidate(self) -> None:
+        self.table = None
+        self.error = None
+        # A fetch still running for the old host must not install its answer.
+        self._generation += 1
+
+    async def load(self, mcp: McpCapability) -> None:
+        """Fetch the table unless it is there; a failure is kept in `error` and retried next time."""
+        if self.table is not None:
+            return
+        async with self._lock:
+            if self.table is not None:
+                return
+            generation = self._generation
+            try:
+                table = build_mcp_tool_table(await _list_tools(mcp))
+            except McpToolListError as error:
+                if generation == self._generation:
+                    self.error = str(error)
+                return
+            if generation == self._generation:
+                self.table, self.error = table, None
+
+
+async def _list_tools(mcp: McpCapability) -> Any:
+    try:
+        return await within(mcp.request("tools/list", {}), DEFAULT_TOOL_TIMEOUT_MS)
+    except (McpRequestError, DeadlineExceeded) as error:
+        raise McpToolListError(f"tools/list failed: {error}") from None

@@ -1,0 +1,82 @@
+"""The tool router (codex `router.rs`): model item → tool call → registry → the item that goes back."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from core.errors import Fatal, FunctionCallError, MissingLocalShellCallId
+from core.items import (
+    CustomToolCallItem,
+    CustomToolCallOutputItem,
+    FunctionCallItem,
+    FunctionCallOutputItem,
+    FunctionCallOutputPayload,
+    LocalShellCallItem,
+    ResponseInputItem,
+    ResponseItem,
+)
+from core.output import response_item
+from core.payload import (
+    CustomPayload,
+    FunctionPayload,
+    LocalShellPayload,
+    McpPayload,
+    ShellToolCallParams,
+    ToolCall,
+)
+from core.mcp_tools import McpTool
+from core.registry import ToolRegistry
+
+LOCAL_SHELL_TOOL_NAME = "local_shell"
+
+
+def build_tool_call(item: ResponseItem, mcp_tools: Mapping[str, McpTool]) -> ToolCall:
+    """An MCP call is recognised by looking its full name up in the current MCP tool table."""
+    if isinstance(item, FunctionCallItem):
+        mcp_tool = mcp_tools.get(item.name)
+        if mcp_tool is not None:
+            return ToolCall(item.name, item.call_id, McpPayload(mcp_tool.server, mcp_tool.tool, item.arguments))
+        return ToolCall(item.name, item.call_id, FunctionPayload(item.arguments))
+    if isinstance(item, CustomToolCallItem):
+        return ToolCall(item.name, item.call_id, CustomPayload(item.input))
+    call_id = item.call_id or item.id
+    if not call_id:
+        raise MissingLocalShellCallId()
+    action = item.action
+    params = ShellToolCallParams(
+        command=tuple(action.command), workdir=action.working_directory, timeout_ms=action.timeout_ms
+    )
+    return ToolCall(LOCAL_SHELL_TOOL_NAME, call_id, LocalShellPayload(params))
+
+
+async def dispatch_tool_call(registry: ToolRegistry, call: ToolCall) -> ResponseInputItem:
+    """`Fatal` propagates; every other error becomes the failed output the model sees."""
+    custom = isinstance(call.payload, CustomPayload)
+    try:
+        output = await registry.dispatch(call)
+    except Fatal:
+        raise
+    except FunctionCallError as error:
+        return failure_response(call.call_id, custom, error)
+    return response_item(call.call_id, output, custom=custom)
+
+
+def failure_response(call_id: str, custom: bool, error: FunctionCallError) -> ResponseInputItem:
+    message = str(error)
+    if custom:
+        return CustomToolCallOutputItem(call_id=call_id, output=message, success=False)
+    return FunctionCallOutputItem(
+        call_id=call_id, output=FunctionCallOutputPayload(content=message, success=False)
+    )
+
+
+async def handle_response_item(item: ResponseItem, registry: ToolRegistry) -> ResponseInputItem:
+    """One model item through the router, answered the way codex's turn loop answers it."""
+    try:
+        call = build_tool_call(item, registry.mcp_tools)
+    except MissingLocalShellCallId as error:
+        # codex answers with an empty call_id and no success flag: there is no call to attach it to.
+        return FunctionCallOutputItem(
+            call_id="", output=FunctionCallOutputPayload(content=str(error), success=None)
+        )
+    return await dispatch_tool_call(registry, call)

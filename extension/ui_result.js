@@ -1,0 +1,171 @@
+// Tool results as a person wants to read them: text, pretty JSON, images, resource links, errors.
+// Everything here is untrusted tool output; it only ever becomes text nodes or an <img> with a data: URL
+// whose type is one of a few image types and whose payload is checked to be base64.
+import { el, formatDuration } from "./ui_dom.js";
+
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const MAX_TEXT = 200_000;
+
+export function imageDataUrl(data, mimeType) {
+  const type = String(mimeType ?? "").toLowerCase();
+  const payload = String(data ?? "").replace(/\s+/g, "");
+  if (!IMAGE_TYPES.has(type) || !payload || !BASE64.test(payload)) return null;
+  return `data:${type};base64,${payload}`;
+}
+
+function imageNode(data, mimeType) {
+  const url = imageDataUrl(data, mimeType);
+  if (!url) return el("p", { class: "muted" }, `Image not shown: type "${String(mimeType)}" is not one of png, jpeg, gif, webp, or the data is not base64.`);
+  return el("img", { class: "result-image", src: url, alt: `Image returned by the tool (${mimeType})` });
+}
+
+function pre(text, cls) {
+  const s = String(text);
+  const shown = s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) : s;
+  return el(
+    "div",
+    { class: "block" },
+    el("pre", { class: cls, tabIndex: 0 }, shown),
+    s.length > MAX_TEXT ? el("p", { class: "muted" }, `… ${s.length - MAX_TEXT} more characters not shown`) : null,
+  );
+}
+
+// Text that is JSON is shown pretty-printed; anything else as it is.
+export function textBlock(text) {
+  const s = String(text ?? "");
+  const t = s.trim();
+  if ((t.startsWith("{") && t.endsWith("}")) || (t.startsWith("[") && t.endsWith("]"))) {
+    try {
+      return pre(JSON.stringify(JSON.parse(t), null, 2), "json");
+    } catch {
+      // not JSON after all
+    }
+  }
+  return pre(s, "text");
+}
+
+function jsonBlock(value) {
+  return pre(JSON.stringify(value, null, 2), "json");
+}
+
+function bytesOfBase64(data) {
+  const s = String(data ?? "").replace(/\s+/g, "");
+  return Math.floor((s.length * 3) / 4) - (s.endsWith("==") ? 2 : s.endsWith("=") ? 1 : 0);
+}
+
+function resourceLink(item) {
+  return el(
+    "div",
+    { class: "resource" },
+    el("div", { class: "resource-name" }, "Resource link: ", el("strong", {}, String(item.title ?? item.name ?? item.uri ?? ""))),
+    el("code", { class: "uri" }, String(item.uri ?? "")),
+    item.description ? el("p", { class: "help" }, String(item.description)) : null,
+    item.mimeType ? el("p", { class: "help" }, String(item.mimeType)) : null,
+  );
+}
+
+function embeddedResource(resource = {}) {
+  let body;
+  if (typeof resource.text === "string") body = textBlock(resource.text);
+  else if (typeof resource.blob === "string")
+    body = IMAGE_TYPES.has(String(resource.mimeType).toLowerCase())
+      ? imageNode(resource.blob, resource.mimeType)
+      : el("p", { class: "muted" }, `Binary content (${resource.mimeType ?? "unknown type"}, ${bytesOfBase64(resource.blob)} bytes)`);
+  return el(
+    "div",
+    { class: "resource" },
+    el("div", { class: "resource-name" }, "Resource: ", el("code", { class: "uri" }, String(resource.uri ?? ""))),
+    body,
+  );
+}
+
+// One MCP content item (CallToolResult.content), or one function-output content item.
+function contentItem(item) {
+  if (!item || typeof item !== "object") return jsonBlock(item);
+  switch (item.type) {
+    case "text":
+    case "input_text":
+    case "output_text":
+      return textBlock(item.text);
+    case "image":
+      return imageNode(item.data, item.mimeType);
+    case "input_image": {
+      const m = /^data:([^;,]+);base64,(.*)$/s.exec(String(item.image_url ?? ""));
+      if (m) return imageNode(m[2], m[1]);
+      return el("p", { class: "muted" }, "Image at an address (not loaded): ", el("code", { class: "uri" }, String(item.image_url ?? "")));
+    }
+    case "audio":
+      return el("p", { class: "muted" }, `Audio (${item.mimeType ?? "unknown type"}, ${bytesOfBase64(item.data)} bytes), not played here`);
+    case "resource_link":
+      return resourceLink(item);
+    case "resource":
+      return embeddedResource(item.resource);
+    default:
+      return jsonBlock(item);
+  }
+}
+
+function callToolResult(r) {
+  const parts = [];
+  const content = Array.isArray(r?.content) ? r.content : [];
+  for (const item of content) parts.push(contentItem(item));
+  if (r?.structuredContent !== undefined && r?.structuredContent !== null) {
+    const details = el("details", { class: "structured", open: !content.length }, el("summary", {}, "Structured content"), jsonBlock(r.structuredContent));
+    parts.push(details);
+  }
+  if (!parts.length) parts.push(el("p", { class: "muted" }, "(no content)"));
+  return parts;
+}
+
+// → {kind: "ok"|"error"|"fatal", label, parts: [Node]}
+export function describeAnswer(answer) {
+  if (!answer || typeof answer !== "object") return { kind: "error", label: "No answer", parts: [jsonBlock(answer)] };
+  if (answer.fatal !== undefined) return { kind: "fatal", label: "Fatal error", parts: [pre(String(answer.fatal), "text")] };
+  if (answer.error !== undefined && answer.output === undefined)
+    return { kind: "error", label: "Error", parts: [typeof answer.error === "string" ? pre(answer.error, "text") : jsonBlock(answer.error)] };
+  const out = answer.output ?? {};
+  let failed = answer.success === false;
+  let parts;
+  if (out.type === "mcp_tool_call_output") {
+    const result = out.result ?? {};
+    if (result.Err !== undefined) {
+      failed = true;
+      parts = [pre(String(result.Err), "text")];
+    } else {
+      const ok = result.Ok ?? result;
+      if (ok?.isError) failed = true;
+      parts = callToolResult(ok);
+    }
+  } else if (out.type === "function_call_output" || out.type === "custom_tool_call_output") {
+    const o = out.output;
+    if (typeof o === "string") parts = [textBlock(o)];
+    else if (Array.isArray(o)) parts = o.length ? o.map(contentItem) : [el("p", { class: "muted" }, "(no content)")];
+    else if (o && typeof o === "object" && (typeof o.content === "string" || Array.isArray(o.content))) {
+      if (o.success === false) failed = true;
+      parts = typeof o.content === "string" ? [textBlock(o.content)] : o.content.map(contentItem);
+    } else parts = [jsonBlock(o)];
+  } else parts = [jsonBlock(out)];
+  return { kind: failed ? "error" : "ok", label: failed ? "Failed" : "Done", parts };
+}
+
+// The result panel's content for an answer (or a history entry that may still be running).
+export function renderResult({ name, answer, status, durationMs }) {
+  if (status === "running" || answer === undefined) {
+    return el("div", { class: "result result-running" }, el("div", { class: "result-head" }, el("span", { class: "badge running" }, "Running"), el("span", { class: "result-name" }, String(name ?? ""))));
+  }
+  const d = describeAnswer(answer);
+  return el(
+    "div",
+    { class: `result result-${d.kind}`, dataset: { kind: d.kind } },
+    el(
+      "div",
+      { class: "result-head" },
+      el("span", { class: `badge ${d.kind}` }, d.label),
+      el("span", { class: "result-name" }, String(name ?? "")),
+      typeof durationMs === "number" ? el("span", { class: "muted" }, formatDuration(durationMs)) : null,
+    ),
+    el("div", { class: "result-body" }, d.parts),
+  );
+}
+

@@ -1,0 +1,58 @@
+// Status in plain words, shared by the popup and the options page: what each state means and what to do.
+
+export const PYTHON_TEXT = {
+  booting: "Python booting…",
+  ready: "Python ready",
+  failed: "Python failed",
+};
+
+export const HOST_TEXT = {
+  connected: "host connected",
+  not_installed: "host not installed",
+  forbidden: "host refuses this extension",
+  exited: "host exited",
+  error: "host error",
+};
+
+export const HOST_FIX = {
+  not_installed: "Install the host: tabgate-host install (see README)",
+  forbidden: "The host's allowed_origins does not list this extension: run tabgate-host install again",
+  exited: "The host stopped; it restarts on the next call. If it keeps stopping, run tabgate-host doctor",
+  error: "Run tabgate-host doctor to see what is wrong",
+};
+
+// What `tabgate-host doctor` would say about the connection, in a sentence.
+export const HOST_SENTENCE = {
+  connected: "The native host is running and answering.",
+  not_installed: "Chromium cannot find the native host dev.tabgate.host: its manifest is not installed for this browser.",
+  forbidden: "The native host is installed, but its manifest does not allow this extension to start it.",
+  exited: "The native host started and then stopped.",
+  error: "The native host could not be reached.",
+};
+
+export const SERVER_TEXT = {
+  starting: "starting",
+  ready: "ready",
+  failed: "failed",
+  disabled: "disabled",
+};
+
+export function describeStatus(s) {
+  const py = PYTHON_TEXT[s.python] ?? `Python ${s.python}`;
+  const host = HOST_TEXT[s.host] ?? `host ${s.host}`;
+  return `${py} · ${host}`;
+}
+
+// The one-line fix shown under the status line, or "" when nothing needs fixing.
+export function statusFix(s) {
+  if (s.python === "failed") return `Python did not start: ${s.pythonError ?? "unknown error"}. Reload the extension.`;
+  const fix = HOST_FIX[s.host];
+  if (!fix) return "";
+  return s.host === "error" && s.hostError ? `${s.hostError}. ${fix}` : fix;
+}
+
+export function serverToolCount(server) {
+  if (Array.isArray(server.tools)) return server.tools.length;
+  if (typeof server.tools === "number") return server.tools;
+  return null;
+}

@@ -1,0 +1,30 @@
+"""`tabgate-host`: the browser's native host (first argument = the caller's origin), or its admin tool."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+ADMIN_COMMANDS = frozenset({"install", "uninstall", "doctor", "config", "-h", "--help"})
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ADMIN_COMMANDS:
+        from .admin import run_admin
+
+        return run_admin(args)
+    # Host mode: kept free of heavy imports, because the browser waits for the answer to `initialize`.
+    from .host import run
+
+    code = run(args)
+    import logging
+
+    logging.shutdown()
+    sys.stderr.flush()
+    # Connection threads may still be closing child processes; the host must not outlive its pipe for them.
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

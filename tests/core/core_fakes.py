@@ -1,0 +1,182 @@
+"""Fake capabilities for the core's unit tests, answering as the contract §4 host and the service worker do."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
+
+type ToolFn = Callable[[Any], Awaitable[dict[str, Any]]]
+
+
+def text_result(text: str, *, is_error: bool = False) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": is_error}
+
+
+def echo_tool(name: str = "echo") -> ToolFn:
+    async def run(arguments: Any) -> dict[str, Any]:
+        return text_result(f"{name}:{json.dumps(arguments, sort_keys=True)}")
+
+    return run
+
+
+@dataclass
+class FakeTool:
+    name: str
+    run: ToolFn = field(default_factory=echo_tool)
+    description: str | None = "a tool"
+    input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+
+
+@dataclass
+class FakeServer:
+    tools: list[FakeTool] = field(default_factory=list)
+    resource_pages: list[list[dict[str, Any]]] = field(default_factory=list)
+    template_pages: list[list[dict[str, Any]]] = field(default_factory=list)
+    contents: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # A failed server: listed by the host under failedServers, and every request to it fails.
+    failing: bool = False
+
+
+@dataclass
+class Request:
+    method: str
+    params: dict[str, Any]
+    call_id: str | None
+
+
+class FakeHost:
+    """An `McpCapability` behaving like the native host: same methods, shapes and error codes."""
+
+    def __init__(self, servers: dict[str, FakeServer] | None = None) -> None:
+        self.servers = servers or {}
+        self.requests: list[Request] = []
+
+    def methods(self) -> list[str]:
+        return [request.method for request in self.requests]
+
+    async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
+        self.requests.append(Request(method, dict(params), call_id))
+        if method == "tools/list":
+            return self._tools_list()
+        if method == "tools/call":
+            return await self._tools_call(params)
+        if method == "resources/list":
+            return self._listing(params, "resources", lambda server: server.resource_pages)
+        if method == "resources/templates/list":
+            return self._listing(params, "resourceTemplates", lambda server: server.template_pages)
+        if method == "resources/read":
+            return self._read(params)
+        raise McpRequestError(McpErrorCode.METHOD_NOT_FOUND, f"method not found: {method}")
+
+    def _server(self, name: Any) -> FakeServer:
+        server = self.servers.get(name)
+        if server is None:
+            raise McpRequestError(McpErrorCode.UNKNOWN_SERVER, f"unknown server '{name}'")
+        if server.failing:
+            raise McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, f"server '{name}' is not running")
+        return server
+
+    def _tools_list(self) -> dict[str, Any]:
+        tools = []
+        for server_name, server in self.servers.items():
+            if server.failing:
+                continue
+            for tool in server.tools:
+                entry: dict[str, Any] = {
+                    "server": server_name,
+                    "name": tool.name,
+                    "qualifiedName": f"mcp__{server_name}__{tool.name}",
+                    "inputSchema": tool.input_schema,
+                }
+                if tool.description is not None:
+                    entry["description"] = tool.description
+                tools.append(entry)
+        return {"tools": sorted(tools, key=lambda entry: entry["qualifiedName"])}
+
+    async def _tools_call(self, params: dict[str, Any]) -> dict[str, Any]:
+        server = self._server(params.get("server"))
+        for tool in server.tools:
+            if tool.name == params.get("tool"):
+                return await tool.run(params.get("arguments"))
+        raise McpRequestError(McpErrorCode.INVALID_PARAMS, f"unknown tool '{params.get('tool')}'")
+
+    def _listing(
+        self, params: dict[str, Any], key: str, pages_of: Callable[[FakeServer], list[list[dict[str, Any]]]]
+    ) -> dict[str, Any]:
+        if "server" not in params:
+            if "cursor" in params:
+                raise McpRequestError(McpErrorCode.INVALID_PARAMS, "cursor requires server")
+            items: list[dict[str, Any]] = []
+            failed = []
+            for name in sorted(self.servers):
+                server = self.servers[name]
+                if server.failing:
+                    failed.append({"server": name, "message": "not running"})
+                    continue
+                items += [{"server": name, **item} for page in pages_of(server) for item in page]
+            return {key: items, "failedServers": failed}
+        name = params["server"]
+        pages = pages_of(self._server(name))
+        index = int(params.get("cursor", "0"))
+        answer: dict[str, Any] = {"server": name, key: pages[index] if pages else []}
+        if index + 1 < len(pages):
+            answer["nextCursor"] = str(index + 1)
+        return answer
+
+    def _read(self, params: dict[str, Any]) -> dict[str, Any]:
+        server = self._server(params.get("server"))
+        uri = params.get("uri")
+        if uri not in server.contents:
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, f"resource not found: {uri}")
+        return {"contents": server.contents[uri]}
+
+
+class FakeBrowser:
+    """A `BrowserCapability`: records calls and answers from a table, or fails like the service worker."""
+
+    def __init__(self, answers: dict[str, Any] | None = None, *, error: str | None = None) -> None:
+        self.answers = answers or {}
+        self.error = error
+        self.calls: list[tuple[str, dict[str, Any], int]] = []
+
+    async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        self.calls.append((tool, args, timeout_ms))
+        if self.error is not None:
+            raise BrowserToolError(self.error)
+        return self.answers[tool]
+
+
+class Gate:
+    """Lets a test hold a fake tool call open and see that it started."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+
+
+def blocking_tool(gate: Gate, log: list[str], label: str) -> ToolFn:
+    async def run(arguments: Any) -> dict[str, Any]:
+        log.append(f"{label} start")
+        gate.started.set()
+        await gate.release.wait()
+        log.append(f"{label} end")
+        return text_result(label)
+
+    return run
+
+
+def function_call(name: str, arguments: str = "{}", call_id: str = "call-1") -> dict[str, Any]:
+    return {"type": "function_call", "name": name, "arguments": arguments, "call_id": call_id}
+
+
+def custom_call(name: str, input: str = "", call_id: str = "call-1") -> dict[str, Any]:
+    return {"type": "custom_tool_call", "name": name, "input": input, "call_id": call_id}
+
+
+def dispatch(item: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "dispatch", "item": item}

@@ -1,0 +1,246 @@
+"""MCP tool calls (spec 000, notes b3): dual output, events, argument errors, timeouts, cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from core_fakes import FakeHost, FakeServer, FakeTool, Gate, blocking_tool, dispatch, function_call, text_result
+
+from core.capabilities import McpErrorCode, McpRequestError
+from core.errors import RespondToModel
+from core.handlers.mcp import DEFAULT_TOOL_TIMEOUT_MS, McpHandler, McpToolCall
+from core.items import (
+    CallToolResult,
+    CustomToolCallOutputItem,
+    FunctionCallOutputItem,
+    FunctionCallOutputPayload,
+    McpToolCallOutputItem,
+    ResponseInputItem,
+)
+from core.output import FunctionOutput, McpOutput
+from core.payload import FunctionPayload, McpPayload, ToolCall
+from core.service import Service
+
+pytestmark = pytest.mark.unit
+
+
+async def figma_service(tool: FakeTool) -> tuple[Service, FakeHost, list[dict[str, Any]]]:
+    events: list[dict[str, Any]] = []
+    host = FakeHost({"figma": FakeServer(tools=[tool])})
+    svc = Service(emit=events.append)
+    svc.set_mcp(host)
+    await svc.handle({"type": "config/set", "patch": {"mcpTools": True}})
+    return svc, host, events
+
+
+def without_duration(event: dict[str, Any]) -> dict[str, Any]:
+    assert isinstance(event.get("duration_ms"), int)
+    return {key: value for key, value in event.items() if key != "duration_ms"}
+
+
+async def test_standard_mcp_tool_call_success_returns_the_call_tool_result_as_mcp_output() -> None:
+    async def list_files(arguments: Any) -> dict[str, Any]:
+        return {"content": [{"type": "text", "text": "a.fig"}], "structuredContent": {"files": ["a.fig"]}}
+
+    svc, host, _ = await figma_service(FakeTool("list_files", list_files))
+    answer = await svc.handle(dispatch(function_call("mcp__figma__list_files", '{"project":"123"}', "c1")))
+    assert answer == {
+        "output": {
+            "type": "mcp_tool_call_output",
+            "call_id": "c1",
+            "result": {
+                "Ok": {"content": [{"type": "text", "text": "a.fig"}], "structuredContent": {"files": ["a.fig"]}}
+            },
+        },
+        "success": True,
+    }
+
+
+async def test_the_host_gets_tools_call_with_server_tool_arguments_timeout_and_the_call_id() -> None:
+    svc, host, _ = await figma_service(FakeTool("list_files"))
+    await svc.handle(dispatch(function_call("mcp__figma__list_files", '{"project":"123"}', "c1")))
+    request = host.requests[-1]
+    assert (request.method, request.call_id) == ("tools/call", "c1")
+    assert request.params == {
+        "server": "figma",
+        "tool": "list_files",
+        "arguments": {"project": "123"},
+        "timeoutMs": DEFAULT_TOOL_TIMEOUT_MS,
+    }
+
+
+async def test_empty_arguments_are_sent_as_no_arguments() -> None:
+    svc, host, events = await figma_service(FakeTool("list_files"))
+    await svc.handle(dispatch(function_call("mcp__figma__list_files", "  \n", "c1")))
+    assert "arguments" not in host.requests[-1].params
+    assert events[0]["invocation"] == {"server": "figma", "tool": "list_files", "arguments": None}
+
+
+async def test_a_result_with_is_error_true_is_an_unsuccessful_ok_result() -> None:
+    async def failing(arguments: Any) -> dict[str, Any]:
+        return text_result("file not found", is_error=True)
+
+    svc, _, _ = await figma_service(FakeTool("list_files", failing))
+    answer = await svc.handle(dispatch(function_call("mcp__figma__list_files")))
+    assert answer["output"]["result"] == {"Ok": text_result("file not found", is_error=True)}
+    assert answer["success"] is False
+
+
+async def test_begin_and_end_events_carry_the_invocation_duration_and_result() -> None:
+    svc, _, events = await figma_service(FakeTool("list_files"))
+    await svc.handle(dispatch(function_call("mcp__figma__list_files", '{"project":"123"}', "c1")))
+    invocation = {"server": "figma", "tool": "list_files", "arguments": {"project": "123"}}
+    assert events[0] == {"type": "McpToolCallBegin", "call_id": "c1", "invocation": invocation}
+    assert without_duration(events[1]) == {
+        "type": "McpToolCallEnd",
+        "call_id": "c1",
+        "invocation": invocation,
+        "result": {"Ok": text_result('echo:{"project": "123"}')},
+    }
+    assert len(events) == 2
+
+
+async def test_downstream_mcp_error_is_an_err_result_the_model_sees() -> None:
+    async def times_out(arguments: Any) -> dict[str, Any]:
+        raise McpRequestError(McpErrorCode.TIMED_OUT, "timeout")
+
+    svc, _, events = await figma_service(FakeTool("list_files", times_out))
+    answer = await svc.handle(dispatch(function_call("mcp__figma__list_files", "{}", "c1")))
+    assert answer == {
+        "output": {"type": "mcp_tool_call_output", "call_id": "c1", "result": {"Err": "tool call error: timeout"}},
+        "success": False,
+    }
+    assert events[1]["result"] == {"Err": "tool call error: timeout"}
+
+
+async def test_invalid_json_arguments_answer_err_without_events_or_a_host_call() -> None:
+    svc, host, events = await figma_service(FakeTool("list_files"))
+    answer = await svc.handle(dispatch(function_call("mcp__figma__list_files", "{'project':1}", "c1")))
+    assert answer == {
+        "output": {
+            "type": "function_call_output",
+            "call_id": "c1",
+            "output": "err: key must be a string at line 1 column 2",
+        },
+        "success": False,
+    }
+    assert events == []
+    assert "tools/call" not in host.methods()
+
+
+async def test_a_host_answer_that_is_not_a_call_tool_result_is_an_err_result() -> None:
+    async def broken(arguments: Any) -> Any:
+        return {"text": "no content list"}
+
+    svc, _, _ = await figma_service(FakeTool("list_files", broken))
+    answer = await svc.handle(dispatch(function_call("mcp__figma__list_files")))
+    assert answer["output"]["result"] == {
+        "Err": "tool call error: invalid CallToolResult from the host: content: Field required"
+    }
+
+
+# --- the handler's own mapping (codex handlers/mcp.rs) ------------------------------------------------
+
+
+class ScriptedCaller:
+    """Stands in for `handle_mcp_tool_call` to return a chosen response variant."""
+
+    def __init__(self, response: ResponseInputItem) -> None:
+        self.response = response
+
+    async def __call__(self, call_id: str, server: str, tool: str, raw_arguments: str) -> ResponseInputItem:
+        return self.response
+
+
+MCP_CALL = ToolCall("mcp__figma__list_files", "c1", McpPayload("figma", "list_files", "{}"))
+
+
+async def test_an_mcp_output_from_downstream_becomes_mcp_tool_output_with_the_same_result() -> None:
+    result = CallToolResult.model_validate(text_result("ok"))
+    handler = McpHandler(ScriptedCaller(McpToolCallOutputItem(call_id="c1", result=result)))
+    assert await handler.handle(MCP_CALL) == McpOutput(result)
+
+
+async def test_a_function_output_from_downstream_is_passed_through_unchanged() -> None:
+    response = FunctionCallOutputItem(call_id="c1", output=FunctionCallOutputPayload(content="ok", success=True))
+    handler = McpHandler(ScriptedCaller(response))
+    assert await handler.handle(MCP_CALL) == FunctionOutput("ok", True, None)
+
+
+async def test_an_unexpected_response_variant_is_answered_to_the_model() -> None:
+    handler = McpHandler(ScriptedCaller(CustomToolCallOutputItem(call_id="c1", output="?")))
+    with pytest.raises(RespondToModel, match=r"^mcp handler received unexpected response variant$"):
+        await handler.handle(MCP_CALL)
+
+
+async def test_a_non_mcp_payload_is_rejected_even_if_the_name_matches() -> None:
+    handler = McpHandler(ScriptedCaller(CustomToolCallOutputItem(call_id="c1", output="?")))
+    with pytest.raises(RespondToModel, match=r"^mcp handler received unsupported payload$"):
+        await handler.handle(ToolCall("mcp__figma__list_files", "c1", FunctionPayload("{}")))
+
+
+async def test_a_custom_call_to_an_mcp_tool_is_a_fatal_incompatible_payload() -> None:
+    svc, host, _ = await figma_service(FakeTool("list_files"))
+    answer = await svc.handle(
+        dispatch({"type": "custom_tool_call", "name": "mcp__figma__list_files", "input": "x", "call_id": "c1"})
+    )
+    assert answer == {"fatal": "tool mcp__figma__list_files invoked with incompatible payload"}
+    assert "tools/call" not in host.methods()
+
+
+# --- time limits and cancellation ---------------------------------------------------------------------
+
+
+class SilentHost:
+    """A host that takes a request and never answers; remembers whether the request was cancelled."""
+
+    def __init__(self) -> None:
+        self.cancelled = asyncio.Event()
+        self.params: dict[str, Any] = {}
+
+    async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
+        self.params = params
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled.set()
+            raise
+
+
+async def test_a_host_that_never_answers_is_bounded_locally_after_the_timeout_plus_a_margin() -> None:
+    host = SilentHost()
+    events: list[dict[str, Any]] = []
+    call = McpToolCall(host, events.append, timeout_ms=20, margin_ms=10)
+    response = await call("c1", "figma", "list_files", "{}")
+    assert response.to_wire() == {
+        "type": "mcp_tool_call_output",
+        "call_id": "c1",
+        "result": {"Err": "tool call error: no answer from the native host, timed out after 30 ms"},
+    }
+    assert host.params["timeoutMs"] == 20
+    assert host.cancelled.is_set()
+    assert [event["type"] for event in events] == ["McpToolCallBegin", "McpToolCallEnd"]
+
+
+async def test_cancelling_a_running_call_cancels_the_host_request_releases_the_gate_and_ends_the_call() -> None:
+    log: list[str] = []
+    gate = Gate()
+    svc, host, events = await figma_service(FakeTool("slow", blocking_tool(gate, log, "slow")))
+    running = asyncio.create_task(svc.handle(dispatch(function_call("mcp__figma__slow", "{}", "c1"))))
+    await gate.started.wait()
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert log == ["slow start"]
+    assert without_duration(events[-1]) == {
+        "type": "McpToolCallEnd",
+        "call_id": "c1",
+        "invocation": {"server": "figma", "tool": "slow", "arguments": {}},
+        "result": {"Err": "tool call cancelled"},
+    }
+    # The exclusive gate the call held is free again: a serial tool runs at once.
+    plan = function_call("update_plan", '{"plan":[]}', "c2")
+    answer = await asyncio.wait_for(svc.handle(dispatch(plan)), 1)
+    assert answer["output"]["output"] == "Plan updated"

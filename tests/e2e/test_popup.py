@@ -1,0 +1,270 @@
+"""The popup as a person uses it, without MCP: status, tools, the schema form, raw JSON, results, history.
+
+Each test opens `popup.html` in a fresh page of the extension's browser, the way the toolbar button would,
+and clicks and types like a person. Screenshots of both themes land in dist/artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from tests.support.browser import Extension
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "dist" / "artifacts"
+EXTENSION_SRC = ROOT / "extension"
+POPUP_SIZE = {"width": 480, "height": 600}
+PLAN = [{"step": "Read the brief", "status": "completed"}, {"step": "Build the popup", "status": "in_progress"}]
+
+type OpenPopup = Callable[[], Page]
+
+
+@pytest.fixture
+def open_popup(ext_without_host: Extension) -> Iterator[OpenPopup]:
+    """Opens the popup as a page; fails the test if any page threw an uncaught error."""
+    pages: list[Page] = []
+    errors: list[str] = []
+
+    def opener() -> Page:
+        page = ext_without_host.context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.set_viewport_size(POPUP_SIZE)
+        page.goto(f"chrome-extension://{ext_without_host.id}/popup.html")
+        pages.append(page)
+        return page
+
+    yield opener
+    for page in pages:
+        if not page.is_closed():
+            page.close()
+    assert not errors, f"uncaught errors in the popup: {errors}"
+
+
+def history(ext: Extension) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = ext.send({"type": "history"})
+    return entries
+
+
+def open_update_plan(page: Page) -> None:
+    page.locator('button.tool[data-tool="update_plan"]').click()
+    expect(page.locator("#tool-title")).to_have_text("update_plan")
+
+
+def field(page: Page, name: str) -> Locator:
+    """A text field of the tool form by its label, as a screen reader names it ("plan * (required)")."""
+    return page.locator("#tool-form").get_by_role("textbox", name=re.compile(rf"^{re.escape(name)}\b"))
+
+
+def fill_plan_form(page: Page, explanation: str, plan: list[dict[str, str]] = PLAN) -> None:
+    field(page, "explanation").fill(explanation)
+    field(page, "plan").fill(json.dumps(plan))
+
+
+def raw_arguments(page: Page) -> Any:
+    return json.loads(page.locator("#raw-json").input_value())
+
+
+def test_status_line_shows_python_ready_and_how_to_install_the_host(open_popup: OpenPopup) -> None:
+    page = open_popup()
+    expect(page.locator("#status")).to_have_text("Python ready · host not installed")
+    expect(page.locator("#status-fix")).to_be_visible()
+    expect(page.locator("#status-fix")).to_have_text("Install the host: tabgate-host install (see README)")
+    expect(page.locator("#mcp-row")).to_be_hidden()  # the MCP switch is offered only once a host is connected
+    expect(page.locator("#servers")).to_be_hidden()
+
+
+def test_tools_are_grouped_by_source_and_the_filter_narrows_them(open_popup: OpenPopup) -> None:
+    page = open_popup()
+    builtin = page.locator('.tool-group[data-group="builtin"]')
+    browser = page.locator('.tool-group[data-group="browser"]')
+    expect(builtin.get_by_role("heading")).to_contain_text("Built-in")
+    expect(browser.get_by_role("heading")).to_contain_text("Browser")
+    expect(builtin.locator('button.tool[data-tool="update_plan"]')).to_be_visible()
+    expect(browser.locator('button.tool[data-tool="browser_tab"]')).to_be_visible()
+    groups = page.locator(".tool-group").evaluate_all("gs => gs.map(g => g.dataset.group)")
+    assert groups[:2] == ["builtin", "browser"], groups
+    all_tools = page.locator("button.tool").count()
+
+    page.get_by_label("Filter tools").fill("plan")
+    expect(page.locator('button.tool[data-tool="update_plan"]')).to_be_visible()
+    expect(page.locator('button.tool[data-tool="browser_tab"]')).to_be_hidden()
+    expect(browser).to_be_hidden()
+    assert page.locator("button.tool:visible").count() < all_tools
+
+    page.get_by_label("Filter tools").fill("no tool is called this")
+    expect(page.locator("button.tool:visible")).to_have_count(0)
+    expect(page.locator("#tools-note")).to_have_text("No tools match the filter.")
+
+    page.get_by_label("Filter tools").fill("")
+    expect(page.locator("button.tool:visible")).to_have_count(all_tools)
+
+
+def test_the_update_plan_form_runs_and_shows_the_result(open_popup: OpenPopup, ext_without_host: Extension) -> None:
+    page = open_popup()
+    # Keyboard only: type in the filter, Enter opens the tool, Enter in a text field runs it.
+    page.get_by_label("Filter tools").fill("update_plan")
+    page.get_by_label("Filter tools").press("Enter")
+    expect(page.locator("#tool-title")).to_have_text("update_plan")
+
+    plan_field = page.locator('.field[data-name="plan"]')
+    expect(plan_field.locator(".req")).to_be_visible()  # required is marked
+    expect(plan_field.locator(".help")).to_have_text("The list of steps")  # the description is help text
+    expect(page.locator('.field[data-name="explanation"] .req')).to_have_count(0)
+
+    explanation = f"form run {uuid.uuid4().hex[:8]}"
+    fill_plan_form(page, explanation)
+    field(page, "explanation").press("Enter")
+
+    result = page.locator("#result .result")
+    expect(result).to_have_attribute("data-kind", "ok")
+    expect(result).to_contain_text("Plan updated")
+    expect(result.locator(".badge")).to_have_text("Done")
+    # The plan the call set is shown, and the service worker recorded exactly these arguments.
+    expect(page.locator("#plan .plan-step")).to_have_count(2)
+    entry = next(e for e in history(ext_without_host) if explanation in e["item"]["arguments"])
+    assert json.loads(entry["item"]["arguments"]) == {"explanation": explanation, "plan": PLAN}
+    assert entry["status"] == "done"
+
+
+def test_a_failed_call_is_shown_as_an_error(open_popup: OpenPopup) -> None:
+    page = open_popup()
+    open_update_plan(page)
+    field(page, "plan").fill(json.dumps([{"step": "x", "status": "not a status"}]))
+    page.get_by_role("button", name="Run", exact=True).click()
+    result = page.locator("#result .result")
+    expect(result).to_have_attribute("data-kind", "error")
+    expect(result.locator(".badge")).to_have_text("Failed")
+
+
+def test_raw_json_round_trips_with_the_form(open_popup: OpenPopup) -> None:
+    page = open_popup()
+    open_update_plan(page)
+    fill_plan_form(page, "from the form")
+
+    page.get_by_label("Raw JSON").check()
+    expect(page.locator("#raw-json")).to_be_visible()
+    expect(page.locator("#fields")).to_be_hidden()
+    assert raw_arguments(page) == {"explanation": "from the form", "plan": PLAN}
+
+    edited = {"explanation": "from the raw JSON", "plan": [{"step": "Only step", "status": "pending"}]}
+    page.get_by_label("Arguments (JSON)").fill(json.dumps(edited))
+    page.get_by_label("Raw JSON").uncheck()
+    expect(page.locator("#fields")).to_be_visible()
+    expect(field(page, "explanation")).to_have_value("from the raw JSON")
+    assert json.loads(field(page, "plan").input_value()) == edited["plan"]
+
+    page.get_by_label("Raw JSON").check()
+    assert raw_arguments(page) == edited
+
+
+def test_bad_raw_json_is_a_field_error_and_sends_nothing(open_popup: OpenPopup, ext_without_host: Extension) -> None:
+    page = open_popup()
+    open_update_plan(page)
+    page.get_by_label("Raw JSON").check()
+    before = len(history(ext_without_host))
+
+    page.get_by_label("Arguments (JSON)").fill('{"plan": [')
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.locator("#raw-error")).to_be_visible()
+    expect(page.locator("#raw-error")).to_contain_text("Not valid JSON")
+    expect(page.locator("#raw-json")).to_have_attribute("aria-invalid", "true")
+    page.get_by_label("Arguments (JSON)").press("Control+Enter")  # the keyboard way is blocked too
+
+    page.get_by_label("Raw JSON").click()  # cannot go back to the form with text that is not JSON
+    expect(page.get_by_label("Raw JSON")).to_be_checked()
+
+    page.wait_for_timeout(500)
+    expect(page.locator("#result")).to_be_empty()
+    assert len(history(ext_without_host)) == before, "a call was sent with invalid JSON"
+
+    page.get_by_label("Arguments (JSON)").fill("[1, 2]")
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.locator("#raw-error")).to_contain_text("must be a JSON object")
+    assert len(history(ext_without_host)) == before
+
+
+def test_history_survives_closing_the_popup(open_popup: OpenPopup, ext_without_host: Extension) -> None:
+    page = open_popup()
+    open_update_plan(page)
+    explanation = f"history {uuid.uuid4().hex[:8]}"
+    fill_plan_form(page, explanation)
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.locator("#result .result")).to_contain_text("Plan updated")
+    expect(page.locator("#history .history-entry").first).to_contain_text("update_plan")
+    page.close()
+
+    again = open_popup()
+    first = again.locator("#history .history-entry").first
+    expect(first).to_contain_text("update_plan")
+    expect(first).to_have_attribute("data-status", "done")
+    first.click()
+    expect(again.locator("#tool-title")).to_have_text("update_plan")
+    expect(again.locator("#result .result")).to_contain_text("Plan updated")
+    expect(field(again, "explanation")).to_have_value(explanation)  # the call's arguments come back too
+
+
+def test_a_call_that_finishes_while_the_popup_is_closed_shows_on_reopening(
+    open_popup: OpenPopup, ext_without_host: Extension
+) -> None:
+    page = open_popup()
+    open_update_plan(page)
+    explanation = f"closed {uuid.uuid4().hex[:8]}"
+    fill_plan_form(page, explanation)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.close()  # at once: the service worker records the call, not the popup
+
+    again = open_popup()
+    entry = again.locator("#history .history-entry").first
+    expect(entry).to_have_attribute("data-status", "done")
+    entry.click()
+    expect(field(again, "explanation")).to_have_value(explanation)
+    expect(again.locator("#result .result")).to_contain_text("Plan updated")
+
+
+def test_screenshots_in_light_and_dark(open_popup: OpenPopup) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page = open_popup()
+    expect(page.locator("#status")).to_contain_text("Python ready")
+    open_update_plan(page)
+    fill_plan_form(page, "Screenshot")
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.locator("#result .result")).to_contain_text("Plan updated")
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        page.locator("#back").click()
+        expect(page.locator("#view-list")).to_be_visible()
+        page.mouse.move(0, 0)
+        page.screenshot(path=str(ARTIFACTS / f"popup-{scheme}.png"), full_page=True)
+        page.locator("#history .history-entry").first.click()
+        expect(page.locator("#result .result")).to_contain_text("Plan updated")
+        page.screenshot(path=str(ARTIFACTS / f"popup-tool-{scheme}.png"), full_page=True)
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert (background == "rgb(255, 255, 255)") == (scheme == "light"), background
+
+
+def test_popup_and_options_never_insert_html() -> None:
+    """Untrusted text goes in with textContent only; the CSP also forbids inline scripts and handlers."""
+    scripts = [
+        *EXTENSION_SRC.glob("popup*.js"),
+        *EXTENSION_SRC.glob("ui_*.js"),
+        EXTENSION_SRC / "options.js",
+    ]
+    for path in scripts:
+        text = path.read_text()
+        for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+            assert sink not in text, f"{path.name} uses {sink}"
+    for path in (EXTENSION_SRC / "popup.html", EXTENSION_SRC / "options.html"):
+        html = path.read_text()
+        assert not re.search(r"\son[a-z]+\s*=", html), f"{path.name} has an inline event handler"
+        assert not re.search(r"<script(?![^>]*\bsrc=)", html), f"{path.name} has an inline script"
+        assert not re.search(r"(src|href)=\"(https?:)?//", html), f"{path.name} loads an external resource"

@@ -1,0 +1,287 @@
+"""A client for the Tabgate host as Chrome runs it: start the launcher with the origin, speak frames on pipes.
+
+Reusable by tests and benchmarks: `HostProcess.start(launcher)`, then `call`, `request` or `submit`."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from native_host.identity import EXTENSION_ORIGIN
+
+HEADER = struct.Struct("=I")
+FRAME_LIMIT = 1024 * 1024
+DEFAULT_TIMEOUT = 60.0
+
+
+class HostError(Exception):
+    """A JSON-RPC error answer from the host."""
+
+    def __init__(self, error: Mapping[str, Any]) -> None:
+        super().__init__(f"{error.get('code')}: {error.get('message')}")
+        self.code: int = error["code"]
+        self.message: str = error["message"]
+        self.data: Any = error.get("data")
+
+
+class ProtocolViolation(AssertionError):
+    """The host wrote something on stdout that is not a valid frame."""
+
+
+def install(user_data_dir: Path, config: Path | None = None, *, env: Mapping[str, str] | None = None) -> Path:
+    """Run `tabgate-host install --user-data-dir DIR` as a user would; return the manifest's launcher."""
+    command = [sys.executable, "-m", "native_host.cli", "install", "--user-data-dir", str(user_data_dir)]
+    if config is not None:
+        command += ["--config", str(config)]
+    subprocess.run(command, check=True, capture_output=True, env=dict(env) if env is not None else None)
+    manifest = json.loads((user_data_dir / "NativeMessagingHosts" / "dev.tabgate.host.json").read_text())
+    return Path(manifest["path"])
+
+
+@dataclass
+class HostProcess:
+    process: subprocess.Popen[bytes]
+    notifications: list[dict[str, Any]] = field(default_factory=list)
+    frame_sizes: list[int] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    orphan_errors: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # errors with id null (unreadable requests)
+    _pending: dict[Any, Future[dict[str, Any]]] = field(default_factory=dict)
+    _chunks: dict[Any, list[dict[str, Any]]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _changed: threading.Condition = field(default_factory=threading.Condition)
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _stderr: list[bytes] = field(default_factory=list)
+
+    @classmethod
+    def start(
+        cls,
+        launcher: Path,
+        *,
+        origin: str = EXTENSION_ORIGIN,
+        extra_args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+    ) -> HostProcess:
+        """Start the launcher exactly as Chrome does: argv[1] = origin, frames on stdin/stdout."""
+        process = subprocess.Popen(
+            [str(launcher), origin, *extra_args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **(env or {})},
+            cwd=launcher.parent,
+        )
+        host = cls(process)
+        threading.Thread(target=host._read_stdout, daemon=True).start()
+        threading.Thread(target=host._read_stderr, daemon=True).start()
+        return host
+
+    # -- sending -------------------------------------------------------------------------------------------
+
+    def send_raw(self, data: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def send_frame(self, body: bytes) -> None:
+        self.send_raw(HEADER.pack(len(body)) + body)
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        self.send_frame(json.dumps(message).encode())
+
+    def submit(
+        self, method: str, params: Mapping[str, Any] | None = None, *, id: Any = None
+    ) -> Future[dict[str, Any]]:
+        """Send a request; the future resolves to the whole response message (with `result` or `error`)."""
+        request_id = next(self._ids) if id is None else id
+        future: Future[dict[str, Any]] = Future()
+        with self._lock:
+            self._pending[request_id] = future
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return future
+
+    def submit_raw(self, body: bytes, id: Any) -> Future[dict[str, Any]]:
+        """Send a hand-made frame body whose answer will carry `id`."""
+        future: Future[dict[str, Any]] = Future()
+        with self._lock:
+            self._pending[id] = future
+        self.send_frame(body)
+        return future
+
+    def request(
+        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float = DEFAULT_TIMEOUT
+    ) -> dict[str, Any]:
+        return self.submit(method, params).result(timeout)
+
+    def call(
+        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float = DEFAULT_TIMEOUT
+    ) -> Any:
+        """The result of a request, or HostError for an error answer."""
+        response = self.request(method, params, timeout=timeout)
+        if "error" in response:
+            raise HostError(response["error"])
+        return response["result"]
+
+    def notify(self, method: str, params: Mapping[str, Any]) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def cancel(self, request_id: Any) -> None:
+        self.notify("$/cancelRequest", {"id": request_id})
+
+    def initialize(self, *, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+        result: dict[str, Any] = self.call(
+            "initialize",
+            {"client": {"name": "hostproc", "version": "1"}, "protocolVersion": "1"},
+            timeout=timeout,
+        )
+        return result
+
+    # -- waiting -------------------------------------------------------------------------------------------
+
+    def wait_for(
+        self, predicate: Callable[[list[dict[str, Any]]], Any], *, timeout: float = DEFAULT_TIMEOUT
+    ) -> Any:
+        """Block until predicate(notifications) is truthy; returns its value."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while not (value := predicate(self.notifications)):
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError(f"condition not met; last notifications: {self.notifications[-3:]}")
+                if self.process.poll() is not None:
+                    raise EOFError(
+                        f"the host exited ({self.process.returncode}); stderr: {self.stderr[-2000:]}"
+                    )
+                self._changed.wait(min(remaining, 0.2))
+            return value
+
+    def wait_servers(
+        self, predicate: Callable[[dict[str, dict[str, Any]]], bool], *, timeout: float = DEFAULT_TIMEOUT
+    ) -> dict[str, dict[str, Any]]:
+        """Wait until the server statuses (from servers/list, then notifications) satisfy predicate."""
+        current = {s["name"]: s for s in self.call("servers/list")["servers"]}
+        if predicate(current):
+            return current
+
+        def check(notes: list[dict[str, Any]]) -> dict[str, dict[str, Any]] | None:
+            for note in reversed(notes):
+                if note["method"] == "notifications/servers":
+                    servers = {s["name"]: s for s in note["params"]["servers"]}
+                    return servers if predicate(servers) else None
+            return None
+
+        result: dict[str, dict[str, Any]] = self.wait_for(check, timeout=timeout)
+        return result
+
+    def wait_ready(self, *names: str, timeout: float = DEFAULT_TIMEOUT) -> dict[str, dict[str, Any]]:
+        """Wait until no server is still starting (and the named ones are ready)."""
+        return self.wait_servers(
+            lambda s: (
+                all(v["status"] != "starting" for v in s.values())
+                and all(s.get(n, {}).get("status") == "ready" for n in names)
+            ),
+            timeout=timeout,
+        )
+
+    def close(self, timeout: float = 15.0) -> int:
+        """Close stdin as Chrome does when the port disconnects, and wait for the exit code."""
+        if self.process.stdin and not self.process.stdin.closed:
+            with contextlib.suppress(BrokenPipeError):
+                self.process.stdin.close()
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+
+    @property
+    def stderr(self) -> str:
+        return b"".join(self._stderr).decode(errors="replace")
+
+    # -- reading -------------------------------------------------------------------------------------------
+
+    def _read_stdout(self) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        while True:
+            header = stream.read(HEADER.size)
+            if not header:
+                break
+            if len(header) < HEADER.size:
+                self.violations.append(f"truncated header {header!r}")
+                break
+            (length,) = HEADER.unpack(header)
+            if length > FRAME_LIMIT:
+                self.violations.append(f"frame of {length} bytes exceeds 1 MiB (header {header!r})")
+                break
+            body = stream.read(length)
+            self.frame_sizes.append(length)
+            try:
+                message = json.loads(body.decode("utf-8"))
+                assert isinstance(message, dict) and message.get("jsonrpc") == "2.0"
+            except (ValueError, AssertionError):
+                self.violations.append(f"not a JSON-RPC frame: {body[:200]!r}")
+                break
+            self._dispatch(message)
+        with self._lock:
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(EOFError("the host closed its stdout"))
+        with self._changed:
+            self._changed.notify_all()
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        if message.get("method") == "$/chunk":
+            params = message["params"]
+            parts = self._chunks.setdefault(params["id"], [])
+            parts.append(params)
+            if not params["last"]:
+                return
+            del self._chunks[params["id"]]
+            if [p["seq"] for p in parts] != list(range(len(parts))):
+                self.violations.append(f"chunks out of order for {params['id']!r}")
+            message = json.loads("".join(p["data"] for p in parts))
+        if "id" in message and "method" not in message:
+            if message["id"] is None and "error" in message:
+                with self._changed:
+                    self.orphan_errors.append(message["error"])
+                    self._changed.notify_all()
+                return
+            with self._lock:
+                future = self._pending.pop(message["id"], None)
+            if future is None:
+                self.violations.append(f"response to unknown id: {str(message)[:200]}")
+            else:
+                future.set_result(message)
+            return
+        with self._changed:
+            self.notifications.append(message)
+            self._changed.notify_all()
+
+    def _read_stderr(self) -> None:
+        stream = self.process.stderr
+        assert stream is not None
+        for line in stream:
+            self._stderr.append(line)
