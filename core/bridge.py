@@ -69,7 +69,9 @@ class ServiceWorkerBrowser:
 
 class Bridge:
     def __init__(self, api: JsApi) -> None:
-        self._service = Service(emit=lambda event: api.emit(json.dumps(event)), browser=ServiceWorkerBrowser(api))
+        self._service = Service(
+            emit=lambda event: api.emit(json.dumps(event)), browser=ServiceWorkerBrowser(api)
+        )
         self._host = HostMcp(api)
 
     async def handle(self, message_json: str) -> str:

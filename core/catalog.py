@@ -1,4 +1,4 @@
-"""Which tools exist right now: built-ins, then browser tools, then MCP tools, from what the core was given."""
+"""Which tools exist right now: built-ins, then browser tools, then MCP tools, from what the core has."""
 
 from __future__ import annotations
 

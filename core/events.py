@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -9,6 +10,8 @@ from typing import Any
 from core.items import CallToolResult, mcp_result_to_wire
 
 type Emit = Callable[[dict[str, Any]], None]
+
+CANCELLED = "tool call cancelled"
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,21 +24,27 @@ class McpInvocation:
         return {"server": self.server, "tool": self.tool, "arguments": self.arguments}
 
 
-def mcp_call_begin(call_id: str, invocation: McpInvocation) -> dict[str, Any]:
-    return {"type": "McpToolCallBegin", "call_id": call_id, "invocation": invocation.to_wire()}
+class McpCallSpan:
+    """`McpToolCallBegin` when created, `McpToolCallEnd` with the duration and result when ended."""
+
+    def __init__(self, emit: Emit, call_id: str, invocation: McpInvocation) -> None:
+        self._emit = emit
+        self._call_id = call_id
+        self._invocation = invocation
+        emit({"type": "McpToolCallBegin", "call_id": call_id, "invocation": invocation.to_wire()})
+        self._started = time.perf_counter()
+
+    def end(self, result: CallToolResult | str) -> None:
+        self._emit(
+            {
+                "type": "McpToolCallEnd",
+                "call_id": self._call_id,
+                "invocation": self._invocation.to_wire(),
+                "duration_ms": round((time.perf_counter() - self._started) * 1000),
+                "result": mcp_result_to_wire(result),
+            }
+        )
 
 
-def mcp_call_end(
-    call_id: str, invocation: McpInvocation, duration_s: float, result: CallToolResult | str
-) -> dict[str, Any]:
-    return {
-        "type": "McpToolCallEnd",
-        "call_id": call_id,
-        "invocation": invocation.to_wire(),
-        "duration_ms": round(duration_s * 1000),
-        "result": mcp_result_to_wire(result),
-    }
-
-
-def plan_update(explanation: str | None, plan: list[dict[str, str]]) -> dict[str, Any]:
-    return {"type": "PlanUpdate", "explanation": explanation, "plan": plan}
+def plan_update(plan: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "PlanUpdate", **plan}

@@ -1,4 +1,4 @@
-"""Model-visible names of MCP tools: `mcp__<server>__<tool>`, at most 64 characters (codex `qualify_tools`)."""
+"""Model-visible MCP tool names: `mcp__<server>__<tool>`, at most 64 characters (codex `qualify_tools`)."""
 
 from __future__ import annotations
 

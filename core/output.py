@@ -1,4 +1,4 @@
-"""What a tool handler returns (codex `ToolOutput`) and how it becomes the item that goes back to the model."""
+"""What a tool handler returns (codex `ToolOutput`), and how it becomes the item that goes back."""
 
 from __future__ import annotations
 

@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from core.errors import Fatal, FunctionCallError, MissingLocalShellCallId
+from core.handlers.local_shell import LOCAL_SHELL
 from core.items import (
     CustomToolCallItem,
     CustomToolCallOutputItem,
     FunctionCallItem,
     FunctionCallOutputItem,
     FunctionCallOutputPayload,
-    LocalShellCallItem,
     ResponseInputItem,
     ResponseItem,
 )
+from core.mcp_tools import McpTool
 from core.output import response_item
 from core.payload import (
     CustomPayload,
@@ -24,10 +25,7 @@ from core.payload import (
     ShellToolCallParams,
     ToolCall,
 )
-from core.mcp_tools import McpTool
 from core.registry import ToolRegistry
-
-LOCAL_SHELL_TOOL_NAME = "local_shell"
 
 
 def build_tool_call(item: ResponseItem, mcp_tools: Mapping[str, McpTool]) -> ToolCall:
@@ -35,7 +33,9 @@ def build_tool_call(item: ResponseItem, mcp_tools: Mapping[str, McpTool]) -> Too
     if isinstance(item, FunctionCallItem):
         mcp_tool = mcp_tools.get(item.name)
         if mcp_tool is not None:
-            return ToolCall(item.name, item.call_id, McpPayload(mcp_tool.server, mcp_tool.tool, item.arguments))
+            return ToolCall(
+                item.name, item.call_id, McpPayload(mcp_tool.server, mcp_tool.tool, item.arguments)
+            )
         return ToolCall(item.name, item.call_id, FunctionPayload(item.arguments))
     if isinstance(item, CustomToolCallItem):
         return ToolCall(item.name, item.call_id, CustomPayload(item.input))
@@ -46,7 +46,7 @@ def build_tool_call(item: ResponseItem, mcp_tools: Mapping[str, McpTool]) -> Too
     params = ShellToolCallParams(
         command=tuple(action.command), workdir=action.working_directory, timeout_ms=action.timeout_ms
     )
-    return ToolCall(LOCAL_SHELL_TOOL_NAME, call_id, LocalShellPayload(params))
+    return ToolCall(LOCAL_SHELL.name, call_id, LocalShellPayload(params))
 
 
 async def dispatch_tool_call(registry: ToolRegistry, call: ToolCall) -> ResponseInputItem:

@@ -13,7 +13,7 @@ from core.errors import Fatal
 from core.events import Emit
 from core.handlers.plan import PlanBoard
 from core.items import ItemError, parse_response_item
-from core.mcp_tools import McpToolDirectory
+from core.mcp_tools import McpTool, McpToolDirectory
 from core.parallel import ParallelGate
 from core.registry import ToolRegistry
 from core.router import handle_response_item
@@ -33,7 +33,7 @@ class Service:
         self._gate = ParallelGate()
         self._mcp_tools = McpToolDirectory()
         self._registry: ToolRegistry | None = None
-        self._registry_table: object = None
+        self._registry_table: dict[str, McpTool] | None = None
         self._routes: dict[str, Callable[[Message], Awaitable[Answer]]] = {
             "tools": self._tools,
             "dispatch": self._dispatch,

@@ -22,7 +22,8 @@ class ToolSpec:
 def parameters_schema(model: type[BaseModel]) -> JsonSchema:
     """The model's JSON Schema, self-contained (no `$ref`) and without pydantic's generated titles."""
     schema = model.model_json_schema()
-    return _tidy(schema, schema.pop("$defs", {}))
+    tidy: JsonSchema = _tidy(schema, schema.pop("$defs", {}))
+    return tidy
 
 
 def _tidy(schema: Any, defs: dict[str, Any]) -> Any:

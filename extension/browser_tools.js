@@ -146,12 +146,13 @@ const prefixed = (key) => TOOL_STORAGE_PREFIX + key;
 
 const executors = {
   async browser_tab(a) {
+    const pick = (...keys) => Object.fromEntries(keys.filter((k) => a[k] !== undefined).map((k) => [k, a[k]]));
     switch (a.action) {
-      case "query": return (await chrome.tabs.query(a.query ?? {})).map(tabInfo);
-      case "create": return tabInfo(await chrome.tabs.create({ url: a.url, active: a.active ?? true }));
+      case "query": return (await chrome.tabs.query(pick("url", "title", "active", "pinned", "windowId", "currentWindow"))).map(tabInfo);
+      case "create": return tabInfo(await chrome.tabs.create(pick("url", "active", "pinned", "windowId")));
       case "close": await chrome.tabs.remove(a.tabId); return { closed: a.tabId };
       case "activate": return tabInfo(await chrome.tabs.update(a.tabId, { active: true }));
-      case "update": return tabInfo(await chrome.tabs.update(a.tabId, a.properties ?? {}));
+      case "update": return tabInfo(await chrome.tabs.update(a.tabId, pick("url", "active", "pinned")));
     }
   },
 

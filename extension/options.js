@@ -72,8 +72,11 @@ function renderTools() {
       }),
     );
   });
+  const focused = document.activeElement?.closest?.(".tool-check")?.dataset.tool;
   clear($("tool-checks"), sections.length ? sections : el("p", { class: "muted" }, "No tools are offered."));
   applyFilter();
+  if (focused !== undefined)
+    [...$("tool-checks").querySelectorAll(".tool-check")].find((r) => r.dataset.tool === focused)?.querySelector("input").focus();
 }
 
 async function toggleTool(name, input) {
@@ -187,7 +190,8 @@ function renderDiagnostics(s) {
 
 async function refreshDiagnostics() {
   try {
-    renderDiagnostics(await send({ type: "status" }));
+    const s = await send({ type: "status" });
+    if (s && !s.error) statusChanged(s);
   } catch (e) {
     clear($("diagnostics"), el("p", { class: "diag-error" }, `The service worker did not answer: ${e.message}`));
   }
@@ -195,18 +199,27 @@ async function refreshDiagnostics() {
 
 // ------------------------------------------------------------------ wiring
 
+// The tool list changes only when Python, the host, the servers or mcpTools do; a status event for anything
+// else (a saved checkbox, say) must not rebuild the list under the person's keyboard focus.
+let toolsKey = null;
 let reloadTimer = null;
-subscribe((e) => {
-  if (e?.type !== "status" && e?.type !== "reconnected") return;
-  if (e.type === "status") {
-    const { type: _, ...s } = e;
-    renderDiagnostics(s);
-  } else refreshDiagnostics();
+function statusChanged(s) {
+  renderDiagnostics(s);
+  const key = JSON.stringify([s.python, s.host, s.mcpTools, (s.servers ?? []).map((x) => [x.name, x.status, serverToolCount(x)])]);
+  if (key === toolsKey) return;
+  toolsKey = key;
   clearTimeout(reloadTimer);
-  reloadTimer = setTimeout(loadTools, 200); // servers came or went: the MCP tools changed
+  reloadTimer = setTimeout(loadTools, 200);
+}
+
+subscribe((e) => {
+  if (e?.type === "status") {
+    const { type: _, ...s } = e;
+    statusChanged(s);
+  } else if (e?.type === "reconnected") refreshDiagnostics();
 });
 $("mcp-tools").addEventListener("change", (e) => setMcpTools(e.target));
 $("tool-filter").addEventListener("input", applyFilter);
 $("diag-refresh").addEventListener("click", refreshDiagnostics);
 
-refreshDiagnostics().then(loadTools);
+refreshDiagnostics();

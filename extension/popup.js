@@ -16,6 +16,7 @@ const state = {
   tool: null, // the tool shown in the tool view
   form: null,
   viewing: null, // call_id whose result the tool view shows
+  viewingRunning: false, // …and that call was running when last shown
   running: new Map(), // call_id → {name, source} for calls this popup started
   history: [],
   pollTimer: null,
@@ -153,8 +154,11 @@ function renderTools() {
       ),
     );
   }
+  const focused = document.activeElement?.classList?.contains("tool") ? document.activeElement.dataset.tool : undefined;
   clear($("tool-groups"), sections);
   applyFilter();
+  if (focused !== undefined)
+    [...$("tool-groups").querySelectorAll("button.tool")].find((b) => b.dataset.tool === focused)?.focus();
 }
 
 function firstLine(text) {
@@ -226,6 +230,7 @@ function backToList() {
 // The progress row for the call the tool view shows (null hides it).
 function setCall(callId, { cancellable = true } = {}) {
   state.viewing = callId;
+  state.viewingRunning = Boolean(callId);
   $("call").hidden = !callId;
   const progress = $("progress");
   progress.removeAttribute("value");
@@ -347,13 +352,17 @@ function renderHistory() {
     }),
   );
   // The entry the tool view shows finished while we watched it (perhaps started in an earlier popup).
-  const viewed = state.viewing && !state.running.has(state.viewing) && state.history.find((e) => e.id === state.viewing);
-  if (viewed && viewed.status !== "running") showEntryResult(viewed);
+  if (state.viewingRunning && !state.running.has(state.viewing)) {
+    const viewed = state.history.find((e) => e.id === state.viewing);
+    if (viewed && viewed.status !== "running") showEntryResult(viewed);
+  }
 }
 
 function showEntryResult(entry) {
-  const running = entry.status === "running";
-  if (!running) setCall(null);
+  if (entry.status !== "running") {
+    setCall(null);
+    state.viewing = entry.id;
+  }
   clear(
     $("result"),
     renderResult({
@@ -373,6 +382,7 @@ function openEntry(entry) {
   if (running) setCall(entry.id, { cancellable: !tool || tool.source === "mcp" });
   else state.viewing = entry.id;
   showEntryResult(entry);
+  renderHistory();
   $("result").scrollIntoView({ block: "nearest" });
   $("back").focus();
 }

@@ -6,8 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from .config import write_default_config
 from .install import current_platform, install_at, uninstall_at
 from .locations import BROWSERS, Browser, Location, browser_location, user_data_dir_location
+from .paths import default_config_path
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -71,6 +73,9 @@ def run_admin(args: list[str]) -> int:
         for location in _locations(options):
             for written in install_at(location, platform=current_platform(), config=config):
                 print(written)
+        config_file = config or default_config_path()
+        if write_default_config(config_file, sys.executable):
+            print(f"config: {config_file} (new, with the bundled notes server)")
         return 0
     if options.command == "uninstall":
         for location in _locations(options):

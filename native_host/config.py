@@ -1,10 +1,11 @@
 """The host's TOML config (contract §3): codex's `[mcp_servers.<name>]` keys, validated with pydantic.
 
-Every problem is reported with file, server and key; a server with a problem is not started (never half-applied)
-and the valid ones are served."""
+Every problem is reported with file, server and key; a server with a problem is not started (never
+half-applied) and the valid ones are served."""
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from collections.abc import Mapping
@@ -23,7 +24,9 @@ DEFAULT_TOOL_TIMEOUT_SEC: Final = 60.0
 STDIO_ONLY: Final = ("args", "env", "env_vars", "cwd")
 HTTP_ONLY: Final = ("bearer_token_env_var", "http_headers", "env_http_headers")
 # codex keys that have no meaning here: accepted so a codex config can be pasted in, then ignored.
-IGNORED_CODEX_KEYS: Final = frozenset({"supports_parallel_tool_calls", "scopes", "oauth_resource", "tool_approval"})
+IGNORED_CODEX_KEYS: Final = frozenset(
+    {"supports_parallel_tool_calls", "scopes", "oauth_resource", "tool_approval"}
+)
 
 
 class ServerConfig(BaseModel):
@@ -43,12 +46,16 @@ class ServerConfig(BaseModel):
     http_headers: dict[str, str] = Field(default_factory=dict)
     env_http_headers: dict[str, str] = Field(default_factory=dict)  # header name -> environment variable name
     enabled: bool = True
-    required: bool = False  # a required server that fails makes `doctor` fail; the host still serves the others
+    required: bool = (
+        False  # a required server that fails makes `doctor` fail; the host still serves the others
+    )
     startup_timeout_sec: float = Field(default=DEFAULT_STARTUP_TIMEOUT_SEC, gt=0, allow_inf_nan=False)
     tool_timeout_sec: float = Field(default=DEFAULT_TOOL_TIMEOUT_SEC, gt=0, allow_inf_nan=False)
     enabled_tools: tuple[str, ...] | None = None
     disabled_tools: tuple[str, ...] = ()
-    handshake: Literal["legacy", "auto"] = "legacy"  # "auto" tries the 2026 discover probe first (can cost 10 s)
+    handshake: Literal["legacy", "auto"] = (
+        "legacy"  # "auto" tries the 2026 discover probe first (can cost 10 s)
+    )
 
     def allows_tool(self, tool: str) -> bool:
         """codex's filter: the allow-list (when non-empty) first, then the deny-list."""
@@ -204,3 +211,27 @@ def load_config(path: Path) -> LoadedConfig:
         return loaded
     parse_servers(path, tables, loaded)
     return loaded
+
+
+def toml_string(value: str) -> str:
+    # JSON's string escapes (\" \\ \n \uXXXX ...) are all valid in a TOML basic string.
+    return json.dumps(value, ensure_ascii=False)
+
+
+def default_config_text(python: str) -> str:
+    return (
+        "# Tabgate native host configuration: the same keys as codex's [mcp_servers.<name>].\n"
+        "# Check it with `tabgate-host config check`; add servers with `tabgate-host config import FILE`.\n\n"
+        "[mcp_servers.notes]  # the bundled notes server (SQLite in the Tabgate data folder)\n"
+        f"command = {toml_string(python)}\n"
+        'args = ["-P", "-m", "native_host.notes_server"]\n'
+    )
+
+
+def write_default_config(path: Path, python: str) -> bool:
+    """Create the config with the bundled notes server; False (and nothing written) when one exists."""
+    if path.exists():
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(default_config_text(python), encoding="utf-8")
+    return True

@@ -2,9 +2,9 @@
 
 Each supervisor owns its `Client` from entry to exit (the SDK requires both in one task), bounds the handshake
 and the first tools/list by `startup_timeout_sec`, then waits until the server goes away or the host stops.
-Requests from any task use the client while it is ready. A server that dies is reported, its pending calls fail
-with the SDK's "Connection closed" (-32000), and it is started again on its next use, with backoff after
-failed starts."""
+Requests from any task use the client while it is ready. A server that dies is reported, its pending calls
+fail with the SDK's "Connection closed" (-32000), and it is started again on its next use, with backoff
+after failed starts."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from .identity import HOST_NAME, HOST_VERSION
 from .jsonrpc import ErrorCode, RpcError
 from .logs import open_server_log
 from .redact import Scrubber
-from .status import ServerStatus, StatusBoard
+from .status import ServerStatus, State, StatusBoard
 
 log = logging.getLogger(__name__)
 
@@ -72,10 +72,15 @@ def describe(exc: BaseException) -> str:
 
 
 def timeout_message(name: str, seconds: float) -> str:
+    suggestion = max(30, int(seconds * 3))
     return (
-        f"MCP client for `{name}` timed out after {seconds:g} seconds. Add or adjust `startup_timeout_sec` in "
-        f"your config.toml:\n[mcp_servers.{name}]\nstartup_timeout_sec = {max(30, int(seconds * 3))}"
+        f"MCP client for `{name}` timed out after {seconds:g} seconds. Add or adjust `startup_timeout_sec` "
+        f"in your config.toml:\n[mcp_servers.{name}]\nstartup_timeout_sec = {suggestion}"
     )
+
+
+class CommandNotFound(FileNotFoundError):
+    """A stdio server's command is not on the PATH the host has (browsers start hosts with a minimal one)."""
 
 
 class Unavailable(RpcError):
@@ -147,13 +152,17 @@ class Connection:
         self._settled = anyio.Event()
         self._lost = anyio.Event()
         self._stopping = False
+        self._startup: anyio.CancelScope | None = None
         self._failures = 0
         self._retry_at = 0.0
         self.scrub = self._scrubber()
-        if config.enabled:
-            self._publish("starting")
-        else:
-            self._publish("disabled")
+
+    def initial_status(self) -> ServerStatus:
+        return {
+            "name": self.name,
+            "transport": self.config.transport,
+            "status": "starting" if self.config.enabled else "disabled",
+        }
 
     # -- what the dispatcher uses ------------------------------------------------------------------------
 
@@ -173,9 +182,11 @@ class Connection:
             self._group.start_soon(self._supervise, name=f"mcp-server {self.name}")
 
     async def client(self) -> Client:
-        """The ready client; starts the server again if it died (waiting out the backoff after failed starts)."""
+        """The ready client; starts the server again if it died (after a backoff when starts keep failing)."""
         if not self.config.enabled:
-            raise Unavailable(self.name, f"MCP server '{self.name}' is disabled in the config (enabled = false)")
+            raise Unavailable(
+                self.name, f"MCP server '{self.name}' is disabled in the config (enabled = false)"
+            )
         if self._client is not None:
             return self._client
         if not self._running:
@@ -199,6 +210,8 @@ class Connection:
     async def stop(self) -> None:
         self._stopping = True
         self._lost.set()
+        if self._startup is not None:
+            self._startup.cancel()  # do not sit out a handshake at shutdown
 
     async def refresh_tools(self) -> None:
         client = self._client
@@ -217,6 +230,7 @@ class Connection:
         lost = self._lost
         try:
             with anyio.CancelScope(deadline=anyio.current_time() + config.startup_timeout_sec) as startup:
+                self._startup = startup
                 async with AsyncExitStack() as stack:
                     transport = await self._transport(stack)
                     client = await stack.enter_async_context(
@@ -232,25 +246,34 @@ class Connection:
                     )
                     tools = await self._list_tools(client)
                     startup.deadline = math.inf
+                    self._startup = None
                     self._client, self._tools = client, tools
                     self._error, self._failures, became_ready = None, 0, True
-                    self._publish("ready", capabilities=client.server_capabilities)
+                    self._publish("ready")
                     self._settled.set()
                     log.info("server %s ready (%d tools)", self.name, len(tools))
                     await lost.wait()
                     self._client = None
-            if startup.cancelled_caught:
+            if startup.cancelled_caught and not self._stopping:
                 error = timeout_message(self.name, config.startup_timeout_sec)
             elif not self._stopping:
                 error = f"MCP server '{self.name}' closed the connection (it exited or hung up)"
         except Exception as exc:
-            error = self._start_error(exc) if not became_ready else f"MCP server '{self.name}' failed: {describe(exc)}"
+            error = (
+                self._start_error(exc)
+                if not became_ready
+                else f"MCP server '{self.name}' failed: {describe(exc)}"
+            )
         finally:
-            self._client = None
+            self._client = self._startup = None
             self._running = False
             if not became_ready:
                 self._failures += 1
-            delay = 0.0 if became_ready else min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2 ** (self._failures - 1))
+            delay = (
+                0.0
+                if became_ready
+                else min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2 ** (self._failures - 1))
+            )
             self._retry_at = anyio.current_time() + delay
             if error is not None:
                 self._error = self.scrub(error)
@@ -260,6 +283,8 @@ class Connection:
 
     def _start_error(self, exc: BaseException) -> str:
         leaf = _leaf(exc)
+        if isinstance(leaf, CommandNotFound):
+            return f"MCP client for `{self.name}` failed to start: {leaf}"
         if isinstance(leaf, FileNotFoundError) and self.config.command:
             return f"MCP client for `{self.name}` failed to start: command not found: {self.config.command}"
         return f"MCP client for `{self.name}` failed to start: {describe(exc)}"
@@ -293,7 +318,9 @@ class Connection:
         search_path = env.get("PATH") or os.environ.get("PATH", os.defpath)
         found = shutil.which(command, path=search_path)
         if found is None:
-            where = "" if os.sep in command else f" on PATH ({search_path}); use an absolute path in `command`"
+            where = (
+                "" if os.sep in command else f" on PATH ({search_path}); use an absolute path in `command`"
+            )
             raise FileNotFoundError(f"command not found: {command}{where}")
         return found
 
@@ -351,13 +378,57 @@ class Connection:
     async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         log.debug("server %s log (%s): %s", self.name, params.level, self.scrub(str(params.data))[:2000])
 
-    def _publish(self, state: str, capabilities: types.ServerCapabilities | None = None) -> None:
-        status: ServerStatus = {"name": self.name, "transport": self.config.transport, "status": state}  # type: ignore[typeddict-item]
+    def _publish(self, state: State) -> None:
+        status: ServerStatus = {"name": self.name, "transport": self.config.transport, "status": state}
         if state == "failed" and self._error:
             status["error"] = self._error
-        if state == "ready":
+        if state == "ready" and self._client is not None:
             status["tools"] = len(self._tools)
-            caps = capabilities if capabilities is not None else (self._client.server_capabilities if self._client else None)
-            if caps is not None:
-                status["capabilities"] = to_json(caps)
+            if self._client.server_capabilities is not None:
+                status["capabilities"] = to_json(self._client.server_capabilities)
         self._board.set(status)
+
+
+class ConnectionManager:
+    """All configured servers, keyed by their config name; supervisors run in this manager's task group."""
+
+    def __init__(self, servers: Sequence[ServerConfig], *, board: StatusBoard, log_dir: Path) -> None:
+        self._servers = servers
+        self._board = board
+        self._log_dir = log_dir
+        self._connections: dict[str, Connection] = {}
+        self._stack = AsyncExitStack()
+
+    async def __aenter__(self) -> ConnectionManager:
+        group = await self._stack.enter_async_context(anyio.create_task_group())
+        for config in self._servers:
+            self._connections[config.name] = Connection(
+                config, board=self._board, log_dir=self._log_dir, group=group
+            )
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        for connection in self._connections.values():
+            await connection.stop()
+        await self._stack.aclose()
+
+    def initial_statuses(self) -> list[ServerStatus]:
+        return [connection.initial_status() for connection in self._connections.values()]
+
+    def start_all(self) -> None:
+        for connection in self._connections.values():
+            connection.start()
+
+    def get(self, name: str) -> Connection:
+        try:
+            return self._connections[name]
+        except KeyError:
+            known = ", ".join(sorted(self._connections)) or "none"
+            raise RpcError(
+                ErrorCode.UNKNOWN_SERVER,
+                f"unknown MCP server '{name}' (configured: {known})",
+                {"server": name},
+            ) from None
+
+    def all(self) -> list[Connection]:
+        return [self._connections[name] for name in sorted(self._connections)]

@@ -1,34 +1,122 @@
-"""Requests on the event loop: one task per request, cancellable by `$/cancelRequest`."""
+"""Requests on the event loop: the MCP methods of contract §4, one task per request, cancellable."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import anyio
+import mcp_types as types
+from mcp import Client, MCPError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .jsonrpc import CANCEL_METHOD, ErrorCode, Notification, Request, RequestId, RpcError
+from core.names import qualified_mcp_tool_name
+
+from .config import load_config
+from .connections import Connection, ConnectionManager, Unavailable, describe, paginate, to_json
+from .jsonrpc import CANCEL_METHOD, ErrorCode, JsonObject, Notification, Request, RequestId, RpcError
 from .outbox import Outbox
-from .status import StatusBoard
+from .paths import default_config_path, log_dir
+from .status import ServerStatus, StatusBoard
 
 log = logging.getLogger(__name__)
+
+TOOL_KEYS = ("title", "description", "inputSchema", "outputSchema", "annotations")
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class ServerParam(_Params):
+    server: str | None = None
+
+
+class CursorParams(_Params):
+    server: str | None = None
+    cursor: str | None = None
+
+
+class CallParams(_Params):
+    server: str
+    tool: str
+    arguments: dict[str, Any] | None = None
+    timeout_ms: float | None = Field(default=None, alias="timeoutMs", gt=0, allow_inf_nan=False)
+
+
+class ReadParams(_Params):
+    server: str
+    uri: str
+
+
+class PromptParams(_Params):
+    server: str
+    name: str
+    arguments: dict[str, str] | None = None
+
+
+class CancelParams(_Params):
+    id: RequestId
+
+
+def _params[P: _Params](model: type[P], request: Request) -> P:
+    try:
+        return model.model_validate(request.params)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False, include_input=False)[0]
+        where = ".".join(str(part) for part in first["loc"]) or "params"
+        raise RpcError(
+            ErrorCode.INVALID_PARAMS, f"invalid params for {request.method}: {where}: {first['msg']}"
+        ) from None
 
 
 class Dispatcher:
     def __init__(self, config_path: Path | None, board: StatusBoard, outbox: Outbox) -> None:
-        self._config_path = config_path
+        self._config_path = config_path or default_config_path()
         self._board = board
         self._outbox = outbox
         self._running: dict[RequestId, anyio.CancelScope] = {}
+        self._manager: ConnectionManager | None = None
+        self._methods: dict[str, Callable[[Request], Awaitable[object]]] = {
+            "tools/list": self._tools_list,
+            "tools/call": self._tools_call,
+            "resources/list": self._resources_list,
+            "resources/templates/list": self._templates_list,
+            "resources/read": self._resources_read,
+            "prompts/list": self._prompts_list,
+            "prompts/get": self._prompts_get,
+        }
 
     async def __aenter__(self) -> Dispatcher:
+        config = load_config(self._config_path)
+        for problem in config.problems:
+            log.warning("config: %s", problem)
+        self._manager = await ConnectionManager(
+            list(config.servers.values()), board=self._board, log_dir=log_dir()
+        ).__aenter__()
+        statuses = self._manager.initial_statuses()
+        for name, transport in config.invalid.items():
+            message = "; ".join(str(p) for p in config.problems_for(name))
+            statuses.append(ServerStatus(name=name, transport=transport, status="failed", error=message))
+        self._board.replace(statuses)
+        self._manager.start_all()
         return self
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        return None
+        if self._manager is not None:
+            await self._manager.__aexit__(exc_type, exc, tb)
+
+    @property
+    def manager(self) -> ConnectionManager:
+        assert self._manager is not None, "the dispatcher is used inside `async with`"
+        return self._manager
+
+    # -- request lifecycle -------------------------------------------------------------------------------
 
     async def handle(self, message: Request | Notification) -> None:
         if isinstance(message, Notification):
@@ -49,7 +137,9 @@ class Dispatcher:
                 self._outbox.error(message.id, exc)
             except Exception as exc:
                 log.exception("request %r (%s) failed", message.id, message.method)
-                self._outbox.error(message.id, RpcError(ErrorCode.INTERNAL_ERROR, f"internal error: {exc!r}"))
+                self._outbox.error(
+                    message.id, RpcError(ErrorCode.INTERNAL_ERROR, f"internal error: {describe(exc)}")
+                )
             else:
                 self._outbox.result(message.id, result)
             finally:
@@ -58,9 +148,254 @@ class Dispatcher:
             self._outbox.error(message.id, RpcError(ErrorCode.CANCELLED, "request cancelled"))
 
     def _cancel(self, message: Notification) -> None:
-        scope = self._running.get(message.params.get("id"))  # type: ignore[arg-type]
+        try:
+            target = CancelParams.model_validate(message.params).id
+        except ValidationError:
+            log.info("ignoring $/cancelRequest without a usable id")
+            return
+        scope = self._running.get(target)
         if scope is not None:
             scope.cancel()
 
     async def _call(self, request: Request) -> object:
-        raise RpcError(ErrorCode.METHOD_NOT_FOUND, f"method not found: {request.method!r}")
+        method = self._methods.get(request.method)
+        if method is None:
+            raise RpcError(ErrorCode.METHOD_NOT_FOUND, f"method not found: {request.method!r}")
+        return await method(request)
+
+    # -- talking to one server ---------------------------------------------------------------------------
+
+    async def _use[T](
+        self, connection: Connection, action: Callable[[Client], Awaitable[T]], timeout: float | None = None
+    ) -> T:
+        """Run `action` on the server's client, turning every failure into the protocol's error codes."""
+        client = await connection.client()
+        name = connection.name
+        try:
+            return await action(client)
+        except MCPError as exc:
+            if exc.code == types.CONNECTION_CLOSED:
+                connection.connection_lost()
+                raise Unavailable(
+                    name, f"MCP server '{name}': connection closed ({connection.scrub(exc.message)})"
+                ) from None
+            if exc.code == types.REQUEST_TIMEOUT:
+                seconds = timeout if timeout is not None else connection.config.tool_timeout_sec
+                raise RpcError(
+                    ErrorCode.TIMED_OUT,
+                    f"MCP server '{name}' did not answer within {seconds:g} s "
+                    "(raise `tool_timeout_sec` in the config, or pass timeoutMs)",
+                    {"server": name},
+                ) from None
+            data: dict[str, Any] = {"server": name}
+            if isinstance(exc.data, dict):
+                data = {**exc.data, "server": name}
+            elif exc.data is not None:
+                data["data"] = exc.data
+            raise RpcError(exc.code, connection.scrub(exc.message), data) from None
+        except ValidationError as exc:
+            raise RpcError(
+                ErrorCode.INTERNAL_ERROR,
+                f"MCP server '{name}' sent an invalid answer: {exc}",
+                {"server": name},
+            ) from None
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            connection.connection_lost()
+            raise Unavailable(name, f"MCP server '{name}': connection closed") from None
+
+    async def _list_all[P: BaseModel, T](
+        self,
+        connection: Connection,
+        supported: Callable[[types.ServerCapabilities], object],
+        fetch: Callable[[Client, str | None], Awaitable[P]],
+        items: Callable[[P], list[T]],
+    ) -> list[T]:
+        """Every page of one list verb; a server without the capability (or -32601) has an empty list."""
+
+        async def walk(client: Client) -> list[T]:
+            capabilities = client.server_capabilities
+            if capabilities is not None and not supported(capabilities):
+                return []
+            try:
+                return await paginate(lambda cursor: fetch(client, cursor), items, connection.name)
+            except MCPError as exc:
+                if exc.code == types.METHOD_NOT_FOUND:
+                    return []
+                raise
+
+        return await self._use(connection, walk)
+
+    def _targets(self, server: str | None) -> list[Connection]:
+        if server is not None:
+            return [self.manager.get(server)]
+        return [c for c in self.manager.all() if c.config.enabled]
+
+    # -- methods -----------------------------------------------------------------------------------------
+
+    async def _tools_list(self, request: Request) -> JsonObject:
+        params = _params(ServerParam, request)
+        connections = self._targets(params.server)
+        if params.server is not None:
+            await connections[0].wait_settled()
+        tools = []
+        for connection in connections:
+            for tool in connection.tools:
+                data = to_json(tool)
+                entry: JsonObject = {
+                    "server": connection.name,
+                    "name": tool.name,
+                    "qualifiedName": qualified_mcp_tool_name(connection.name, tool.name),
+                }
+                entry.update({key: data[key] for key in TOOL_KEYS if key in data})
+                tools.append(entry)
+        tools.sort(key=lambda entry: entry["qualifiedName"])
+        return {"tools": tools}
+
+    async def _tools_call(self, request: Request) -> JsonObject:
+        params = _params(CallParams, request)
+        connection = self.manager.get(params.server)
+        if not connection.config.allows_tool(params.tool):
+            raise RpcError(
+                ErrorCode.TOOL_DISABLED,
+                f"tool '{params.tool}' of MCP server '{params.server}' is disabled by the config "
+                "(enabled_tools / disabled_tools)",
+                {"server": params.server},
+            )
+        timeout = (
+            params.timeout_ms / 1000 if params.timeout_ms is not None else connection.config.tool_timeout_sec
+        )
+
+        async def report(progress: float, total: float | None, message: str | None) -> None:
+            note: JsonObject = {"requestId": request.id, "progress": progress}
+            if total is not None:
+                note["total"] = total
+            if message is not None:
+                note["message"] = message
+            self._outbox.notify("notifications/progress", note)
+
+        async def call(client: Client) -> types.CallToolResult:
+            # send_request, not call_tool: the host passes results through; checking structuredContent against
+            # outputSchema (and the extra tools/list that may take) is the caller's business.
+            return await client.session.send_request(
+                types.CallToolRequest(
+                    params=types.CallToolRequestParams(name=params.tool, arguments=params.arguments)
+                ),
+                types.CallToolResult,
+                request_read_timeout_seconds=timeout,
+                progress_callback=report,
+            )
+
+        return to_json(await self._use(connection, call, timeout))
+
+    async def _resources_list(self, request: Request) -> JsonObject:
+        return await self._paged_listing(
+            request,
+            key="resources",
+            supported=lambda caps: caps.resources,
+            fetch=lambda client, cursor: client.list_resources(cursor=cursor),
+        )
+
+    async def _templates_list(self, request: Request) -> JsonObject:
+        return await self._paged_listing(
+            request,
+            key="resourceTemplates",
+            supported=lambda caps: caps.resources,
+            fetch=lambda client, cursor: client.list_resource_templates(cursor=cursor),
+        )
+
+    async def _paged_listing(
+        self,
+        request: Request,
+        *,
+        key: str,
+        supported: Callable[[types.ServerCapabilities], object],
+        fetch: Callable[[Client, str | None], Awaitable[BaseModel]],
+    ) -> JsonObject:
+        params = _params(CursorParams, request)
+
+        def entries(page: BaseModel) -> list[JsonObject]:
+            items: list[JsonObject] = to_json(page).get(key, [])
+            return items
+
+        if params.server is not None:
+            connection = self.manager.get(params.server)
+
+            async def one_page(client: Client) -> JsonObject:
+                capabilities = client.server_capabilities
+                if capabilities is not None and not supported(capabilities):
+                    return {key: []}
+                try:
+                    return to_json(await fetch(client, params.cursor))
+                except MCPError as exc:
+                    if exc.code == types.METHOD_NOT_FOUND:
+                        return {key: []}
+                    raise
+
+            page = await self._use(connection, one_page)
+            answer: JsonObject = {"server": params.server, key: page.get(key, [])}
+            if page.get("nextCursor") is not None:
+                answer["nextCursor"] = page["nextCursor"]
+            return answer
+        if params.cursor is not None:
+            raise RpcError(
+                ErrorCode.INVALID_PARAMS,
+                f"{request.method}: `cursor` needs `server` (cursors are per server)",
+            )
+        return await self._gather(
+            key, lambda connection: self._list_all(connection, supported, fetch, entries)
+        )
+
+    async def _gather(
+        self, key: str, listing: Callable[[Connection], Awaitable[list[JsonObject]]]
+    ) -> JsonObject:
+        """One listing from every enabled server, concurrently; failures go to `failedServers`."""
+        connections = self._targets(None)
+        found: dict[str, list[JsonObject]] = {}
+        failed: dict[str, str] = {}
+
+        async def one(connection: Connection) -> None:
+            try:
+                found[connection.name] = [
+                    {"server": connection.name, **item} for item in await listing(connection)
+                ]
+            except RpcError as exc:
+                failed[connection.name] = exc.message
+
+        async with anyio.create_task_group() as group:
+            for connection in connections:
+                group.start_soon(one, connection)
+        return {
+            key: [item for name in sorted(found) for item in found[name]],
+            "failedServers": [{"server": name, "message": failed[name]} for name in sorted(failed)],
+        }
+
+    async def _resources_read(self, request: Request) -> JsonObject:
+        params = _params(ReadParams, request)
+        connection = self.manager.get(params.server)
+        result = await self._use(connection, lambda client: client.read_resource(params.uri))
+        return {"contents": to_json(result).get("contents", [])}
+
+    async def _prompts_list(self, request: Request) -> JsonObject:
+        params = _params(ServerParam, request)
+
+        def entries(page: types.ListPromptsResult) -> list[JsonObject]:
+            return [to_json(prompt) for prompt in page.prompts]
+
+        def listing(connection: Connection) -> Awaitable[list[JsonObject]]:
+            return self._list_all(
+                connection,
+                lambda caps: caps.prompts,
+                lambda client, cursor: client.list_prompts(cursor=cursor),
+                entries,
+            )
+
+        if params.server is not None:
+            connection = self.manager.get(params.server)
+            return {"prompts": [{"server": connection.name, **item} for item in await listing(connection)]}
+        return await self._gather("prompts", listing)
+
+    async def _prompts_get(self, request: Request) -> JsonObject:
+        params = _params(PromptParams, request)
+        connection = self.manager.get(params.server)
+        result = await self._use(connection, lambda client: client.get_prompt(params.name, params.arguments))
+        return to_json(result)

@@ -20,7 +20,9 @@ def redact_url(url: str) -> str:
         userinfo, host = netloc.rsplit("@", 1)
         user = userinfo.split(":", 1)[0]
         netloc = f"{user}:{REDACTED}@{host}" if ":" in userinfo else f"{user}@{host}"
-    query = urlencode([(key, REDACTED) for key, _ in parse_qsl(parts.query, keep_blank_values=True)], safe="<>")
+    query = urlencode(
+        [(key, REDACTED) for key, _ in parse_qsl(parts.query, keep_blank_values=True)], safe="<>"
+    )
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from core.browser.dom import BROWSER_DOM
+from core.browser.navigation import BROWSER_NAVIGATION
+from core.browser.page import BROWSER_PAGE
+from core.browser.screenshot import BROWSER_SCREENSHOT
 from core.browser.spec import BrowserToolSpec
+from core.browser.storage import BROWSER_STORAGE
 from core.browser.tab import BROWSER_TAB
 
 
@@ -23,4 +28,6 @@ class BrowserToolRegistry:
         return iter(self._specs.values())
 
 
-BROWSER_TOOLS = BrowserToolRegistry([BROWSER_TAB])
+BROWSER_TOOLS = BrowserToolRegistry(
+    [BROWSER_TAB, BROWSER_NAVIGATION, BROWSER_PAGE, BROWSER_DOM, BROWSER_SCREENSHOT, BROWSER_STORAGE]
+)

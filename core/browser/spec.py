@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel
 
+from core.output import FunctionOutput
 from core.spec import ToolSpec, parameters_schema
 
 DEFAULT_BROWSER_TIMEOUT_MS = 30_000
@@ -18,6 +21,8 @@ class BrowserToolSpec:
     params: type[BaseModel]
     supports_parallel: bool
     timeout_ms: int = DEFAULT_BROWSER_TIMEOUT_MS
+    # Turns the service worker's JSON result into the output; None sends it back as compact JSON text.
+    to_output: Callable[[Any], FunctionOutput] | None = None
     # Computed once here, not per call.
     tool_spec: ToolSpec = field(init=False)
 

@@ -37,6 +37,8 @@ class BrowserHandler:
             raise RespondToModel(error.message) from None
         except DeadlineExceeded as error:
             raise RespondToModel(f"{self._spec.name} {error}") from None
+        if self._spec.to_output is not None:
+            return self._spec.to_output(result)
         if isinstance(result, str):
             return FunctionOutput(result)
         return FunctionOutput(json.dumps(result, ensure_ascii=False, separators=(",", ":")))

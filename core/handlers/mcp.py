@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any, Protocol
 
 from pydantic import ValidationError
@@ -12,7 +11,7 @@ from core.arguments import InvalidJson, parse_json_arguments
 from core.capabilities import McpCapability, McpRequestError
 from core.deadline import DeadlineExceeded, within
 from core.errors import RespondToModel
-from core.events import Emit, McpInvocation, mcp_call_begin, mcp_call_end
+from core.events import CANCELLED, Emit, McpCallSpan, McpInvocation
 from core.items import (
     CallToolResult,
     FunctionCallOutputItem,
@@ -61,14 +60,13 @@ class McpToolCall:
                 call_id=call_id, output=FunctionCallOutputPayload(content=f"err: {error}", success=False)
             )
         invocation = McpInvocation(server, tool, arguments)
-        self._emit(mcp_call_begin(call_id, invocation))
-        started = time.perf_counter()
+        span = McpCallSpan(self._emit, call_id, invocation)
         try:
             result = await self._call(call_id, invocation)
         except asyncio.CancelledError:
-            self._emit(mcp_call_end(call_id, invocation, time.perf_counter() - started, "tool call cancelled"))
+            span.end(CANCELLED)
             raise
-        self._emit(mcp_call_end(call_id, invocation, time.perf_counter() - started, result))
+        span.end(result)
         return McpToolCallOutputItem(call_id=call_id, result=result)
 
     async def _call(self, call_id: str, invocation: McpInvocation) -> CallToolResult | str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-import time
-from dataclasses import dataclass
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
@@ -14,7 +14,7 @@ from core.arguments import InvalidJson, parse_json_arguments, validate_arguments
 from core.capabilities import McpCapability, McpRequestError
 from core.deadline import DeadlineExceeded, within
 from core.errors import RespondToModel
-from core.events import Emit, McpInvocation, mcp_call_begin, mcp_call_end
+from core.events import CANCELLED, Emit, McpCallSpan, McpInvocation
 from core.handlers.mcp import DEFAULT_TOOL_TIMEOUT_MS
 from core.items import CallToolResult
 from core.output import FunctionOutput
@@ -26,7 +26,7 @@ LIST_RESOURCES = "list_mcp_resources"
 LIST_RESOURCE_TEMPLATES = "list_mcp_resource_templates"
 READ_RESOURCE = "read_mcp_resource"
 
-# codex names the invocation's server so when one call spans every server.
+# The event invocation's server for a listing of every server: codex's literal.
 ALL_SERVERS_INVOCATION_SERVER = "codex"
 
 type Json = dict[str, Any]
@@ -39,9 +39,7 @@ class ListResourcesArgs(BaseModel):
 
     server: _String = Field(
         default=None,
-        description=(
-            "Optional MCP server name. When omitted, lists resources from every configured server."
-        ),
+        description="Optional MCP server name. When omitted, lists resources from every configured server.",
     )
     cursor: _String = Field(
         default=None,
@@ -69,7 +67,9 @@ class ListResourceTemplatesArgs(BaseModel):
 class ReadResourceArgs(BaseModel):
     # Absent and blank both answer "<field> must be provided", so the fields are optional to pydantic
     # and required only in the schema the model sees.
-    model_config = ConfigDict(json_schema_extra={"additionalProperties": False, "required": ["server", "uri"]})
+    model_config = ConfigDict(
+        json_schema_extra={"additionalProperties": False, "required": ["server", "uri"]}
+    )
 
     server: _String = Field(
         default=None,
@@ -108,9 +108,7 @@ RESOURCE_TOOL_SPECS = (
     ),
     ToolSpec(
         name=READ_RESOURCE,
-        description=(
-            "Read a specific resource from an MCP server given the server name and resource URI."
-        ),
+        description=("Read a specific resource from an MCP server given the server name and resource URI."),
         parameters=parameters_schema(ReadResourceArgs),
         supports_parallel=True,
     ),
@@ -129,6 +127,10 @@ def _required(field: str, value: str | None) -> str:
     if normalized is None:
         raise RespondToModel(f"{field} must be provided")
     return normalized
+
+
+def _invalid_answer(method: str, detail: str) -> RespondToModel:
+    return RespondToModel(f"{method} failed: invalid answer from the host: {detail}")
 
 
 class _ResourcesPage(BaseModel):
@@ -172,13 +174,13 @@ class _Listing:
         try:
             return self.page_model.model_validate(raw)
         except ValidationError as error:
-            raise RespondToModel(
-                f"{self.method} failed: invalid answer from the host: {format_validation_error(error)}"
-            ) from None
+            raise _invalid_answer(self.method, format_validation_error(error)) from None
 
 
 _RESOURCES = _Listing(LIST_RESOURCES, "resources/list", "resources", _ResourcesPage)
-_TEMPLATES = _Listing(LIST_RESOURCE_TEMPLATES, "resources/templates/list", "resourceTemplates", _TemplatesPage)
+_TEMPLATES = _Listing(
+    LIST_RESOURCE_TEMPLATES, "resources/templates/list", "resourceTemplates", _TemplatesPage
+)
 
 
 class McpResourceHandler:
@@ -223,7 +225,10 @@ class McpResourceHandler:
                 return await self._list_all(listing)
             params = {"server": server} if cursor is None else {"server": server, "cursor": cursor}
             page = listing.page(await self._request(listing.method, params))
-            answer: Json = {"server": server, listing.key: [{"server": server, **item} for item in page.items]}
+            answer: Json = {
+                "server": server,
+                listing.key: [{"server": server, **item} for item in page.items],
+            }
             if page.nextCursor is not None:
                 answer["nextCursor"] = page.nextCursor
             return answer
@@ -236,7 +241,7 @@ class McpResourceHandler:
         for item in page.items:
             server = item.get("server")
             if not isinstance(server, str):
-                raise RespondToModel(f"{listing.method} failed: invalid answer from the host: an entry has no server")
+                raise _invalid_answer(listing.method, "an entry has no server")
             entries.append({"server": server, **item})
         # Sorted by server name, each server's own order kept (sort is stable). Servers the host could
         # not list are left out, as codex drops them.
@@ -256,9 +261,7 @@ class McpResourceHandler:
             try:
                 result = _ReadResult.model_validate(raw)
             except ValidationError as error:
-                raise RespondToModel(
-                    f"resources/read failed: invalid answer from the host: {format_validation_error(error)}"
-                ) from None
+                raise _invalid_answer("resources/read", format_validation_error(error)) from None
             # ReadResourceResult flattened after server and uri, as codex's ReadResourcePayload.
             return {"server": server, "uri": uri, **result.model_dump()}
 
@@ -273,14 +276,15 @@ class McpResourceHandler:
     async def _run(
         self, call_id: str, invocation: McpInvocation, payload: Callable[[], Awaitable[Json]]
     ) -> FunctionOutput:
-        """Begin event, the host calls, end event with the duration and the JSON text (or the error)."""
-        self._emit(mcp_call_begin(call_id, invocation))
-        started = time.perf_counter()
+        """Begin event, the host calls, end event with the payload's compact JSON text or the error."""
+        span = McpCallSpan(self._emit, call_id, invocation)
         try:
             content = json.dumps(await payload(), ensure_ascii=False, separators=(",", ":"))
         except RespondToModel as error:
-            self._emit(mcp_call_end(call_id, invocation, time.perf_counter() - started, error.message))
+            span.end(error.message)
             raise
-        result = CallToolResult(content=[{"type": "text", "text": content}], isError=False)
-        self._emit(mcp_call_end(call_id, invocation, time.perf_counter() - started, result))
+        except asyncio.CancelledError:
+            span.end(CANCELLED)
+            raise
+        span.end(CallToolResult(content=[{"type": "text", "text": content}], isError=False))
         return FunctionOutput(content)

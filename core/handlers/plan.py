@@ -69,6 +69,5 @@ class PlanHandler:
             raise RespondToModel("update_plan handler received unsupported payload")
         args = parse_arguments_model(UpdatePlanArgs, call.payload.arguments)
         self._board.current = args
-        wire = args.to_wire()
-        self._emit(plan_update(wire["explanation"], wire["plan"]))
+        self._emit(plan_update(args.to_wire()))
         return FunctionOutput("Plan updated")

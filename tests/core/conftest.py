@@ -1,4 +1,4 @@
-"""Runs `async def` tests with `asyncio.run`, so the same files work on CPython and in Pyodide without plugins."""
+"""Runs `async def` tests with `asyncio.run`: the same files work on CPython and in Pyodide, no plugins."""
 
 from __future__ import annotations
 

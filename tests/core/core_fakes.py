@@ -1,4 +1,4 @@
-"""Fake capabilities for the core's unit tests, answering as the contract §4 host and the service worker do."""
+"""Fake capabilities for the core's unit tests, answering as the contract §4 host and the service worker."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Lookup order and the MCP guard (spec 003, contract §6): unknown names never crash and never reach the host."""
+"""Lookup order and the MCP guard (spec 003, contract §6): unknown names never crash nor reach the host."""
 
 from __future__ import annotations
 
@@ -48,7 +48,10 @@ async def output_of(svc: Service, item: dict[str, Any]) -> tuple[Any, Any]:
 
 async def test_a_hallucinated_name_without_a_host_says_mcp_is_not_supported_in_the_extension() -> None:
     svc = await service()
-    assert await output_of(svc, function_call("made_up_tool")) == (NOT_SUPPORTED.format("made_up_tool"), False)
+    assert await output_of(svc, function_call("made_up_tool")) == (
+        NOT_SUPPORTED.format("made_up_tool"),
+        False,
+    )
 
 
 async def test_a_hallucinated_name_with_a_host_and_mcp_tools_off_says_mcp_tools_are_disabled() -> None:
@@ -58,7 +61,9 @@ async def test_a_hallucinated_name_with_a_host_and_mcp_tools_off_says_mcp_tools_
     assert host.requests == []
 
 
-async def test_a_hallucinated_name_with_mcp_usable_is_an_unsupported_call_and_never_reaches_the_host() -> None:
+async def test_a_hallucinated_name_with_mcp_usable_is_an_unsupported_call_and_never_reaches_the_host() -> (
+    None
+):
     host = notes_host()
     svc = await service(host=host, mcp_tools=True)
     assert await output_of(svc, function_call("made_up_tool")) == ("unsupported call: made_up_tool", False)
@@ -67,13 +72,19 @@ async def test_a_hallucinated_name_with_mcp_usable_is_an_unsupported_call_and_ne
 
 async def test_mcp_tools_on_but_no_host_checks_the_capability_first() -> None:
     svc = await service(mcp_tools=True)
-    assert await output_of(svc, function_call("mcp__notes__add")) == (NOT_SUPPORTED.format("mcp__notes__add"), False)
+    assert await output_of(svc, function_call("mcp__notes__add")) == (
+        NOT_SUPPORTED.format("mcp__notes__add"),
+        False,
+    )
 
 
 async def test_a_known_mcp_tool_with_mcp_tools_off_is_not_available_and_the_host_is_not_called() -> None:
     host = notes_host()
     svc = await service(host=host)
-    assert await output_of(svc, function_call("mcp__notes__add")) == (MCP_DISABLED.format("mcp__notes__add"), False)
+    assert await output_of(svc, function_call("mcp__notes__add")) == (
+        MCP_DISABLED.format("mcp__notes__add"),
+        False,
+    )
     assert host.requests == []
 
 
@@ -97,11 +108,16 @@ async def test_custom_calls_get_the_guard_messages_as_custom_outputs() -> None:
 
 async def test_an_unknown_custom_tool_with_mcp_usable_is_an_unsupported_custom_tool_call() -> None:
     svc = await service(host=notes_host(), mcp_tools=True)
-    assert await output_of(svc, custom_call("made_up_tool")) == ("unsupported custom tool call: made_up_tool", False)
+    assert await output_of(svc, custom_call("made_up_tool")) == (
+        "unsupported custom tool call: made_up_tool",
+        False,
+    )
 
 
 @pytest.mark.parametrize("name", ["list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"])
-async def test_resource_tools_without_a_host_answer_the_not_supported_message_with_their_own_name(name: str) -> None:
+async def test_resource_tools_without_a_host_answer_the_not_supported_message_with_their_own_name(
+    name: str,
+) -> None:
     svc = await service()
     assert await output_of(svc, function_call(name, '{"server":"notes","uri":"memo://1"}')) == (
         NOT_SUPPORTED.format(name),
@@ -110,7 +126,9 @@ async def test_resource_tools_without_a_host_answer_the_not_supported_message_wi
 
 
 @pytest.mark.parametrize("name", ["list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"])
-async def test_resource_tools_with_mcp_tools_off_answer_the_disabled_message_with_their_own_name(name: str) -> None:
+async def test_resource_tools_with_mcp_tools_off_answer_the_disabled_message_with_their_own_name(
+    name: str,
+) -> None:
     host = notes_host()
     svc = await service(host=host)
     assert await output_of(svc, function_call(name)) == (MCP_DISABLED.format(name), False)
@@ -169,7 +187,9 @@ def registry_with_browser_tools(*names: str, host: FakeHost) -> Any:
 
 async def test_built_in_tools_are_looked_up_before_browser_tools() -> None:
     registry = registry_with_browser_tools("update_plan", host=notes_host())
-    answer = await handle_response_item(parse_response_item(function_call("update_plan", PLAN_ARGS)), registry)
+    answer = await handle_response_item(
+        parse_response_item(function_call("update_plan", PLAN_ARGS)), registry
+    )
     assert answer.to_wire()["output"] == "Plan updated"
 
 

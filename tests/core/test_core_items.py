@@ -23,7 +23,14 @@ pytestmark = pytest.mark.unit
 
 def test_a_function_call_item_is_read_with_its_extra_fields_ignored() -> None:
     item = parse_response_item(
-        {"type": "function_call", "name": "f", "arguments": "{}", "call_id": "c", "id": "fc_1", "status": "done"}
+        {
+            "type": "function_call",
+            "name": "f",
+            "arguments": "{}",
+            "call_id": "c",
+            "id": "fc_1",
+            "status": "done",
+        }
     )
     assert item == FunctionCallItem(type="function_call", name="f", arguments="{}", call_id="c")
 
@@ -93,7 +100,9 @@ def test_function_output_with_content_items_is_the_list_of_items_on_the_wire() -
 
 
 def test_an_empty_content_item_list_still_serialises_as_the_string() -> None:
-    item = FunctionCallOutputItem(call_id="c", output=FunctionCallOutputPayload(content="x", content_items=()))
+    item = FunctionCallOutputItem(
+        call_id="c", output=FunctionCallOutputPayload(content="x", content_items=())
+    )
     assert item.to_wire()["output"] == "x"
 
 
@@ -110,7 +119,13 @@ def test_mcp_output_ok_carries_the_call_tool_result_as_given() -> None:
     assert item.to_wire() == {
         "type": "mcp_tool_call_output",
         "call_id": "c",
-        "result": {"Ok": {"content": [{"type": "text", "text": "x"}], "structuredContent": {"n": 1}, "_meta": {"k": "v"}}},
+        "result": {
+            "Ok": {
+                "content": [{"type": "text", "text": "x"}],
+                "structuredContent": {"n": 1},
+                "_meta": {"k": "v"},
+            }
+        },
     }
     assert item.success is True
 
@@ -122,5 +137,9 @@ def test_mcp_output_success_comes_from_is_error_not_from_having_a_result() -> No
 
 def test_mcp_output_err_carries_the_message() -> None:
     item = McpToolCallOutputItem(call_id="c", result="tool call error: boom")
-    assert item.to_wire() == {"type": "mcp_tool_call_output", "call_id": "c", "result": {"Err": "tool call error: boom"}}
+    assert item.to_wire() == {
+        "type": "mcp_tool_call_output",
+        "call_id": "c",
+        "result": {"Err": "tool call error: boom"},
+    }
     assert item.success is False

@@ -6,7 +6,16 @@ import asyncio
 from typing import Any
 
 import pytest
-from core_fakes import FakeHost, FakeServer, FakeTool, Gate, blocking_tool, dispatch, function_call, text_result
+from core_fakes import (
+    FakeHost,
+    FakeServer,
+    FakeTool,
+    Gate,
+    blocking_tool,
+    dispatch,
+    function_call,
+    text_result,
+)
 
 from core.capabilities import McpErrorCode, McpRequestError
 from core.errors import RespondToModel
@@ -44,14 +53,17 @@ async def test_standard_mcp_tool_call_success_returns_the_call_tool_result_as_mc
     async def list_files(arguments: Any) -> dict[str, Any]:
         return {"content": [{"type": "text", "text": "a.fig"}], "structuredContent": {"files": ["a.fig"]}}
 
-    svc, host, _ = await figma_service(FakeTool("list_files", list_files))
+    svc, _, _ = await figma_service(FakeTool("list_files", list_files))
     answer = await svc.handle(dispatch(function_call("mcp__figma__list_files", '{"project":"123"}', "c1")))
     assert answer == {
         "output": {
             "type": "mcp_tool_call_output",
             "call_id": "c1",
             "result": {
-                "Ok": {"content": [{"type": "text", "text": "a.fig"}], "structuredContent": {"files": ["a.fig"]}}
+                "Ok": {
+                    "content": [{"type": "text", "text": "a.fig"}],
+                    "structuredContent": {"files": ["a.fig"]},
+                }
             },
         },
         "success": True,
@@ -109,7 +121,11 @@ async def test_downstream_mcp_error_is_an_err_result_the_model_sees() -> None:
     svc, _, events = await figma_service(FakeTool("list_files", times_out))
     answer = await svc.handle(dispatch(function_call("mcp__figma__list_files", "{}", "c1")))
     assert answer == {
-        "output": {"type": "mcp_tool_call_output", "call_id": "c1", "result": {"Err": "tool call error: timeout"}},
+        "output": {
+            "type": "mcp_tool_call_output",
+            "call_id": "c1",
+            "result": {"Err": "tool call error: timeout"},
+        },
         "success": False,
     }
     assert events[1]["result"] == {"Err": "tool call error: timeout"}
@@ -164,7 +180,9 @@ async def test_an_mcp_output_from_downstream_becomes_mcp_tool_output_with_the_sa
 
 
 async def test_a_function_output_from_downstream_is_passed_through_unchanged() -> None:
-    response = FunctionCallOutputItem(call_id="c1", output=FunctionCallOutputPayload(content="ok", success=True))
+    response = FunctionCallOutputItem(
+        call_id="c1", output=FunctionCallOutputPayload(content="ok", success=True)
+    )
     handler = McpHandler(ScriptedCaller(response))
     assert await handler.handle(MCP_CALL) == FunctionOutput("ok", True, None)
 
@@ -184,7 +202,9 @@ async def test_a_non_mcp_payload_is_rejected_even_if_the_name_matches() -> None:
 async def test_a_custom_call_to_an_mcp_tool_is_a_fatal_incompatible_payload() -> None:
     svc, host, _ = await figma_service(FakeTool("list_files"))
     answer = await svc.handle(
-        dispatch({"type": "custom_tool_call", "name": "mcp__figma__list_files", "input": "x", "call_id": "c1"})
+        dispatch(
+            {"type": "custom_tool_call", "name": "mcp__figma__list_files", "input": "x", "call_id": "c1"}
+        )
     )
     assert answer == {"fatal": "tool mcp__figma__list_files invoked with incompatible payload"}
     assert "tools/call" not in host.methods()
@@ -224,10 +244,12 @@ async def test_a_host_that_never_answers_is_bounded_locally_after_the_timeout_pl
     assert [event["type"] for event in events] == ["McpToolCallBegin", "McpToolCallEnd"]
 
 
-async def test_cancelling_a_running_call_cancels_the_host_request_releases_the_gate_and_ends_the_call() -> None:
+async def test_cancelling_a_running_call_cancels_the_host_request_releases_the_gate_and_ends_the_call() -> (
+    None
+):
     log: list[str] = []
     gate = Gate()
-    svc, host, events = await figma_service(FakeTool("slow", blocking_tool(gate, log, "slow")))
+    svc, _, events = await figma_service(FakeTool("slow", blocking_tool(gate, log, "slow")))
     running = asyncio.create_task(svc.handle(dispatch(function_call("mcp__figma__slow", "{}", "c1"))))
     await gate.started.wait()
     running.cancel()

@@ -72,7 +72,11 @@ async def test_list_resources_for_a_specific_server() -> None:
     assert events[0] == {
         "type": "McpToolCallBegin",
         "call_id": "r1",
-        "invocation": {"server": "figma", "tool": "list_mcp_resources", "arguments": {"server": "figma", "cursor": None}},
+        "invocation": {
+            "server": "figma",
+            "tool": "list_mcp_resources",
+            "arguments": {"server": "figma", "cursor": None},
+        },
     }
     assert ended_with(events) == {"Ok": {"content": [{"type": "text", "text": output}], "isError": False}}
 
@@ -87,7 +91,10 @@ async def test_list_resources_for_a_server_copies_the_next_cursor_and_passes_a_c
     }
     second, _ = await call(svc, "list_mcp_resources", '{"server":"alpha","cursor":"1"}')
     assert fake.requests[-1].params == {"server": "alpha", "cursor": "1"}
-    assert json.loads(second) == {"server": "alpha", "resources": [{"server": "alpha", "uri": "memo://a-2", "name": "a-2"}]}
+    assert json.loads(second) == {
+        "server": "alpha",
+        "resources": [{"server": "alpha", "uri": "memo://a-2", "name": "a-2"}],
+    }
 
 
 @pytest.mark.parametrize("arguments", ["{}", "", "  \n\t"])
@@ -110,7 +117,13 @@ async def test_list_resources_of_all_servers_is_merged_and_sorted_by_server_name
 async def test_all_servers_listing_is_sorted_even_when_the_host_answers_unsorted() -> None:
     class UnsortedHost:
         async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
-            return {"resources": [{"server": "b", "uri": "1"}, {"server": "a", "uri": "2"}, {"server": "b", "uri": "3"}]}
+            return {
+                "resources": [
+                    {"server": "b", "uri": "1"},
+                    {"server": "a", "uri": "2"},
+                    {"server": "b", "uri": "3"},
+                ]
+            }
 
     handler = McpResourceHandler(UnsortedHost(), lambda event: None)
     output = await handler.handle(ToolCall("list_mcp_resources", "r1", FunctionPayload("")))
@@ -177,7 +190,10 @@ async def test_read_resource_with_blank_fields_is_refused_as_missing() -> None:
 
 async def test_read_resource_with_empty_arguments_expects_a_value() -> None:
     svc, _, events = await resource_service()
-    assert await call(svc, "read_mcp_resource", " ") == ("failed to parse function arguments: expected value", False)
+    assert await call(svc, "read_mcp_resource", " ") == (
+        "failed to parse function arguments: expected value",
+        False,
+    )
     assert events == []
 
 
@@ -238,7 +254,10 @@ async def test_a_failing_server_is_left_out_of_the_all_servers_listing() -> None
 async def test_list_resource_templates_for_one_server_and_for_all_servers() -> None:
     svc, _, events = await resource_service()
     one, _ = await call(svc, "list_mcp_resource_templates", '{"server":"figma"}')
-    assert one == '{"server":"figma","resourceTemplates":[{"server":"figma","uriTemplate":"memo://{id}","name":"memo"}]}'
+    assert (
+        one
+        == '{"server":"figma","resourceTemplates":[{"server":"figma","uriTemplate":"memo://{id}","name":"memo"}]}'
+    )
     every, _ = await call(svc, "list_mcp_resource_templates", "{}")
     assert json.loads(every) == {
         "resourceTemplates": [
@@ -265,7 +284,10 @@ async def test_an_invalid_host_answer_is_reported_naming_the_field() -> None:
     handler = McpResourceHandler(BadHost(), lambda event: None)
     with pytest.raises(RespondToModel) as raised:
         await handler.handle(ToolCall("list_mcp_resources", "r1", FunctionPayload('{"server":"s"}')))
-    assert raised.value.message == "resources/list failed: invalid answer from the host: resources: Input should be a valid list"
+    assert (
+        raised.value.message
+        == "resources/list failed: invalid answer from the host: resources: Input should be a valid list"
+    )
 
 
 async def test_a_resource_request_the_host_never_answers_times_out() -> None:
@@ -298,11 +320,37 @@ async def test_resource_tools_are_offered_as_parallel_built_ins_when_mcp_is_usab
         "properties": {
             "server": {
                 "type": "string",
-                "description": "Optional MCP server name. When omitted, lists resources from every configured server.",
+                "description": (
+                    "Optional MCP server name. When omitted, lists resources from every configured server."
+                ),
             },
             "cursor": {
                 "type": "string",
-                "description": "Opaque cursor returned by a previous list_mcp_resources call for the same server.",
+                "description": (
+                    "Opaque cursor returned by a previous list_mcp_resources call for the same server."
+                ),
             },
         },
     }
+
+
+async def test_cancelling_a_resource_call_ends_its_events_and_propagates() -> None:
+    class HeldHost:
+        def __init__(self) -> None:
+            self.asked = asyncio.Event()
+
+        async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
+            self.asked.set()
+            await asyncio.Event().wait()
+
+    held = HeldHost()
+    events: list[dict[str, Any]] = []
+    handler = McpResourceHandler(held, events.append)
+    running = asyncio.create_task(
+        handler.handle(ToolCall("read_mcp_resource", "r1", FunctionPayload('{"server":"s","uri":"u"}')))
+    )
+    await asyncio.wait_for(held.asked.wait(), 1)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert ended_with(events) == {"Err": "tool call cancelled"}

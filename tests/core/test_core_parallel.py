@@ -1,4 +1,4 @@
-"""Parallel calls (spec 004 §5): parallel tools share the gate, serial tools hold it alone, in arrival order."""
+"""Parallel calls (spec 004 §5): parallel tools share the gate; serial ones hold it alone, in turn."""
 
 from __future__ import annotations
 
@@ -26,7 +26,9 @@ async def settle() -> None:
 # --- the gate itself ----------------------------------------------------------------------------------
 
 
-async def hold(gate: ParallelGate, parallel: bool, label: str, log: list[str], release: asyncio.Event) -> None:
+async def hold(
+    gate: ParallelGate, parallel: bool, label: str, log: list[str], release: asyncio.Event
+) -> None:
     async with gate.hold(parallel=parallel):
         log.append(f"{label} in")
         await release.wait()
@@ -83,7 +85,8 @@ async def test_the_gate_is_released_when_the_holder_fails() -> None:
     with pytest.raises(RuntimeError):
         async with gate.hold(parallel=False):
             raise RuntimeError("handler failed")
-    await asyncio.wait_for(gate.hold(parallel=False).__aenter__(), SOON)
+    async with asyncio.timeout(SOON), gate.hold(parallel=False):
+        pass
 
 
 # --- real tools through the service -------------------------------------------------------------------
@@ -176,7 +179,7 @@ async def test_two_mcp_tool_calls_never_interleave() -> None:
 
 
 async def test_update_plan_waits_for_a_running_mcp_call() -> None:
-    svc, _, tool_gates, log = await concurrent_service()
+    svc, _, tool_gates, _ = await concurrent_service()
     running = asyncio.create_task(svc.handle(mcp_call("slow1")))
     await asyncio.wait_for(tool_gates["slow1"].started.wait(), SOON)
     plan = asyncio.create_task(svc.handle(dispatch(function_call("update_plan", '{"plan":[]}', "p"))))
@@ -190,7 +193,9 @@ async def test_update_plan_waits_for_a_running_mcp_call() -> None:
 
 async def test_each_offered_tool_declares_whether_it_supports_parallel_calls() -> None:
     svc, _, _, _ = await concurrent_service()
-    offered = {tool["name"]: tool["supportsParallel"] for tool in (await svc.handle({"type": "tools"}))["tools"]}
+    offered = {
+        tool["name"]: tool["supportsParallel"] for tool in (await svc.handle({"type": "tools"}))["tools"]
+    }
     assert offered == {
         "update_plan": False,
         "list_mcp_resources": True,

@@ -69,19 +69,33 @@ def item(raw: dict[str, object]) -> ToolCall:
 
 
 def test_a_function_call_whose_name_is_in_the_mcp_table_gets_an_mcp_payload() -> None:
-    call = item({"type": "function_call", "name": "mcp__figma__list_files", "arguments": '{"project":"123"}', "call_id": "c1"})
-    assert call == ToolCall("mcp__figma__list_files", "c1", McpPayload("figma", "list_files", '{"project":"123"}'))
+    call = item(
+        {
+            "type": "function_call",
+            "name": "mcp__figma__list_files",
+            "arguments": '{"project":"123"}',
+            "call_id": "c1",
+        }
+    )
+    assert call == ToolCall(
+        "mcp__figma__list_files", "c1", McpPayload("figma", "list_files", '{"project":"123"}')
+    )
 
 
 def test_a_name_shaped_like_an_mcp_name_but_not_in_the_table_is_a_plain_function_call() -> None:
-    call = item({"type": "function_call", "name": "mcp__figma__delete_all", "arguments": "{}", "call_id": "c1"})
+    call = item(
+        {"type": "function_call", "name": "mcp__figma__delete_all", "arguments": "{}", "call_id": "c1"}
+    )
     assert call.payload == FunctionPayload("{}")
 
 
 def test_mcp_recognition_uses_the_table_entry_not_the_name_text() -> None:
     table = {"mcp__a__b__c": McpTool("a__b", "c", spec("mcp__a__b__c"))}
     call = build_tool_call(
-        parse_response_item({"type": "function_call", "name": "mcp__a__b__c", "arguments": "", "call_id": "c"}), table
+        parse_response_item(
+            {"type": "function_call", "name": "mcp__a__b__c", "arguments": "", "call_id": "c"}
+        ),
+        table,
     )
     assert call.payload == McpPayload("a__b", "c", "")
 
@@ -92,7 +106,9 @@ def test_a_function_call_with_any_other_name_gets_a_function_payload() -> None:
 
 
 def test_a_custom_tool_call_gets_a_custom_payload_even_for_an_mcp_name() -> None:
-    call = item({"type": "custom_tool_call", "name": "mcp__figma__list_files", "input": "free text", "call_id": "c3"})
+    call = item(
+        {"type": "custom_tool_call", "name": "mcp__figma__list_files", "input": "free text", "call_id": "c3"}
+    )
     assert call == ToolCall("mcp__figma__list_files", "c3", CustomPayload("free text"))
 
 
@@ -101,7 +117,12 @@ def test_a_local_shell_call_becomes_local_shell_with_codex_defaults_for_the_miss
         {
             "type": "local_shell_call",
             "call_id": "c4",
-            "action": {"type": "exec", "command": ["ls", "-l"], "working_directory": "/tmp", "timeout_ms": 500},
+            "action": {
+                "type": "exec",
+                "command": ["ls", "-l"],
+                "working_directory": "/tmp",
+                "timeout_ms": 500,
+            },
         }
     )
     assert call == ToolCall(
@@ -144,7 +165,9 @@ async def test_the_missing_call_id_is_answered_with_an_empty_call_id_and_no_succ
 async def test_dispatch_hands_the_call_to_the_registered_handler_and_wraps_its_output() -> None:
     handler = StubHandler(output=FunctionOutput("done"))
     call = ToolCall("tool", "c1", FunctionPayload('{"a":1}'))
-    answer = await dispatch_tool_call(registry(RegisteredTool(spec("tool"), handler, ToolSource.BUILTIN)), call)
+    answer = await dispatch_tool_call(
+        registry(RegisteredTool(spec("tool"), handler, ToolSource.BUILTIN)), call
+    )
     assert handler.calls == [call]
     assert answer.to_wire() == {"type": "function_call_output", "call_id": "c1", "output": "done"}
     assert answer.success is True

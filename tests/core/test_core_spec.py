@@ -28,7 +28,11 @@ def test_model_schemas_are_self_contained_and_carry_no_generated_titles() -> Non
             "inner": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]},
             "items": {
                 "type": "array",
-                "items": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]},
+                "items": {
+                    "type": "object",
+                    "properties": {"title": {"type": "string"}},
+                    "required": ["title"],
+                },
             },
         },
         "required": ["inner", "items"],
@@ -40,7 +44,10 @@ def test_a_missing_properties_object_is_inserted() -> None:
 
 
 def test_null_properties_are_replaced_by_an_empty_object() -> None:
-    assert mcp_parameters_schema({"type": "object", "properties": None}) == {"type": "object", "properties": {}}
+    assert mcp_parameters_schema({"type": "object", "properties": None}) == {
+        "type": "object",
+        "properties": {},
+    }
 
 
 @pytest.mark.parametrize(
@@ -62,7 +69,9 @@ def test_null_properties_are_replaced_by_an_empty_object() -> None:
         ({"type": ["null", "integer"]}, "integer"),
     ],
 )
-def test_a_missing_type_is_inferred_from_the_keywords_present(schema: dict[str, Any], expected_type: str) -> None:
+def test_a_missing_type_is_inferred_from_the_keywords_present(
+    schema: dict[str, Any], expected_type: str
+) -> None:
     sanitized = mcp_parameters_schema({"type": "object", "properties": {"p": schema}})
     assert sanitized["properties"]["p"]["type"] == expected_type
 

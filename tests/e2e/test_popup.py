@@ -24,7 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "dist" / "artifacts"
 EXTENSION_SRC = ROOT / "extension"
 POPUP_SIZE = {"width": 480, "height": 600}
-PLAN = [{"step": "Read the brief", "status": "completed"}, {"step": "Build the popup", "status": "in_progress"}]
+PLAN = [
+    {"step": "Read the brief", "status": "completed"},
+    {"step": "Build the popup", "status": "in_progress"},
+]
 
 type OpenPopup = Callable[[], Page]
 
@@ -109,7 +112,9 @@ def test_tools_are_grouped_by_source_and_the_filter_narrows_them(open_popup: Ope
     expect(page.locator("button.tool:visible")).to_have_count(all_tools)
 
 
-def test_the_update_plan_form_runs_and_shows_the_result(open_popup: OpenPopup, ext_without_host: Extension) -> None:
+def test_the_update_plan_form_runs_and_shows_the_result(
+    open_popup: OpenPopup, ext_without_host: Extension
+) -> None:
     page = open_popup()
     # Keyboard only: type in the filter, Enter opens the tool, Enter in a text field runs it.
     page.get_by_label("Filter tools").fill("update_plan")
@@ -167,7 +172,9 @@ def test_raw_json_round_trips_with_the_form(open_popup: OpenPopup) -> None:
     assert raw_arguments(page) == edited
 
 
-def test_bad_raw_json_is_a_field_error_and_sends_nothing(open_popup: OpenPopup, ext_without_host: Extension) -> None:
+def test_bad_raw_json_is_a_field_error_and_sends_nothing(
+    open_popup: OpenPopup, ext_without_host: Extension
+) -> None:
     page = open_popup()
     open_update_plan(page)
     page.get_by_label("Raw JSON").check()
@@ -231,6 +238,85 @@ def test_a_call_that_finishes_while_the_popup_is_closed_shows_on_reopening(
     expect(again.locator("#result .result")).to_contain_text("Plan updated")
 
 
+PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYPj/HwADAgH/eL9GtQAAAABJRU5ErkJggg=="
+MCP_ANSWER = {
+    "output": {
+        "type": "mcp_tool_call_output",
+        "call_id": "r1",
+        "result": {
+            "Ok": {
+                "content": [
+                    {"type": "text", "text": '{"id": 3, "title": "<b>bold?</b>"}'},
+                    {"type": "image", "data": PNG_1PX, "mimeType": "image/png"},
+                    {"type": "image", "data": PNG_1PX, "mimeType": "image/svg+xml"},
+                    {"type": "resource_link", "uri": "javascript:alert(1)", "name": "a link"},
+                    {
+                        "type": "resource",
+                        "resource": {"uri": "file:///n.txt", "text": "<script>alert(1)</script>"},
+                    },
+                ],
+                "structuredContent": {"id": 3},
+                "isError": False,
+            }
+        },
+    },
+    "success": True,
+}
+ERROR_ANSWERS = {
+    "is_error": {
+        "output": {
+            "type": "mcp_tool_call_output",
+            "call_id": "r2",
+            "result": {"Ok": {"content": [{"type": "text", "text": "no such note"}], "isError": True}},
+        },
+        "success": False,
+    },
+    "err": {
+        "output": {"type": "mcp_tool_call_output", "call_id": "r3", "result": {"Err": "server gone"}},
+        "success": False,
+    },
+    "failed": {
+        "output": {"type": "function_call_output", "call_id": "r4", "output": "bad args"},
+        "success": False,
+    },
+    "fatal": {"fatal": "handler crashed"},
+}
+
+
+def render(page: Page, answer: dict[str, Any]) -> Locator:
+    """Renders an answer with the popup's own renderer, as the result panel does."""
+    page.evaluate(
+        """async (answer) => {
+            const { renderResult } = await import('./ui_result.js');
+            document.getElementById('result').replaceChildren(renderResult({ name: 't', answer }));
+        }""",
+        answer,
+    )
+    return page.locator("#result .result")
+
+
+def test_results_are_shown_as_text_json_images_and_links_never_as_html(open_popup: OpenPopup) -> None:
+    page = open_popup()
+    result = render(page, MCP_ANSWER)
+    expect(result).to_have_attribute("data-kind", "ok")
+    expect(result.locator("pre.json").first).to_have_text(
+        json.dumps({"id": 3, "title": "<b>bold?</b>"}, indent=2)
+    )
+    images = result.locator("img")
+    expect(images).to_have_count(1)  # the png; svg is not an allowed image type
+    assert images.get_attribute("src") == f"data:image/png;base64,{PNG_1PX}"
+    expect(result).to_contain_text("Image not shown")
+    expect(result.locator("a")).to_have_count(0)  # links are text, never clickable
+    expect(result).to_contain_text("javascript:alert(1)")
+    expect(result).to_contain_text("<script>alert(1)</script>")
+    expect(result.locator("script, b")).to_have_count(0)
+    expect(result.locator("details.structured")).to_contain_text("Structured content")
+
+    for name, answer in ERROR_ANSWERS.items():
+        kind = "fatal" if name == "fatal" else "error"
+        expect(render(page, answer), name).to_have_attribute("data-kind", kind)
+
+
 def test_screenshots_in_light_and_dark(open_popup: OpenPopup) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page = open_popup()
@@ -261,10 +347,48 @@ def test_popup_and_options_never_insert_html() -> None:
     ]
     for path in scripts:
         text = path.read_text()
-        for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
+        for sink in (
+            "innerHTML",
+            "outerHTML",
+            "insertAdjacentHTML",
+            "document.write",
+            "eval(",
+            "new Function",
+        ):
             assert sink not in text, f"{path.name} uses {sink}"
     for path in (EXTENSION_SRC / "popup.html", EXTENSION_SRC / "options.html"):
         html = path.read_text()
         assert not re.search(r"\son[a-z]+\s*=", html), f"{path.name} has an inline event handler"
         assert not re.search(r"<script(?![^>]*\bsrc=)", html), f"{path.name} has an inline script"
         assert not re.search(r"(src|href)=\"(https?:)?//", html), f"{path.name} loads an external resource"
+
+
+def offered(ext: Extension) -> list[str]:
+    return [t["name"] for t in ext.send({"type": "tools"})["tools"]]
+
+
+def test_options_disable_and_re_enable_a_tool_and_explain_the_host(ext_without_host: Extension) -> None:
+    page = ext_without_host.context.new_page()
+    try:
+        page.goto(f"chrome-extension://{ext_without_host.id}/options.html")
+        diagnostics = page.locator("#diagnostics")
+        expect(diagnostics).to_contain_text("Install the host: tabgate-host install (see README)")
+        expect(diagnostics).to_contain_text("Specified native messaging host not found.")
+        expect(page.get_by_label("Offer the MCP servers' tools")).not_to_be_checked()
+
+        box = page.get_by_role("checkbox", name="update_plan", exact=True)
+        expect(box).to_be_checked()
+        box.uncheck()
+        expect(page.locator("#tools-saved")).to_have_text("Saved")
+        assert "update_plan" not in offered(ext_without_host)
+        assert ext_without_host.send({"type": "config/get"})["disabledTools"] == ["update_plan"]
+
+        page.reload()  # a disabled tool is not offered, yet the page still lists it to re-enable
+        disabled = page.locator('.tool-group[data-group="disabled"]')
+        expect(disabled.get_by_role("checkbox", name="update_plan", exact=True)).not_to_be_checked()
+        disabled.get_by_role("checkbox", name="update_plan", exact=True).check()
+        expect(page.locator("#tools-saved")).to_have_text("Saved")
+        assert "update_plan" in offered(ext_without_host)
+    finally:
+        ext_without_host.send({"type": "config/set", "patch": {"disabledTools": []}})
+        page.close()

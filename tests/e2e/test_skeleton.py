@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from native_host.identity import HOST_NAME
 from tests.support.browser import Extension
 from tests.support.project import load_build
 
@@ -31,7 +32,7 @@ def test_status_says_not_installed_without_the_host(ext_without_host: Extension)
 def test_status_says_connected_with_the_host_installed(ext_with_host: Extension) -> None:
     status = ext_with_host.send({"type": "status"})
     assert status["host"] == "connected", status
-    assert status["hostInfo"]["name"] == "tabgate-host"
+    assert status["hostInfo"]["name"] == HOST_NAME
 
 
 def test_initialize_round_trip_through_the_service_worker(ext_with_host: Extension) -> None:
@@ -40,7 +41,7 @@ def test_initialize_round_trip_through_the_service_worker(ext_with_host: Extensi
          "params": {"client": {"name": "e2e", "version": "0"}, "protocolVersion": "1"}}
     )  # fmt: skip
     assert answer["result"]["protocolVersion"] == "1"
-    assert answer["result"]["host"]["name"] == "tabgate-host"
+    assert answer["result"]["host"]["name"] == HOST_NAME
     assert answer["result"]["servers"] == []
     assert ext_with_host.send({"type": "host/request", "method": "ping"}) == {"result": {}}
 

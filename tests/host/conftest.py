@@ -1,13 +1,28 @@
-"""Host-tier fixtures: a fresh profile folder, the launcher `install` writes there, hosts started from it."""
+"""Host-tier fixtures: a fresh profile folder, the launcher `install` writes there, hosts started from it,
+and real MCP servers (our own over stdio/HTTP/SSE, server-everything from npm, mcp-server-time)."""
 
 from __future__ import annotations
 
+import shutil
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from hostproc import HostProcess, install
+
+HERE = Path(__file__).parent
+SERVERS = HERE / "servers"
+REPO = HERE.parent.parent
+NPM_CACHE = REPO / ".cache" / "npm"
+PYTHON = sys.executable
+EVERYTHING_PAGED = "2025.9.25"  # 100 resources, 10 per page
+EVERYTHING_PROGRESS = "2026.8.31"  # trigger-long-running-operation reports progress
 
 
 @dataclass(frozen=True)
@@ -22,22 +37,53 @@ class HostDirs:
     def env(self) -> dict[str, str]:
         return {"TABGATE_LOG_DIR": str(self.logs), "TABGATE_DATA_DIR": str(self.data)}
 
+    @classmethod
+    def under(cls, root: Path) -> HostDirs:
+        return cls(root, root / "profile", root / "config.toml", root / "logs", root / "data")
+
+
+def toml_str(value: str | Path) -> str:
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def stdio_server(name: str, script: str, *args: str, extra: str = "") -> str:
+    """A config table for one of our test servers over stdio."""
+    argv = ", ".join(toml_str(a) for a in ("-P", str(SERVERS / script), *args))
+    return f"[mcp_servers.{name}]\ncommand = {toml_str(PYTHON)}\nargs = [{argv}]\n{extra}\n"
+
+
+type StartHost = Callable[..., HostProcess]
+
+
+@contextmanager
+def running_host(dirs: HostDirs, config: str | None, **kwargs: object) -> Iterator[HostProcess]:
+    """Install into dirs.profile (config text written first), start the host from the launcher, and at the end
+    check it wrote nothing but frames and exits 0 on EOF."""
+    dirs.root.mkdir(parents=True, exist_ok=True)
+    dirs.config.write_text(config or "# no servers\n")
+    launcher = install(dirs.profile, dirs.config)
+    env = {**dirs.env, **kwargs.pop("env", {})}  # type: ignore[dict-item]
+    host = HostProcess.start(launcher, env=env, **kwargs)  # type: ignore[arg-type]
+    try:
+        yield host
+    finally:
+        if host.process.poll() is None:
+            host.close()
+        else:
+            host.kill()
+    assert host.violations == [], f"non-frame output on stdout: {host.violations}"
+
 
 @pytest.fixture
 def host_dirs(tmp_path: Path) -> HostDirs:
-    return HostDirs(
-        tmp_path, tmp_path / "profile", tmp_path / "config.toml", tmp_path / "logs", tmp_path / "data"
-    )
+    return HostDirs.under(tmp_path)
 
 
 @pytest.fixture
 def launcher(host_dirs: HostDirs) -> Path:
     if not host_dirs.config.exists():
         host_dirs.config.write_text("# no servers\n")
-    return install(host_dirs.profile, host_dirs.config, env=None)
-
-
-type StartHost = Callable[..., HostProcess]
+    return install(host_dirs.profile, host_dirs.config)
 
 
 @pytest.fixture
@@ -55,3 +101,93 @@ def start_host(launcher: Path, host_dirs: HostDirs) -> Iterator[StartHost]:
     for host in started:
         host.kill()
         assert host.violations == [], f"non-frame output on stdout: {host.violations}"
+
+
+# -- real servers ------------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def demo_over_http(mode: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Our demo server under uvicorn on 127.0.0.1; yields its URL (…/mcp or …/sse)."""
+    port = free_port()
+    process = subprocess.Popen(
+        [PYTHON, str(SERVERS / "demo_server.py"), mode, str(port)],
+        env={**_base_env(), **(env or {})},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    err = process.stderr.read().decode() if process.stderr else ""
+                    raise RuntimeError(f"demo {mode} server did not start on port {port}: {err}") from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/{'mcp' if mode == 'http' else 'sse'}"
+    finally:
+        process.kill()
+        process.wait()
+
+
+def _base_env() -> dict[str, str]:
+    import os
+
+    return dict(os.environ)
+
+
+def _npm_install(version: str) -> Path:
+    prefix = NPM_CACHE / f"everything-{version}"
+    entry = prefix / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+    if entry.is_file():
+        return entry
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.fail("npm is not on PATH: the host tier needs it to install @modelcontextprotocol/server-everything")
+    prefix.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(prefix),
+         f"@modelcontextprotocol/server-everything@{version}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if done.returncode != 0 or not entry.is_file():
+        pytest.fail(f"npm install of server-everything@{version} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return entry
+
+
+@pytest.fixture(scope="session")
+def node() -> str:
+    found = shutil.which("node")
+    if found is None:
+        pytest.fail("node is not on PATH: the host tier runs @modelcontextprotocol/server-everything with it")
+    return found
+
+
+@pytest.fixture(scope="session")
+def everything_paged() -> Path:
+    return _npm_install(EVERYTHING_PAGED)
+
+
+@pytest.fixture(scope="session")
+def everything_progress() -> Path:
+    return _npm_install(EVERYTHING_PROGRESS)
+
+
+@pytest.fixture(scope="session")
+def time_server() -> str:
+    found = Path(PYTHON).parent / "mcp-server-time"
+    if not found.exists():
+        pytest.fail(f"mcp-server-time is not installed next to {PYTHON} (it is a dev dependency)")
+    return str(found)

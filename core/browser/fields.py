@@ -1,0 +1,11 @@
+"""Fields several browser tools share, so each is described and bounded the same way everywhere."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+TabId = Annotated[int | None, Field(default=None, description="The tab; the active tab when omitted.")]
+# Kept below the tool's own time limit (BrowserToolSpec.timeout_ms) so the wait, not the tool, times out.
+WaitMs = Annotated[int, Field(ge=100, le=25_000, description="How long to wait, in milliseconds (≤ 25000).")]
