@@ -134,8 +134,19 @@ async def _watched(transport: Any, lost: anyio.Event) -> AsyncIterator[Streams]:
                 group.cancel_scope.cancel()
 
 
+class _Run:
+    """One start of a server: from spawn to exit."""
+
+    def __init__(self) -> None:
+        self.client: Client | None = None
+        self.settled = anyio.Event()  # ready, or failed to start
+        self.finished = anyio.Event()  # fully closed
+        self.lost = anyio.Event()  # the server went away, or the host is stopping
+        self.startup: anyio.CancelScope | None = None
+
+
 class Connection:
-    """One configured server: its status, its current client, and the supervisor that owns that client."""
+    """One configured server: its status, its current run, and the supervisor that owns that run's client."""
 
     def __init__(
         self, config: ServerConfig, *, board: StatusBoard, log_dir: Path, group: anyio.abc.TaskGroup
@@ -145,14 +156,10 @@ class Connection:
         self._board = board
         self._log_dir = log_dir
         self._group = group
-        self._client: Client | None = None
+        self._run: _Run | None = None
         self._tools: list[types.Tool] = []
         self._error: str | None = None
-        self._running = False
-        self._settled = anyio.Event()
-        self._lost = anyio.Event()
         self._stopping = False
-        self._startup: anyio.CancelScope | None = None
         self._failures = 0
         self._retry_at = 0.0
         self.scrub = self._scrubber()
@@ -168,18 +175,12 @@ class Connection:
 
     @property
     def tools(self) -> list[types.Tool]:
-        return self._tools if self._client is not None else []
-
-    @property
-    def ready(self) -> bool:
-        return self._client is not None
+        return self._tools if self._run is not None and self._run.client is not None else []
 
     def start(self) -> None:
-        if self.config.enabled and not self._running:
-            self._running = True
-            self._settled = anyio.Event()
-            self._lost = anyio.Event()
-            self._group.start_soon(self._supervise, name=f"mcp-server {self.name}")
+        if self.config.enabled and not self._stopping and (self._run is None or self._run.finished.is_set()):
+            self._run = _Run()
+            self._group.start_soon(self._supervise, self._run, name=f"mcp-server {self.name}")
 
     async def client(self) -> Client:
         """The ready client; starts the server again if it died (after a backoff when starts keep failing)."""
@@ -187,55 +188,69 @@ class Connection:
             raise Unavailable(
                 self.name, f"MCP server '{self.name}' is disabled in the config (enabled = false)"
             )
-        if self._client is not None:
-            return self._client
-        if not self._running:
-            wait = self._retry_at - anyio.current_time()
-            if wait > 0:
-                raise Unavailable(self.name, f"{self._error} (next attempt in {math.ceil(wait)} s)")
-            self.start()
-        await self._settled.wait()
-        if self._client is None:
-            raise Unavailable(self.name, self._error or f"MCP server '{self.name}' is not available")
-        return self._client
+        run = self._run
+        if run is not None and not run.finished.is_set():
+            if run.client is not None:
+                return run.client
+            # Still starting: wait for the outcome. Closing after a failure or a death: wait for the end.
+            await (run.finished if run.settled.is_set() else run.settled).wait()
+            if run.client is not None:
+                return run.client
+            if not run.finished.is_set():
+                raise self._unavailable()
+        wait = self._retry_at - anyio.current_time()
+        if wait > 0:
+            raise self._unavailable(f" (next attempt in {math.ceil(wait)} s)")
+        self.start()
+        run = self._run
+        assert run is not None
+        await run.settled.wait()
+        if run.client is None:
+            raise self._unavailable()
+        return run.client
+
+    def _unavailable(self, suffix: str = "") -> Unavailable:
+        return Unavailable(self.name, (self._error or f"MCP server '{self.name}' is not available") + suffix)
 
     async def wait_settled(self) -> None:
-        if self._running:
-            await self._settled.wait()
+        if self._run is not None:
+            await self._run.settled.wait()
 
     def connection_lost(self) -> None:
         """A request saw the connection close (HTTP transports may not notice on their own)."""
-        self._lost.set()
+        if self._run is not None:
+            self._run.lost.set()
 
     async def stop(self) -> None:
         self._stopping = True
-        self._lost.set()
-        if self._startup is not None:
-            self._startup.cancel()  # do not sit out a handshake at shutdown
+        run = self._run
+        if run is not None:
+            run.lost.set()
+            if run.startup is not None:
+                run.startup.cancel()  # do not sit out a handshake at shutdown
 
     async def refresh_tools(self) -> None:
-        client = self._client
-        if client is None:
+        run = self._run
+        if run is None or run.client is None:
             return
-        self._tools = await self._list_tools(client)
+        self._tools = await self._list_tools(run.client)
         self._publish("ready")
 
     # -- the supervisor ----------------------------------------------------------------------------------
 
-    async def _supervise(self) -> None:
+    async def _supervise(self, run: _Run) -> None:
         config = self.config
         self._publish("starting")
         became_ready = False
         error: str | None = None
-        lost = self._lost
         try:
             with anyio.CancelScope(deadline=anyio.current_time() + config.startup_timeout_sec) as startup:
-                self._startup = startup
+                run.startup = startup
                 async with AsyncExitStack() as stack:
                     transport = await self._transport(stack)
                     client = await stack.enter_async_context(
                         Client(
-                            _watched(transport, lost),
+                            _watched(transport, run.lost),
                             mode=config.handshake,
                             read_timeout_seconds=config.tool_timeout_sec,
                             client_info=CLIENT_INFO,
@@ -246,14 +261,14 @@ class Connection:
                     )
                     tools = await self._list_tools(client)
                     startup.deadline = math.inf
-                    self._startup = None
-                    self._client, self._tools = client, tools
+                    run.startup = None
+                    self._tools, run.client = tools, client
                     self._error, self._failures, became_ready = None, 0, True
                     self._publish("ready")
-                    self._settled.set()
+                    run.settled.set()
                     log.info("server %s ready (%d tools)", self.name, len(tools))
-                    await lost.wait()
-                    self._client = None
+                    await run.lost.wait()
+                    run.client = None
             if startup.cancelled_caught and not self._stopping:
                 error = timeout_message(self.name, config.startup_timeout_sec)
             elif not self._stopping:
@@ -265,8 +280,7 @@ class Connection:
                 else f"MCP server '{self.name}' failed: {describe(exc)}"
             )
         finally:
-            self._client = self._startup = None
-            self._running = False
+            run.client = run.startup = None
             if not became_ready:
                 self._failures += 1
             delay = (
@@ -279,7 +293,8 @@ class Connection:
                 self._error = self.scrub(error)
                 log.warning("server %s: %s", self.name, self._error)
                 self._publish("failed")
-            self._settled.set()
+            run.settled.set()
+            run.finished.set()
 
     def _start_error(self, exc: BaseException) -> str:
         leaf = _leaf(exc)
@@ -382,10 +397,11 @@ class Connection:
         status: ServerStatus = {"name": self.name, "transport": self.config.transport, "status": state}
         if state == "failed" and self._error:
             status["error"] = self._error
-        if state == "ready" and self._client is not None:
+        client = self._run.client if self._run is not None else None
+        if state == "ready" and client is not None:
             status["tools"] = len(self._tools)
-            if self._client.server_capabilities is not None:
-                status["capabilities"] = to_json(self._client.server_capabilities)
+            if client.server_capabilities is not None:
+                status["capabilities"] = to_json(client.server_capabilities)
         self._board.set(status)
 
 
