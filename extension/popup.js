@@ -5,6 +5,7 @@ import { $, el, clear, send, subscribe, formatDuration, formatTime } from "./ui_
 import { describeStatus, statusFix, SERVER_TEXT, serverToolCount } from "./ui_status.js";
 import { ToolForm } from "./ui_form.js";
 import { renderResult } from "./ui_result.js";
+import { renderSiteAccess } from "./ui_site_access.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const HISTORY_SHOWN = 30;
@@ -470,4 +471,5 @@ subscribe(onEvent);
 refreshStatus();
 refreshHistory();
 refreshPlan();
+renderSiteAccess();
 $("tool-filter").focus();

@@ -63,7 +63,7 @@ class HostProcess:
     _chunks: dict[Any, list[dict[str, Any]]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _changed: threading.Condition = field(default_factory=threading.Condition)
-    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))  # ids are 'hostproc:N'
     _stderr: list[bytes] = field(default_factory=list)
 
     @classmethod
@@ -106,7 +106,7 @@ class HostProcess:
         self, method: str, params: Mapping[str, Any] | None = None, *, id: Any = None
     ) -> Future[dict[str, Any]]:
         """Send a request; the future resolves to the whole response message (with `result` or `error`)."""
-        request_id = next(self._ids) if id is None else id
+        request_id = f"hostproc:{next(self._ids)}" if id is None else id
         future: Future[dict[str, Any]] = Future()
         with self._lock:
             self._pending[request_id] = future
@@ -271,7 +271,9 @@ class HostProcess:
                 return
             with self._lock:
                 future = self._pending.pop(message["id"], None)
-            if future is None:
+            if future is None and self.unsolicited is not None:
+                self.unsolicited.append(message)
+            elif future is None:
                 self.violations.append(f"response to unknown id: {str(message)[:200]}")
             else:
                 future.set_result(message)

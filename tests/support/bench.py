@@ -97,7 +97,31 @@ def native_round_trip() -> list[Figure]:
     return [Figure("native_round_trip_ping", median(samples), "ms", note="page→SW→host→SW→page, median of 200")]
 
 
+def dispatcher_overhead() -> list[Figure]:
+    """A no-op built-in through the whole core, on CPython and inside Pyodide, beside a bare call."""
+    import asyncio
+    import subprocess
+
+    from tests.support import dispatch_bench
+
+    cpython = asyncio.run(dispatch_bench.measure())
+    out = subprocess.run(
+        ["node", str(ROOT / "tests/support/pyodide_exec.mjs"), str(ROOT / "dist/extension/pyodide"),
+         str(ROOT / "tests/support/dispatch_bench.py")],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    pyodide = json.loads(out.strip().splitlines()[-1])
+    note = "update_plan (empty plan) via Service.handle; median per call of 30×200"
+    return [
+        Figure("dispatch_noop_cpython", cpython["dispatch_us"], "µs", "≤ 20", note),
+        Figure("bare_async_call_cpython", cpython["bare_call_us"], "µs", note="same run, for scale"),
+        Figure("dispatch_noop_pyodide", pyodide["dispatch_us"], "µs", "≤ 200", note + " (Node 20)"),
+        Figure("bare_async_call_pyodide", pyodide["bare_call_us"], "µs", note="same run, for scale"),
+    ]
+
+
 BENCHES: dict[str, Callable[[], list[Figure]]] = {
+    "dispatcher_overhead": dispatcher_overhead,
     "python_ready": python_ready,
     "host_spawn": host_spawn,
     "native_round_trip": native_round_trip,

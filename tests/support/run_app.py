@@ -76,7 +76,7 @@ def headless_tour(ext: Extension) -> int:
             is not True
         )
     ext.page.goto(f"chrome-extension://{ext.id}/popup.html")
-    ext.page.set_viewport_size({"width": 420, "height": 600})
+    ext.page.set_viewport_size({"width": 480, "height": 600})
     ext.page.wait_for_timeout(500)
     shot = ROOT / "dist" / "popup.png"
     ext.page.screenshot(path=str(shot), full_page=True)
