@@ -7,8 +7,10 @@ const TOOL_STORAGE_PREFIX = "tool:"; // browser_storage lives in its own namespa
 // ------------------------------------------------------------------ helpers
 
 export function tabInfo(tab) {
+  // A tab that has not committed its first page has url "" and its destination in pendingUrl.
   return {
-    id: tab.id, windowId: tab.windowId, index: tab.index, url: tab.url ?? tab.pendingUrl ?? "",
+    id: tab.id, windowId: tab.windowId, index: tab.index, url: tab.url || tab.pendingUrl || "",
+    pendingUrl: tab.pendingUrl && tab.pendingUrl !== tab.url ? tab.pendingUrl : undefined,
     title: tab.title ?? "", active: tab.active, pinned: tab.pinned, status: tab.status,
   };
 }
@@ -20,36 +22,91 @@ async function targetTab(tabId) {
   return tab;
 }
 
+// Listens to one tab's onUpdated/onRemoved until `finish` is called once; `timeoutMs` bounds the whole wait.
+function watchTab(tabId, timeoutMs, onUpdate, resolve, reject) {
+  let settled = false;
+  const timers = [];
+  const finish = (ok, value) => {
+    if (settled) return;
+    settled = true;
+    timers.forEach(clearTimeout);
+    chrome.tabs.onUpdated.removeListener(updated);
+    chrome.tabs.onRemoved.removeListener(removed);
+    (ok ? resolve : reject)(value);
+  };
+  const updated = (id, change, tab) => {
+    if (id === tabId) onUpdate(change, tab);
+  };
+  const removed = (id) => {
+    if (id === tabId) finish(false, rpcError(-32001, `tab ${tabId} was closed while loading`));
+  };
+  chrome.tabs.onUpdated.addListener(updated);
+  chrome.tabs.onRemoved.addListener(removed);
+  const after = (ms, fn) => timers.push(setTimeout(fn, ms));
+  after(timeoutMs, () => finish(false, rpcError(-32001, `tab ${tabId} did not finish loading within ${timeoutMs} ms`)));
+  return { finish, after, settled: () => settled };
+}
+
+// wait_for_load: the tab's current load, or none if it has finished.
 function waitForComplete(tabId, timeoutMs) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      chrome.tabs.onUpdated.removeListener(listener);
-      reject(rpcError(-32001, `tab ${tabId} did not finish loading within ${timeoutMs} ms`));
-    }, timeoutMs);
-    function listener(id, change, tab) {
-      if (id === tabId && change.status === "complete") {
-        clearTimeout(timer);
-        chrome.tabs.onUpdated.removeListener(listener);
-        resolve(tabInfo(tab));
-      }
-    }
-    chrome.tabs.onUpdated.addListener(listener);
+    const watch = watchTab(tabId, timeoutMs, (change, tab) => {
+      if (change.status === "complete") watch.finish(true, tabInfo(tab));
+    }, resolve, reject);
     chrome.tabs.get(tabId).then((tab) => {
-      if (tab.status === "complete") listener(tabId, { status: "complete" }, tab);
-    }, reject);
+      if (tab.status === "complete") watch.finish(true, tabInfo(tab));
+    }, (e) => watch.finish(false, e));
   });
+}
+
+// How long a navigation may take to begin after it was asked for; only an in-page history step (which does
+// nothing when there is no entry to go to) ever gets near it.
+const NAVIGATION_START_MS = 2000;
+
+// Runs `start`, which begins a navigation of tabId, and waits for that navigation. A wait armed only after
+// `start` could see the old page's "complete" (an in-page history step begins asynchronously), so this one
+// listens first and only counts a "complete" once the new navigation has begun.
+function navigateTab(tabId, start, { waitForLoad, timeoutMs, notStarted }) {
+  return new Promise((resolve, reject) => {
+    let started = false;
+    const watch = watchTab(tabId, timeoutMs, (change, tab) => {
+      if (change.status === "loading" || change.url !== undefined) started = true;
+      if (started && (!waitForLoad || change.status === "complete")) watch.finish(true, tabInfo(tab));
+    }, resolve, reject);
+    start()
+      .then(() => chrome.tabs.get(tabId))
+      .then((tab) => {
+        if (watch.settled()) return;
+        if (tab.status === "loading") started = true;
+        if (started && !waitForLoad) return watch.finish(true, tabInfo(tab));
+        watch.after(Math.min(NAVIGATION_START_MS, timeoutMs), () => {
+          if (!started) watch.finish(false, rpcError(-32602, notStarted));
+        });
+      })
+      .catch((e) => watch.finish(false, e));
+  });
+}
+
+function pageOrigin(tab) {
+  try {
+    const origin = new URL(tab.url).origin;
+    return /^https?:/.test(origin) ? origin : null;
+  } catch {
+    return null;
+  }
+}
+
+async function canReadPage(tab) {
+  const origin = pageOrigin(tab);
+  return origin !== null && chrome.permissions.contains({ origins: [`${origin}/*`] });
 }
 
 // Page access needs the user's grant for that origin (optional host permission); say so and how, instead of
 // Chrome's bare "Cannot access contents of url".
 async function requirePageAccess(tab) {
-  let origin;
-  try {
-    origin = new URL(tab.url).origin;
-  } catch {
-    throw rpcError(-32602, `tab ${tab.id} has no page Tabgate can read (url: ${tab.url || "none"})`);
-  }
-  if (!/^https?:/.test(origin)) throw rpcError(-32602, `Tabgate cannot read ${tab.url}: only http(s) pages`);
+  if (!tab.url) throw rpcError(-32602, `tab ${tab.id} has no page Tabgate can read (url: none)`);
+  const origin = pageOrigin(tab);
+  if (origin === null) throw rpcError(-32602, `Tabgate cannot read ${tab.url}: only http(s) pages`);
   const granted = await chrome.permissions.contains({ origins: [`${origin}/*`] });
   if (!granted) {
     throw rpcError(
@@ -64,20 +121,41 @@ async function requirePageAccess(tab) {
 async function inPage(tabId, func, args = []) {
   const tab = await targetTab(tabId);
   await requirePageAccess(tab);
-  const [result] = await chrome.scripting.executeScript({ target: { tabId: tab.id }, func, args });
-  if (result?.result?.error) throw rpcError(-32602, result.result.error);
-  return result?.result;
+  let result;
+  try {
+    [result] = await chrome.scripting.executeScript({ target: { tabId: tab.id }, func, args });
+  } catch (e) {
+    if (/showing error page/.test(e.message)) {
+      throw rpcError(-32602, `tab ${tab.id} shows Chrome's error page: ${tab.url} did not load`);
+    }
+    throw e;
+  }
+  // The page functions catch their own exceptions; a missing result means the page went away meanwhile.
+  if (result === undefined || result.result === undefined || result.result === null) {
+    throw rpcError(-32603, `tab ${tab.id}: the page gave no answer (it may have navigated away)`);
+  }
+  if (result.result.error) throw rpcError(-32602, result.result.error);
+  return result.result;
 }
 
 // ------------------------------------------------------------------ functions run inside the page
 
+// Each runs in the page, serialised on its own: no closures over this module, and every failure comes back as
+// {error} (an exception thrown here would reach the worker only as a missing result).
+
 function pageRead(what, maxChars) {
-  const cut = (s) => (s.length > maxChars ? s.slice(0, maxChars) : s);
+  const cut = (s) => ({ value: s.length > maxChars ? s.slice(0, maxChars) : s, truncated: s.length > maxChars });
   switch (what) {
     case "title": return { title: document.title };
     case "url": return { url: location.href };
-    case "text": return { text: cut(document.body?.innerText ?? ""), truncated: (document.body?.innerText ?? "").length > maxChars };
-    case "html": return { html: cut(document.documentElement.outerHTML), truncated: document.documentElement.outerHTML.length > maxChars };
+    case "text": {
+      const { value, truncated } = cut(document.body?.innerText ?? "");
+      return { text: value, truncated };
+    }
+    case "html": {
+      const { value, truncated } = cut(document.documentElement.outerHTML);
+      return { html: value, truncated };
+    }
     case "links":
       return { links: [...document.querySelectorAll("a[href]")].slice(0, 1000).map((a) => ({ text: a.innerText.trim(), href: a.href })) };
     default: return { error: `unknown page read ${what}` };
@@ -85,8 +163,13 @@ function pageRead(what, maxChars) {
 }
 
 function pageDom(action, selector, value, options) {
-  const el = selector ? document.querySelector(selector) : null;
-  if (selector && !el && action !== "scroll") return { error: `no element matches ${selector}` };
+  let el = null;
+  try {
+    el = selector ? document.querySelector(selector) : null;
+  } catch (e) {
+    return { error: `invalid selector ${selector}: ${e.message}` };
+  }
+  if (selector && !el) return { error: `no element matches ${selector}` };
   const describe = (e) => ({ tag: e.tagName.toLowerCase(), id: e.id || undefined, text: (e.innerText ?? "").slice(0, 200) });
   switch (action) {
     case "click":
@@ -94,13 +177,17 @@ function pageDom(action, selector, value, options) {
       el.click();
       return { clicked: describe(el) };
     case "type": {
+      const field = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement;
+      if (!field && !el.isContentEditable) return { error: `${selector} is not a text field (input, textarea or contenteditable)` };
+      if (el.disabled || el.readOnly) return { error: `${selector} is ${el.disabled ? "disabled" : "read-only"}` };
       el.focus();
-      const next = options.clear ? value : (el.value ?? "") + value;
-      const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), "value")?.set;
-      if (setter) setter.call(el, next); else el.textContent = next;
+      const next = options.clear ? value : (field ? el.value : el.textContent) + value;
+      // The prototype's setter, so frameworks that track the value (React) see the change.
+      if (field) Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), "value").set.call(el, next);
+      else el.textContent = next;
       el.dispatchEvent(new Event("input", { bubbles: true }));
       el.dispatchEvent(new Event("change", { bubbles: true }));
-      return { typed: describe(el), value: el.value ?? el.textContent };
+      return { typed: describe(el), value: field ? el.value : el.textContent };
     }
     case "select": {
       if (el.tagName !== "SELECT") return { error: `${selector} is not a <select>` };
@@ -121,6 +208,11 @@ function pageDom(action, selector, value, options) {
 }
 
 function pageWaitFor(selector, timeoutMs) {
+  try {
+    document.querySelector(selector);
+  } catch (e) {
+    return { error: `invalid selector ${selector}: ${e.message}` };
+  }
   return new Promise((resolve) => {
     const found = () => document.querySelector(selector);
     if (found()) return resolve({ found: true });
@@ -137,6 +229,57 @@ function pageWaitFor(selector, timeoutMs) {
       resolve({ error: `no element matched ${selector} within ${timeoutMs} ms` });
     }, timeoutMs);
   });
+}
+
+// ------------------------------------------------------------------ navigation and capture helpers
+
+// One step back or forward. In a page Tabgate may read, the step is taken from inside the page (exactly one
+// entry, like the page's own back link): chrome.tabs.goBack/goForward skip every entry that was left without
+// a user click, which is every page a tool navigated away from, so they land several pages back or refuse.
+async function historyStep(tab, delta) {
+  if (await canReadPage(tab)) {
+    await chrome.scripting.executeScript({ target: { tabId: tab.id }, func: (d) => history.go(d), args: [delta] });
+    return;
+  }
+  try {
+    await (delta < 0 ? chrome.tabs.goBack(tab.id) : chrome.tabs.goForward(tab.id));
+  } catch (e) {
+    // Chrome words both directions as "Cannot find a next page in history."
+    if (/Cannot find a next page/.test(e.message)) {
+      throw rpcError(-32602, `tab ${tab.id} has no ${delta < 0 ? "earlier page to go back" : "later page to go forward"} to`);
+    }
+    throw e;
+  }
+}
+
+// Chrome allows two captures per second per extension; a third waits for the next slot instead of failing.
+const CAPTURE_RETRY_MS = 300;
+const CAPTURE_ATTEMPTS = 8;
+
+async function captureVisibleTab(tab, options) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await chrome.tabs.captureVisibleTab(tab.windowId, options);
+    } catch (e) {
+      const message = String(e.message ?? e);
+      if (/MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND/.test(message) && attempt < CAPTURE_ATTEMPTS) {
+        await new Promise((r) => setTimeout(r, CAPTURE_RETRY_MS));
+        continue;
+      }
+      if (/'<all_urls>' or 'activeTab'/.test(message)) {
+        // Chrome captures tabs only for extensions with access to every site (or activeTab), whatever the
+        // page: a grant for this one site is not enough.
+        throw rpcError(
+          -32003,
+          `Tabgate cannot capture tab ${tab.id}: Chrome only lets an extension take screenshots when it has ` +
+            `access to all sites, and Tabgate has access to ${pageOrigin(tab)} only. Grant it: ` +
+            `chrome://extensions → Tabgate → Details → Site access → "On all sites".`,
+          { origin: pageOrigin(tab), permission: "<all_urls>" },
+        );
+      }
+      throw e;
+    }
+  }
 }
 
 // ------------------------------------------------------------------ the tools
@@ -158,15 +301,16 @@ const executors = {
 
   async browser_navigation(a) {
     const tab = await targetTab(a.tabId);
+    const go = (start, notStarted) =>
+      navigateTab(tab.id, start, { waitForLoad: a.waitForLoad, timeoutMs: a.timeoutMs, notStarted });
     switch (a.action) {
-      case "navigate": await chrome.tabs.update(tab.id, { url: a.url }); break;
-      case "reload": await chrome.tabs.reload(tab.id); break;
-      case "back": await chrome.tabs.goBack(tab.id); break;
-      case "forward": await chrome.tabs.goForward(tab.id); break;
-      case "current_url": return { tabId: tab.id, url: tab.url ?? "", status: tab.status };
+      case "navigate": return go(() => chrome.tabs.update(tab.id, { url: a.url }), `tab ${tab.id} did not start loading ${a.url}`);
+      case "reload": return go(() => chrome.tabs.reload(tab.id), `tab ${tab.id} did not start reloading`);
+      case "back": return go(() => historyStep(tab, -1), `tab ${tab.id} has no earlier page to go back to`);
+      case "forward": return go(() => historyStep(tab, 1), `tab ${tab.id} has no later page to go forward to`);
+      case "current_url": return { tabId: tab.id, url: tab.url || tab.pendingUrl || "", status: tab.status };
       case "wait_for_load": return waitForComplete(tab.id, a.timeoutMs);
     }
-    return a.waitForLoad ? waitForComplete(tab.id, a.timeoutMs) : tabInfo(await chrome.tabs.get(tab.id));
   },
 
   async browser_page(a) {
@@ -183,7 +327,7 @@ const executors = {
     await requirePageAccess(tab);
     if (!tab.active) await chrome.tabs.update(tab.id, { active: true });
     const format = a.format ?? "png";
-    const dataUrl = await chrome.tabs.captureVisibleTab(tab.windowId, { format, quality: a.quality });
+    const dataUrl = await captureVisibleTab(tab, { format, quality: a.quality });
     return { mimeType: `image/${format}`, data: dataUrl.slice(dataUrl.indexOf(",") + 1), tabId: tab.id };
   },
 

@@ -128,13 +128,20 @@ chrome.runtime.onConnect.addListener((port) => {
 
 // ------------------------------------------------------------------ the runtime API (contract §5)
 
+// Python decides whether the MCP path exists from the host state it was told; a host that exited is
+// reconnected first, so a call after a host restart is not refused as "not supported".
+async function withHost(message) {
+  await host.ensure();
+  return python.call(message);
+}
+
 async function dispatch(message) {
   const item = message.item ?? {};
   const id = item.call_id ?? item.id ?? crypto.randomUUID();
   await history.recordStart({ id, name: item.name ?? item.type, item, startedAt: Date.now() });
   let answer;
   try {
-    answer = await python.call(message);
+    answer = await withHost(message);
   } catch (e) {
     answer = { fatal: String(e.message) };
   }
@@ -152,7 +159,7 @@ async function configSet(message) {
 
 const handlers = {
   status: () => status(),
-  tools: (m) => python.call(m),
+  tools: (m) => withHost(m),
   dispatch: (m) => dispatch(m),
   "config/get": (m) => python.call(m),
   "config/set": (m) => configSet(m),

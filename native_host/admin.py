@@ -3,13 +3,39 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from .config import write_default_config
 from .install import current_platform, install_at, uninstall_at
 from .locations import BROWSERS, Browser, Location, browser_location, user_data_dir_location
-from .paths import default_config_path
+from .paths import default_config_path, log_dir
+
+
+def _selectors(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--browser",
+        action="append",
+        choices=[*BROWSERS, "all"],
+        help="which browser (repeatable; default: every browser this user has)",
+    )
+    sub.add_argument(
+        "--user-data-dir",
+        type=Path,
+        metavar="DIR",
+        help="a browser profile folder started with --user-data-dir=DIR",
+    )
+    sub.add_argument("--system", action="store_true", help="the system-wide location (needs admin rights)")
+
+
+def _config_option(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="the config file (default: $TABGATE_CONFIG, else the user's)",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -19,30 +45,27 @@ def _parser() -> argparse.ArgumentParser:
         "first argument; these subcommands set it up.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    install = commands.add_parser("install", help="write the host manifest and launcher for your browsers")
+    _selectors(install)
+    _config_option(install)
+    uninstall = commands.add_parser("uninstall", help="remove what install wrote")
+    _selectors(uninstall)
+    doctor = commands.add_parser("doctor", help="check the installation and the configured servers")
+    doctor.add_argument("--user-data-dir", type=Path, action="append", default=[], metavar="DIR")
+    _config_option(doctor)
+    config = commands.add_parser("config", help="the MCP server config: path, show, check, import FILE")
+    actions = config.add_subparsers(dest="action", required=True, metavar="ACTION")
     for name, text in (
-        ("install", "write the host manifest and launcher for your browsers"),
-        ("uninstall", "remove what install wrote"),
+        ("path", "print the config file's path"),
+        ("show", "print the config with secrets redacted"),
+        ("check", "validate the config"),
     ):
-        sub = commands.add_parser(name, help=text, description=text)
-        sub.add_argument(
-            "--browser",
-            action="append",
-            choices=[*BROWSERS, "all"],
-            help="which browser (repeatable; default: every browser found for this user)",
-        )
-        sub.add_argument(
-            "--user-data-dir",
-            type=Path,
-            metavar="DIR",
-            help="a browser profile folder started with --user-data-dir=DIR",
-        )
-        sub.add_argument(
-            "--system", action="store_true", help="the system-wide location (needs admin rights)"
-        )
-        if name == "install":
-            sub.add_argument(
-                "--config", type=Path, metavar="FILE", help="the config file the host should use"
-            )
+        _config_option(actions.add_parser(name, help=text))
+    importing = actions.add_parser(
+        "import", help="add servers from a Claude Desktop / Cursor JSON or codex TOML"
+    )
+    importing.add_argument("file", type=Path)
+    _config_option(importing)
     return parser
 
 
@@ -54,16 +77,19 @@ def _locations(options: argparse.Namespace) -> list[Location]:
         list(BROWSERS) if not options.browser or "all" in options.browser else options.browser
     )
     home = Path.home()
-    import os
-
     locations = [
         browser_location(platform, b, system=options.system, home=home, env=os.environ) for b in chosen
     ]
     if options.browser or options.system:
         return locations
-    # No --browser: only browsers this user has (their profile folder exists), else Chrome.
+    # No --browser: the browsers this user has (their profile folder exists), else Chrome.
     found = [loc for loc in locations if Path(loc.manifest).parent.parent.is_dir()]
     return found or locations[:1]
+
+
+def _config_file(options: argparse.Namespace) -> Path:
+    given: Path | None = options.config
+    return given.expanduser().absolute() if given is not None else default_config_path()
 
 
 def run_admin(args: list[str]) -> int:
@@ -73,7 +99,7 @@ def run_admin(args: list[str]) -> int:
         for location in _locations(options):
             for written in install_at(location, platform=current_platform(), config=config):
                 print(written)
-        config_file = config or default_config_path()
+        config_file = _config_file(options)
         if write_default_config(config_file, sys.executable):
             print(f"config: {config_file} (new, with the bundled notes server)")
         return 0
@@ -82,5 +108,21 @@ def run_admin(args: list[str]) -> int:
             for removed in uninstall_at(location):
                 print(f"removed {removed}")
         return 0
-    print(f"tabgate-host: {options.command} is not available yet", file=sys.stderr)
-    return 1
+    if options.command == "doctor":
+        from .doctor import all_locations, run_doctor
+
+        locations = all_locations(current_platform(), Path.home(), os.environ)
+        locations += [user_data_dir_location(d.expanduser().absolute()) for d in options.user_data_dir]
+        return run_doctor(
+            locations=locations, config_path=_config_file(options), log_dir=log_dir(), out=sys.stdout
+        )
+    from . import config_cli
+
+    path = _config_file(options)
+    if options.action == "path":
+        return config_cli.config_path(path)
+    if options.action == "show":
+        return config_cli.config_show(path)
+    if options.action == "check":
+        return config_cli.config_check(path)
+    return config_cli.config_import(options.file.expanduser().absolute(), path)

@@ -23,8 +23,12 @@ from core.output import FunctionOutput, McpOutput, ToolOutput
 from core.payload import McpPayload, PayloadKind, ToolCall
 from core.validation import format_validation_error
 
-# codex DEFAULT_TOOL_TIMEOUT; the host gets it as `timeoutMs`.
+# codex DEFAULT_TOOL_TIMEOUT, used for resource calls. Tool calls send no `timeoutMs` unless one is given:
+# the host applies each server's `tool_timeout_sec` (default 60 s), which only the user's config knows.
 DEFAULT_TOOL_TIMEOUT_MS = 60_000
+# Without an explicit limit we still stop waiting at some point, should the host never answer at all;
+# it matches the service worker's own limit for one call.
+HOST_SILENCE_LIMIT_MS = 600_000
 # Our own bound waits this much longer, so the host's timeout error (with its reason) normally wins.
 LOCAL_TIMEOUT_MARGIN_MS = 5_000
 
@@ -43,7 +47,7 @@ class McpToolCall:
         mcp: McpCapability,
         emit: Emit,
         *,
-        timeout_ms: int = DEFAULT_TOOL_TIMEOUT_MS,
+        timeout_ms: int | None = None,
         margin_ms: int = LOCAL_TIMEOUT_MARGIN_MS,
     ) -> None:
         self._mcp = mcp
@@ -70,16 +74,15 @@ class McpToolCall:
         return McpToolCallOutputItem(call_id=call_id, result=result)
 
     async def _call(self, call_id: str, invocation: McpInvocation) -> CallToolResult | str:
-        params: dict[str, Any] = {
-            "server": invocation.server,
-            "tool": invocation.tool,
-            "timeoutMs": self._timeout_ms,
-        }
+        params: dict[str, Any] = {"server": invocation.server, "tool": invocation.tool}
+        if self._timeout_ms is not None:
+            params["timeoutMs"] = self._timeout_ms
         if invocation.arguments is not None:
             params["arguments"] = invocation.arguments
         request = self._mcp.request("tools/call", params, call_id=call_id)
+        limit_ms = self._timeout_ms if self._timeout_ms is not None else HOST_SILENCE_LIMIT_MS
         try:
-            raw = await within(request, self._timeout_ms + self._margin_ms)
+            raw = await within(request, limit_ms + self._margin_ms)
         except McpRequestError as error:
             return f"tool call error: {error}"
         except DeadlineExceeded as error:

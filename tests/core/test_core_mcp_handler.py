@@ -19,7 +19,7 @@ from core_fakes import (
 
 from core.capabilities import McpErrorCode, McpRequestError
 from core.errors import RespondToModel
-from core.handlers.mcp import DEFAULT_TOOL_TIMEOUT_MS, McpHandler, McpToolCall
+from core.handlers.mcp import McpHandler, McpToolCall
 from core.items import (
     CallToolResult,
     CustomToolCallOutputItem,
@@ -70,7 +70,7 @@ async def test_standard_mcp_tool_call_success_returns_the_call_tool_result_as_mc
     }
 
 
-async def test_the_host_gets_tools_call_with_server_tool_arguments_timeout_and_the_call_id() -> None:
+async def test_the_host_gets_tools_call_with_server_tool_arguments_and_the_call_id() -> None:
     svc, host, _ = await figma_service(FakeTool("list_files"))
     await svc.handle(dispatch(function_call("mcp__figma__list_files", '{"project":"123"}', "c1")))
     request = host.requests[-1]
@@ -79,8 +79,7 @@ async def test_the_host_gets_tools_call_with_server_tool_arguments_timeout_and_t
         "server": "figma",
         "tool": "list_files",
         "arguments": {"project": "123"},
-        "timeoutMs": DEFAULT_TOOL_TIMEOUT_MS,
-    }
+    }  # no timeoutMs: the host applies the server's configured tool_timeout_sec
 
 
 async def test_empty_arguments_are_sent_as_no_arguments() -> None:

@@ -37,7 +37,10 @@ def empty_config(folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def ext_with_host(
-    pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str], monkeypatch_module: pytest.MonkeyPatch
+    pw: Playwright,
+    tmp_path_factory: pytest.TempPathFactory,
+    host_env: dict[str, str],
+    monkeypatch_module: pytest.MonkeyPatch,
 ) -> Iterator[Extension]:
     profile = tmp_path_factory.mktemp("profile-host")
     install_host(profile, empty_config(profile), env=host_env)

@@ -1,4 +1,4 @@
-"""Dispatch through the real extension: the guards' exact texts, built-ins, and output shapes (contract §5–6)."""
+"""Dispatch through the real extension: the guards' exact texts, built-ins, output shapes (contract §5–6)."""
 
 from __future__ import annotations
 

@@ -52,7 +52,9 @@ def test_unknown_host_method_comes_back_as_a_json_rpc_error(ext_with_host: Exten
 
 
 @pytest.mark.parametrize("fixture", ["ext_without_host", "ext_with_host"])
-def test_python_stays_warm_across_a_forced_service_worker_stop(fixture: str, request: pytest.FixtureRequest) -> None:
+def test_python_stays_warm_across_a_forced_service_worker_stop(
+    fixture: str, request: pytest.FixtureRequest
+) -> None:
     ext: Extension = request.getfixturevalue(fixture)
     before = ext.send({"type": "status"})
     ext.stop_service_worker()

@@ -1,0 +1,259 @@
+"""`tabgate-host doctor`: checks every manifest location, the launcher, the interpreter, the log folder and
+the config, tries to start each configured server, and says in plain words what to fix."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import TextIO
+
+from .config import LoadedConfig, load_config
+from .identity import EXTENSION_ORIGIN, HOST_NAME
+from .install import read_registry
+from .locations import BROWSERS, Location, Platform, browser_location
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    ok: bool
+    what: str
+    fix: str = ""
+
+    def render(self) -> str:
+        text = f"{'ok     ' if self.ok else 'PROBLEM'} {self.what}"
+        return text + (f"\n        fix: {self.fix}" if self.fix else "")
+
+
+REINSTALL = "run: tabgate-host install"
+
+
+def all_locations(platform: Platform, home: PurePath, env: Mapping[str, str]) -> list[Location]:
+    return [
+        browser_location(platform, browser, system=system, home=home, env=env)
+        for browser in BROWSERS
+        for system in (False, True)
+    ]
+
+
+def _launcher_interpreter(launcher: Path) -> tuple[str | None, str | None]:
+    """(interpreter, config) named in a launcher written by `install`."""
+    text = launcher.read_text(encoding="utf-8", errors="replace")
+    if launcher.suffix == ".bat":
+        quoted = re.findall(r'"([^"]+)"', text)
+        config = quoted[1] if len(quoted) > 1 and "--config" in text else None
+        return (quoted[0] if quoted else None), config
+    for line in text.splitlines():
+        if line.startswith("exec "):
+            words = shlex.split(line)
+            config = words[words.index("--config") + 1] if "--config" in words else None
+            return words[1], config
+    return None, None
+
+
+def check_manifest(location: Location) -> list[Finding]:
+    manifest = Path(location.manifest)
+    where = f"{location.browser or 'profile'}{' (system)' if location.system else ''}: {manifest}"
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return [Finding(False, f"{where} cannot be read as JSON ({exc})", REINSTALL)]
+    findings = []
+    if not isinstance(data, dict) or data.get("name") != HOST_NAME or data.get("type") != "stdio":
+        return [Finding(False, f"{where} is not a valid {HOST_NAME} manifest", REINSTALL)]
+    origins = data.get("allowed_origins")
+    if origins != [EXTENSION_ORIGIN]:
+        findings.append(
+            Finding(
+                False,
+                f"{where} allows {origins!r}, not the Tabgate extension ({EXTENSION_ORIGIN}); "
+                "the browser will answer 'Access to the specified native messaging host is forbidden'",
+                REINSTALL,
+            )
+        )
+    launcher = Path(str(data.get("path", "")))
+    if not launcher.is_absolute() or not launcher.is_file():
+        findings.append(Finding(False, f"{where}: the launcher {launcher} does not exist", REINSTALL))
+        return findings
+    if os.name != "nt" and not os.access(launcher, os.X_OK):
+        findings.append(
+            Finding(False, f"{where}: the launcher {launcher} is not executable", f"chmod +x {launcher}")
+        )
+    interpreter, config = _launcher_interpreter(launcher)
+    if interpreter is None or not Path(interpreter).is_file():
+        findings.append(
+            Finding(
+                False,
+                f"{where}: the launcher's Python {interpreter} is gone (was its virtualenv removed?)",
+                "run `tabgate-host install` again with the Python you want the host to use",
+            )
+        )
+    if config is not None and not Path(config).is_file():
+        findings.append(Finding(False, f"{where}: the launcher's config {config} does not exist", REINSTALL))
+    if not findings:
+        findings.append(Finding(True, f"{where} (launcher {launcher}, Python {interpreter})"))
+    return findings
+
+
+def _misplaced(location: Location) -> list[Path]:
+    """Where people put the manifest by mistake: a profile folder, or a misspelt folder name."""
+    folder = Path(location.manifest).parent
+    name = Path(location.manifest).name
+    candidates = [
+        folder.parent / "Default" / folder.name / name,
+        folder.parent / "NativeMessagingHost" / name,
+    ]
+    return [path for path in candidates if path.is_file()]
+
+
+def _rivals(location: Location) -> list[Path]:
+    """Other manifests in the same folder that also let the Tabgate extension in."""
+    folder = Path(location.manifest).parent
+    rivals = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        if path.name == Path(location.manifest).name:
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and EXTENSION_ORIGIN in (data.get("allowed_origins") or []):
+            rivals.append(path)
+    return rivals
+
+
+def check_locations(locations: Sequence[Location]) -> list[Finding]:
+    findings: list[Finding] = []
+    installed: list[Location] = []
+    for location in locations:
+        manifest = Path(location.manifest)
+        if location.registry is not None:
+            registered = read_registry(location.registry)
+            if registered is None:
+                continue
+            if Path(registered) != manifest:
+                findings.append(
+                    Finding(
+                        False,
+                        f"{location.registry.hive}\\{location.registry.path} points to {registered}, "
+                        f"not {manifest}",
+                        REINSTALL,
+                    )
+                )
+        if manifest.is_file():
+            installed.append(location)
+            findings += check_manifest(location)
+        for wrong in _misplaced(location):
+            findings.append(
+                Finding(
+                    False,
+                    f"a manifest at {wrong} is in the wrong place: the browser reads {manifest}",
+                    f"delete {wrong}, then {REINSTALL}",
+                )
+            )
+        for rival in _rivals(location):
+            findings.append(
+                Finding(
+                    False,
+                    f"{rival} also claims the Tabgate extension; two manifests for one extension "
+                    "confuse which host runs",
+                    f"delete {rival} unless you need it",
+                )
+            )
+    by_browser: dict[str | None, list[Location]] = {}
+    for location in installed:
+        by_browser.setdefault(location.browser, []).append(location)
+    for browser, places in by_browser.items():
+        if len(places) > 1:
+            paths = " and ".join(str(p.manifest) for p in places)
+            findings.append(
+                Finding(
+                    False, f"{browser}: {HOST_NAME} is installed twice ({paths})", "uninstall one of them"
+                )
+            )
+    if not installed:
+        findings.append(
+            Finding(False, "the host is not installed for any browser", f"{REINSTALL} [--browser chrome|...]")
+        )
+    return findings
+
+
+def check_log_dir(path: Path) -> Finding:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        return Finding(
+            False,
+            f"the log folder {path} is not writable ({exc})",
+            "fix its permissions, or set TABGATE_LOG_DIR",
+        )
+    return Finding(True, f"log folder {path}")
+
+
+def check_config(path: Path) -> tuple[LoadedConfig, list[Finding]]:
+    loaded = load_config(path)
+    if not loaded.exists:
+        return loaded, [
+            Finding(False, f"no config at {path}: no MCP servers", REINSTALL + " (it writes a default)")
+        ]
+    findings = [Finding(False, str(problem), f"edit {path}") for problem in loaded.problems]
+    if not findings:
+        findings.append(Finding(True, f"config {path}: {len(loaded.servers)} server(s)"))
+    return loaded, findings
+
+
+async def check_servers(loaded: LoadedConfig, log_dir: Path) -> list[Finding]:
+    """Start every enabled server as the host would, and report how each one fared."""
+    from .connections import ConnectionManager
+    from .status import StatusBoard
+
+    board = StatusBoard(lambda _statuses: None)
+    servers = [server for server in loaded.servers.values() if server.enabled]
+    findings = []
+    async with ConnectionManager(servers, board=board, log_dir=log_dir) as manager:
+        manager.start_all()
+        for connection in manager.all():
+            await connection.wait_settled()
+        for status in board.snapshot():
+            name = status["name"]
+            if status["status"] == "ready":
+                findings.append(Finding(True, f"server {name}: ready, {status.get('tools', 0)} tool(s)"))
+                continue
+            error = status.get("error", "did not start")
+            fix = f"see its log: {log_dir / 'servers' / (name + '.log')}"
+            if "startup_timeout_sec" in error:
+                fix = f"raise startup_timeout_sec under [mcp_servers.{name}], or {fix}"
+            elif "command not found" in error:
+                fix = f"install it, or give `command` as an absolute path under [mcp_servers.{name}]"
+            findings.append(Finding(False, f"server {name}: {error}", fix))
+    return findings
+
+
+def run_doctor(
+    *,
+    locations: Sequence[Location],
+    config_path: Path,
+    log_dir: Path,
+    out: TextIO,
+    start_servers: bool = True,
+) -> int:
+    import anyio
+
+    findings = check_locations(locations)
+    findings.append(check_log_dir(log_dir))
+    loaded, config_findings = check_config(config_path)
+    findings += config_findings
+    if start_servers and loaded.servers:
+        findings += anyio.run(check_servers, loaded, log_dir)
+    for finding in findings:
+        print(finding.render(), file=out)
+    problems = sum(not finding.ok for finding in findings)
+    print(f"{problems} problem(s) found" if problems else "everything looks right", file=out)
+    return 1 if problems else 0

@@ -1,0 +1,638 @@
+"""Every browser tool end to end, dispatched exactly as the model calls it, against pages on 127.0.0.1.
+
+The fixture pages (tests/e2e/pages/) are served by a threaded HTTP server on a free port. Three profiles:
+the site granted (what "Allow access to this site" leaves), all sites granted (Chrome captures screenshots
+only then), and nothing granted.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import re
+import shutil
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, Playwright
+
+from tests.support.browser import EXTENSION_DIR, Extension, grant_site_access, launch
+
+pytestmark = pytest.mark.e2e
+
+PAGES = Path(__file__).resolve().parent / "pages"
+INDEX_TEXT = (
+    "Fixture index\n\nPlain text the browser_page tool reads back.\n\n"
+    "The form page\nThe second page\nJump to the bottom\n\nEnd of the index page."
+)
+COLOUR = [20, 120, 200, 255]  # colour.html's background, as RGBA
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_call_ids = itertools.count(1)
+
+
+# ------------------------------------------------------------------ the site and the profiles
+
+
+class _PagesHandler(SimpleHTTPRequestHandler):
+    """Serves tests/e2e/pages/ uncached; /slow/<ms>/<file> answers after <ms> milliseconds."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, directory=str(PAGES), **kwargs)
+
+    def do_GET(self) -> None:
+        slow = re.fullmatch(r"/slow/(\d+)(/.*)", self.path)
+        if slow:
+            time.sleep(int(slow[1]) / 1000)
+            self.path = slow[2]
+        super().do_GET()
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _PagesHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@pytest.fixture(scope="module")
+def installed_profile(pw: Playwright, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A profile in which the extension has been installed once: granting edits what that install wrote."""
+    profile = tmp_path_factory.mktemp("profile-installed")
+    with launch(pw, profile):
+        pass
+    return profile
+
+
+def copy_profile(template: Path, tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    target = tmp_path_factory.mktemp(name) / "profile"
+    shutil.copytree(template, target, symlinks=True, ignore=shutil.ignore_patterns("Singleton*"))
+    return target
+
+
+def grant_all_sites(profile: Path) -> None:
+    """What chrome://extensions → Site access → "On all sites" leaves: the whole `<all_urls>` granted."""
+    prefs_file = profile / "Default" / "Preferences"
+    prefs = json.loads(prefs_file.read_text())
+    ext_settings = next(
+        v for v in prefs["extensions"]["settings"].values() if v.get("path") == str(EXTENSION_DIR)
+    )
+    for key in ("active_permissions", "granted_permissions", "runtime_granted_permissions"):
+        perms = ext_settings.setdefault(key, {"api": [], "manifest_permissions": []})
+        for field in ("explicit_host", "scriptable_host"):
+            perms[field] = sorted({*perms.get(field, []), "<all_urls>"})
+    prefs_file.write_text(json.dumps(prefs))
+
+
+@pytest.fixture(scope="module")
+def ext(
+    pw: Playwright, site: str, installed_profile: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Extension]:
+    """The fixture site granted, nothing else."""
+    profile = copy_profile(installed_profile, tmp_path_factory, "profile-site")
+    grant_site_access(pw, profile, [site])
+    with launch(pw, profile) as extension:
+        extension.wait_python_ready()
+        yield extension
+
+
+@pytest.fixture(scope="module")
+def ext_all_sites(
+    pw: Playwright, installed_profile: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Extension]:
+    profile = copy_profile(installed_profile, tmp_path_factory, "profile-all-sites")
+    grant_all_sites(profile)
+    with launch(pw, profile) as extension:
+        extension.wait_python_ready()
+        yield extension
+
+
+@pytest.fixture(scope="module")
+def ext_no_grant(pw: Playwright, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Extension]:
+    with launch(pw, tmp_path_factory.mktemp("profile-no-grant")) as extension:
+        extension.wait_python_ready()
+        yield extension
+
+
+# ------------------------------------------------------------------ calling tools as the model does
+
+
+def call(ext: Extension, name: str, args: dict[str, Any]) -> tuple[bool, Any]:
+    call_id = f"call-{next(_call_ids)}"
+    item = {"type": "function_call", "name": name, "arguments": json.dumps(args), "call_id": call_id}
+    answer = ext.dispatch(item)
+    assert set(answer) == {"output", "success"}, answer
+    assert answer["output"]["type"] == "function_call_output"
+    assert answer["output"]["call_id"] == call_id
+    return answer["success"], answer["output"]["output"]
+
+
+def ok(ext: Extension, name: str, **args: Any) -> Any:
+    """The tool's JSON result."""
+    success, output = call(ext, name, args)
+    assert success is True, output
+    assert isinstance(output, str), output
+    return json.loads(output)
+
+
+def fails(ext: Extension, name: str, **args: Any) -> str:
+    """The message the model gets back when the tool fails."""
+    success, output = call(ext, name, args)
+    assert success is False, output
+    assert isinstance(output, str), output
+    return output
+
+
+def tab_id_of(ext: Extension, url: str) -> int:
+    tabs = ok(ext, "browser_tab", action="query", url=url)
+    assert len(tabs) == 1, tabs
+    tab_id: int = tabs[0]["id"]
+    return tab_id
+
+
+type OpenTab = Callable[..., tuple[int, str]]
+
+
+def _tab_opener(ext: Extension, site: str, request: pytest.FixtureRequest) -> Iterator[OpenTab]:
+    pages: list[Page] = []
+    count = itertools.count(1)
+
+    def open_tab(path: str) -> tuple[int, str]:
+        """A tab the user opened on a fixture page (unique URL per call); its id and URL."""
+        sep = "&" if "?" in path else "?"
+        url = f"{site}/{path}{sep}t={request.node.name}-{next(count)}"
+        page = ext.context.new_page()
+        page.goto(url)
+        pages.append(page)
+        return tab_id_of(ext, url), url
+
+    yield open_tab
+    for page in pages:
+        if not page.is_closed():
+            page.close()
+
+
+@pytest.fixture
+def open_tab(ext: Extension, site: str, request: pytest.FixtureRequest) -> Iterator[OpenTab]:
+    yield from _tab_opener(ext, site, request)
+
+
+@pytest.fixture
+def open_tab_all_sites(ext_all_sites: Extension, site: str, request: pytest.FixtureRequest) -> Iterator[OpenTab]:
+    yield from _tab_opener(ext_all_sites, site, request)
+
+
+@pytest.fixture
+def open_tab_no_grant(ext_no_grant: Extension, site: str, request: pytest.FixtureRequest) -> Iterator[OpenTab]:
+    yield from _tab_opener(ext_no_grant, site, request)
+
+
+def page_text(ext: Extension, tab_id: int) -> str:
+    text: str = ok(ext, "browser_page", action="text", tabId=tab_id)["text"]
+    return text
+
+
+# ------------------------------------------------------------------ browser_tab
+
+
+def test_tab_query_finds_the_fixture_page_by_url_and_by_title(ext: Extension, open_tab: OpenTab) -> None:
+    tab_id, url = open_tab("index.html")
+    by_url = ok(ext, "browser_tab", action="query", url=url)
+    assert [(t["id"], t["url"], t["title"], t["status"]) for t in by_url] == [
+        (tab_id, url, "Tabgate fixture: index", "complete")
+    ]
+    by_title = ok(ext, "browser_tab", action="query", title="Tabgate fixture: index")
+    assert [t["id"] for t in by_title] == [tab_id]
+    by_pattern = ok(ext, "browser_tab", action="query", title="*fixture: ind*", active=True)
+    assert [t["id"] for t in by_pattern] == [tab_id]
+
+
+def test_tab_create_update_activate_close(ext: Extension, site: str) -> None:
+    url = f"{site}/second.html?t=create"
+    created = ok(ext, "browser_tab", action="create", url=url, active=False)
+    tab_id = created["id"]
+    assert created["url"] == url  # not yet committed: reported from pendingUrl
+    assert created["active"] is False
+
+    loaded = ok(ext, "browser_navigation", action="wait_for_load", tabId=tab_id)
+    assert (loaded["url"], loaded["title"], loaded["status"]) == (url, "Tabgate fixture: second", "complete")
+    assert [t["id"] for t in ok(ext, "browser_tab", action="query", url=url)] == [tab_id]
+
+    new_url = f"{site}/form.html?t=update"
+    ok(ext, "browser_tab", action="update", tabId=tab_id, url=new_url)
+    loaded = ok(ext, "browser_navigation", action="wait_for_load", tabId=tab_id)
+    assert (loaded["url"], loaded["title"]) == (new_url, "Tabgate fixture: form")
+    assert ok(ext, "browser_tab", action="query", url=url) == []
+
+    activated = ok(ext, "browser_tab", action="activate", tabId=tab_id)
+    assert (activated["id"], activated["active"]) == (tab_id, True)
+    active = ok(ext, "browser_tab", action="query", active=True, windowId=created["windowId"])
+    assert [t["id"] for t in active] == [tab_id]
+
+    assert ok(ext, "browser_tab", action="close", tabId=tab_id) == {"closed": tab_id}
+    assert ok(ext, "browser_tab", action="query", url=new_url) == []
+
+
+def test_tab_bad_arguments_come_back_as_the_validation_message(ext: Extension) -> None:
+    assert fails(ext, "browser_tab", action="close") == (
+        "failed to parse function arguments: tabId is required when action is 'close'"
+    )
+    assert fails(ext, "browser_tab", action="update", tabId=1) == (
+        "failed to parse function arguments: update needs at least one of url, active, pinned"
+    )
+    assert fails(ext, "browser_tab", action="close", tabId=987654) == (
+        "browser_tab close: No tab with id: 987654."
+    )
+
+
+# ------------------------------------------------------------------ browser_navigation
+
+
+def test_navigate_waits_for_the_load_and_current_url_follows(
+    ext: Extension, site: str, open_tab: OpenTab
+) -> None:
+    tab_id, _ = open_tab("index.html")
+    target = f"{site}/second.html?t=navigate"
+    result = ok(ext, "browser_navigation", action="navigate", tabId=tab_id, url=target)
+    assert (result["id"], result["url"], result["title"], result["status"]) == (
+        tab_id, target, "Tabgate fixture: second", "complete"
+    )  # fmt: skip
+    assert ok(ext, "browser_navigation", action="current_url", tabId=tab_id) == {
+        "tabId": tab_id, "url": target, "status": "complete"
+    }  # fmt: skip
+    assert page_text(ext, tab_id).endswith("Loaded 1 time(s)")
+
+
+def test_back_and_forward_step_one_page_at_a_time(ext: Extension, site: str, open_tab: OpenTab) -> None:
+    tab_id, first = open_tab("index.html")
+    second, third = f"{site}/second.html?t=history", f"{site}/form.html?t=history"
+    ok(ext, "browser_navigation", action="navigate", tabId=tab_id, url=second)
+    ok(ext, "browser_navigation", action="navigate", tabId=tab_id, url=third)
+
+    def step(action: str) -> tuple[str, str]:
+        result = ok(ext, "browser_navigation", action=action, tabId=tab_id)
+        assert result["status"] == "complete"
+        current = ok(ext, "browser_navigation", action="current_url", tabId=tab_id)
+        assert current["url"] == result["url"]
+        return result["url"], result["title"]
+
+    assert step("back") == (second, "Tabgate fixture: second")
+    assert step("back") == (first, "Tabgate fixture: index")
+    assert step("forward") == (second, "Tabgate fixture: second")
+    assert step("forward") == (third, "Tabgate fixture: form")
+    assert fails(ext, "browser_navigation", action="forward", tabId=tab_id) == (
+        f"tab {tab_id} has no later page to go forward to"
+    )
+
+
+def test_reload_loads_the_page_again(ext: Extension, open_tab: OpenTab) -> None:
+    tab_id, url = open_tab("second.html")
+    assert page_text(ext, tab_id).endswith("Loaded 1 time(s)")
+    result = ok(ext, "browser_navigation", action="reload", tabId=tab_id)
+    assert (result["url"], result["status"]) == (url, "complete")
+    assert page_text(ext, tab_id).endswith("Loaded 2 time(s)")
+
+
+def test_wait_for_load_waits_for_a_slow_page(ext: Extension, site: str, open_tab: OpenTab) -> None:
+    tab_id, url = open_tab("index.html")
+    assert ok(ext, "browser_navigation", action="wait_for_load", tabId=tab_id)["url"] == url  # loaded already
+    slow = f"{site}/slow/400/second.html?t=slow"
+    started = ok(ext, "browser_navigation", action="navigate", tabId=tab_id, url=slow, waitForLoad=False)
+    assert started["status"] == "loading"
+    loaded = ok(ext, "browser_navigation", action="wait_for_load", tabId=tab_id)
+    assert (loaded["url"], loaded["title"], loaded["status"]) == (slow, "Tabgate fixture: second", "complete")
+
+
+def test_navigation_timeout_names_the_tab_and_the_limit(ext: Extension, site: str, open_tab: OpenTab) -> None:
+    tab_id, _ = open_tab("index.html")
+    slow = f"{site}/slow/1500/second.html?t=timeout"
+    message = fails(ext, "browser_navigation", action="navigate", tabId=tab_id, url=slow, timeoutMs=200)
+    assert message == f"tab {tab_id} did not finish loading within 200 ms"
+
+
+def test_navigate_to_javascript_url_is_refused_by_validation(ext: Extension, open_tab: OpenTab) -> None:
+    tab_id, url = open_tab("index.html")
+    message = fails(ext, "browser_navigation", action="navigate", tabId=tab_id, url="javascript:alert(1)")
+    assert message == (
+        "failed to parse function arguments: url must be an http(s) URL, got 'javascript:alert(1)'"
+    )
+    assert ok(ext, "browser_navigation", action="current_url", tabId=tab_id)["url"] == url
+
+
+# ------------------------------------------------------------------ browser_page
+
+
+def test_page_reads_title_url_text_html_and_links(ext: Extension, site: str, open_tab: OpenTab) -> None:
+    tab_id, url = open_tab("index.html")
+    assert ok(ext, "browser_page", action="title", tabId=tab_id) == {"title": "Tabgate fixture: index"}
+    assert ok(ext, "browser_page", action="url", tabId=tab_id) == {"url": url}
+    assert ok(ext, "browser_page", action="text", tabId=tab_id) == {"text": INDEX_TEXT, "truncated": False}
+    assert ok(ext, "browser_page", action="text", tabId=tab_id, maxChars=13) == {
+        "text": "Fixture index", "truncated": True
+    }  # fmt: skip
+    html = ok(ext, "browser_page", action="html", tabId=tab_id)
+    assert html["truncated"] is False
+    assert html["html"].startswith('<html lang="en"><head>\n<meta charset="utf-8">\n<title>Tabgate fixture: index')
+    assert '<p id="intro">Plain text the browser_page tool reads back.</p>' in html["html"]
+    assert ok(ext, "browser_page", action="links", tabId=tab_id) == {
+        "links": [
+            {"text": "The form page", "href": f"{site}/form.html"},
+            {"text": "The second page", "href": f"{site}/second.html?from=index"},
+            {"text": "Jump to the bottom", "href": f"{url}#bottom"},
+        ]
+    }
+
+
+def test_page_reads_the_active_tab_when_no_tab_id_is_given(ext: Extension, open_tab: OpenTab) -> None:
+    open_tab("index.html")
+    open_tab("second.html")  # opened last, so the active tab
+    assert ok(ext, "browser_page", action="title") == {"title": "Tabgate fixture: second"}
+
+
+# ------------------------------------------------------------------ browser_dom
+
+
+def test_dom_type_appends_or_replaces_and_the_page_sees_it(ext: Extension, open_tab: OpenTab) -> None:
+    tab_id, _ = open_tab("form.html")
+    typed = ok(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", value="Ada")
+    assert typed == {"typed": {"tag": "input", "id": "name", "text": ""}, "value": "Ada"}
+    typed = ok(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", value=" Lovelace")
+    assert typed["value"] == "Ada Lovelace"
+    assert "\nMirror: Ada Lovelace\n" in page_text(ext, tab_id)
+    typed = ok(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", value="Grace", clear=True)
+    assert typed["value"] == "Grace"
+    assert "\nMirror: Grace\n" in page_text(ext, tab_id)
+    assert fails(ext, "browser_dom", action="type", tabId=tab_id, selector="#status", value="x") == (
+        "#status is not a text field (input, textarea or contenteditable)"
+    )
+
+
+def test_dom_click_changes_the_page(ext: Extension, open_tab: OpenTab) -> None:
+    tab_id, _ = open_tab("form.html")
+    assert "\nNot clicked\n" in page_text(ext, tab_id)
+    clicked = ok(ext, "browser_dom", action="click", tabId=tab_id, selector="#go")
+    assert clicked == {"clicked": {"tag": "button", "id": "go", "text": "Go"}}
+    ok(ext, "browser_dom", action="click", tabId=tab_id, selector="button#go")
+    assert "\nClicked 2 time(s)\n" in page_text(ext, tab_id)
+
+
+def test_dom_select_by_text_or_value(ext: Extension, open_tab: OpenTab) -> None:
+    tab_id, _ = open_tab("form.html")
+    assert ok(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", value="Blue") == {
+        "selected": "b"
+    }
+    assert "\nChosen: b\n" in page_text(ext, tab_id)
+    assert ok(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", value="g") == {
+        "selected": "g"
+    }
+    assert "\nChosen: g\n" in page_text(ext, tab_id)
+    assert fails(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", value="Mauve") == (
+        "#colour has no option Mauve"
+    )
+    assert fails(ext, "browser_dom", action="select", tabId=tab_id, selector="#name", value="x") == (
+        "#name is not a <select>"
+    )
+
+
+def test_dom_scroll_to_a_position_or_an_element(ext: Extension, open_tab: OpenTab) -> None:
+    tab_id, _ = open_tab("form.html")
+    assert ok(ext, "browser_dom", action="scroll", tabId=tab_id, y=1200) == {"scrollX": 0, "scrollY": 1200}
+    to_far = ok(ext, "browser_dom", action="scroll", tabId=tab_id, selector="#far")
+    assert to_far["scrollX"] == 0
+    assert to_far["scrollY"] > 4000  # #far sits below a 5000 px spacer
+    assert fails(ext, "browser_dom", action="scroll", tabId=tab_id, selector="#nowhere") == (
+        "no element matches #nowhere"
+    )
+    assert fails(ext, "browser_dom", action="scroll", tabId=tab_id) == (
+        "failed to parse function arguments: scroll needs a selector or x/y"
+    )
+
+
+def test_dom_wait_for_an_element_the_page_adds_later(ext: Extension, open_tab: OpenTab) -> None:
+    tab_id, _ = open_tab("form.html")  # adds #late 300 ms after its load event
+    assert ok(ext, "browser_dom", action="wait_for", tabId=tab_id, selector="#late", timeoutMs=5000) == {
+        "found": True
+    }
+    assert page_text(ext, tab_id).endswith("\nArrived late")
+
+
+def test_dom_wait_for_gives_up_after_its_timeout(ext: Extension, open_tab: OpenTab) -> None:
+    tab_id, _ = open_tab("form.html")
+    message = fails(ext, "browser_dom", action="wait_for", tabId=tab_id, selector="#never", timeoutMs=300)
+    assert message == "no element matched #never within 300 ms"
+
+
+def test_dom_missing_or_invalid_selector_is_a_clear_error(ext: Extension, open_tab: OpenTab) -> None:
+    tab_id, _ = open_tab("form.html")
+    assert fails(ext, "browser_dom", action="click", tabId=tab_id, selector="#missing") == (
+        "no element matches #missing"
+    )
+    message = fails(ext, "browser_dom", action="click", tabId=tab_id, selector="##bad")
+    assert message.startswith("invalid selector ##bad: Failed to execute 'querySelector' on 'Document'"), message
+    message = fails(ext, "browser_dom", action="wait_for", tabId=tab_id, selector="##bad")
+    assert message.startswith("invalid selector ##bad: "), message
+    assert fails(ext, "browser_dom", action="click", tabId=tab_id) == (
+        "failed to parse function arguments: selector is required when action is 'click'"
+    )
+    assert "\nNot clicked\n" in page_text(ext, tab_id)
+
+
+# ------------------------------------------------------------------ browser_screenshot
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from the IHDR chunk, after checking the PNG signature and chunk layout."""
+    assert data[:8] == PNG_SIGNATURE
+    length, kind = struct.unpack(">I4s", data[8:16])
+    assert (length, kind) == (13, b"IHDR")
+    width, height, bit_depth, colour_type = struct.unpack(">IIBB", data[16:26])
+    assert bit_depth == 8 and colour_type in (2, 6), (bit_depth, colour_type)
+    assert data[-12:] == b"\x00\x00\x00\x00IEND\xaeB`\x82"
+    return width, height
+
+
+def centre_pixel(ext: Extension, image_url: str) -> list[int]:
+    """The image decoded by the browser itself, and its centre pixel as RGBA."""
+    pixel: list[int] = ext.page.evaluate(
+        """async (url) => {
+            const img = new Image();
+            img.src = url;
+            await img.decode();
+            const canvas = new OffscreenCanvas(img.width, img.height);
+            const g = canvas.getContext("2d");
+            g.drawImage(img, 0, 0);
+            return [...g.getImageData(img.width >> 1, img.height >> 1, 1, 1).data];
+        }""",
+        image_url,
+    )
+    return pixel
+
+
+def screenshot_items(ext: Extension, **args: Any) -> tuple[str, str, bytes]:
+    success, output = call(ext, "browser_screenshot", args)
+    assert success is True, output
+    assert [item["type"] for item in output] == ["input_text", "input_image"]
+    text, image_url = output[0]["text"], output[1]["image_url"]
+    mime = "image/jpeg" if args.get("format") == "jpeg" else "image/png"
+    prefix = f"data:{mime};base64,"
+    assert image_url.startswith(prefix)
+    return text, image_url, base64.b64decode(image_url[len(prefix) :], validate=True)
+
+
+def test_screenshot_is_a_png_of_the_tab_as_content_items(ext_all_sites: Extension, open_tab_all_sites: OpenTab) -> None:
+    tab_id, _ = open_tab_all_sites("colour.html")
+    text, image_url, png = screenshot_items(ext_all_sites, tabId=tab_id)
+    assert text == f"Screenshot of tab {tab_id} (image/png, {len(png)} bytes)"
+    assert png_size(png) == (1280, 720)
+    assert centre_pixel(ext_all_sites, image_url) == COLOUR
+
+
+def test_screenshot_brings_a_background_tab_to_the_front(
+    ext_all_sites: Extension, open_tab_all_sites: OpenTab
+) -> None:
+    colour_tab, _ = open_tab_all_sites("colour.html")
+    open_tab_all_sites("index.html")  # now in front of the colour page
+    _, image_url, png = screenshot_items(ext_all_sites, tabId=colour_tab)
+    assert png_size(png) == (1280, 720)
+    assert centre_pixel(ext_all_sites, image_url) == COLOUR
+    tab = ok(ext_all_sites, "browser_tab", action="query", active=True, title="Tabgate fixture: colour")
+    assert [t["id"] for t in tab] == [colour_tab]
+
+
+def test_screenshot_jpeg_and_back_to_back_captures(ext_all_sites: Extension, open_tab_all_sites: OpenTab) -> None:
+    tab_id, _ = open_tab_all_sites("index.html")
+    # Chrome allows two captures a second; the third has to wait for its turn rather than fail.
+    for quality in (20, 60, 90):
+        text, _, jpeg = screenshot_items(ext_all_sites, tabId=tab_id, format="jpeg", quality=quality)
+        assert text == f"Screenshot of tab {tab_id} (image/jpeg, {len(jpeg)} bytes)"
+        assert jpeg[:3] == b"\xff\xd8\xff" and jpeg[-2:] == b"\xff\xd9"
+    assert fails(ext_all_sites, "browser_screenshot", tabId=tab_id, quality=50) == (
+        "failed to parse function arguments: quality only applies when format is 'jpeg'"
+    )
+
+
+def test_screenshot_with_one_site_granted_says_chrome_needs_all_sites(
+    ext: Extension, site: str, open_tab: OpenTab
+) -> None:
+    tab_id, _ = open_tab("colour.html")
+    assert fails(ext, "browser_screenshot", tabId=tab_id) == (
+        f"Tabgate cannot capture tab {tab_id}: Chrome only lets an extension take screenshots when it has "
+        f"access to all sites, and Tabgate has access to {site} only. Grant it: chrome://extensions → "
+        'Tabgate → Details → Site access → "On all sites".'
+    )
+
+
+# ------------------------------------------------------------------ without the user's grant
+
+
+def no_access(site: str) -> str:
+    return (
+        f"Tabgate has no access to {site}. Grant it: open the Tabgate popup on that page and choose "
+        '"Allow access to this site", or add the site under chrome://extensions → Tabgate → Site access.'
+    )
+
+
+def test_page_tools_without_a_grant_tell_the_user_how_to_grant_it(
+    ext_no_grant: Extension, site: str, open_tab_no_grant: OpenTab
+) -> None:
+    tab_id, _ = open_tab_no_grant("form.html")
+    for tool, args in [
+        ("browser_page", {"action": "text"}),
+        ("browser_page", {"action": "title"}),
+        ("browser_dom", {"action": "click", "selector": "#go"}),
+        ("browser_dom", {"action": "wait_for", "selector": "#late", "timeoutMs": 300}),
+        ("browser_screenshot", {}),
+    ]:
+        assert fails(ext_no_grant, tool, tabId=tab_id, **args) == no_access(site), tool
+
+
+def test_tabs_and_navigation_need_no_grant(ext_no_grant: Extension, site: str) -> None:
+    first, second = f"{site}/index.html?t=no-grant", f"{site}/second.html?t=no-grant"
+    tab_id = ok(ext_no_grant, "browser_tab", action="create", url=first)["id"]
+    try:
+        assert ok(ext_no_grant, "browser_navigation", action="wait_for_load", tabId=tab_id)["url"] == first
+        navigated = ok(ext_no_grant, "browser_navigation", action="navigate", tabId=tab_id, url=second)
+        assert (navigated["url"], navigated["title"]) == (second, "Tabgate fixture: second")
+        # Without page access a step is chrome.tabs.goBack/goForward, and Chrome's back skips every page
+        # left without a user click: the page a tool navigated away from is not offered.
+        assert fails(ext_no_grant, "browser_navigation", action="back", tabId=tab_id) == (
+            f"tab {tab_id} has no earlier page to go back to"
+        )
+        assert fails(ext_no_grant, "browser_navigation", action="forward", tabId=tab_id) == (
+            f"tab {tab_id} has no later page to go forward to"
+        )
+        assert ok(ext_no_grant, "browser_navigation", action="current_url", tabId=tab_id)["url"] == second
+    finally:
+        ok(ext_no_grant, "browser_tab", action="close", tabId=tab_id)
+
+
+# ------------------------------------------------------------------ browser_storage
+
+
+@pytest.mark.parametrize("area", ["local", "session"])
+def test_storage_round_trip_in_its_own_namespace(ext: Extension, area: str) -> None:
+    other = "session" if area == "local" else "local"
+    a, b = f"{area}-alpha", f"{area}-beta"
+    value_b = {"nested": [1, "two", None, True]}
+    assert ok(ext, "browser_storage", action="set", area=area, items={a: 1, b: value_b}) == {"stored": [a, b]}
+    assert ok(ext, "browser_storage", action="get", area=area, keys=[a, b, "absent"]) == {a: 1, b: value_b}
+    assert {a, b} <= set(ok(ext, "browser_storage", action="keys", area=area)["keys"])
+    assert not {a, b} & set(ok(ext, "browser_storage", action="keys", area=other)["keys"])
+
+    stored = ext.page.evaluate(f"chrome.storage.{area}.get(null)")
+    assert stored[f"tool:{a}"] == 1 and stored[f"tool:{b}"] == value_b
+    assert a not in stored and b not in stored
+
+    assert ok(ext, "browser_storage", action="remove", area=area, keys=[a]) == {"removed": [a]}
+    assert ok(ext, "browser_storage", action="get", area=area, keys=[a, b]) == {b: value_b}
+    keys = ok(ext, "browser_storage", action="keys", area=area)["keys"]
+    assert a not in keys and b in keys
+    ok(ext, "browser_storage", action="remove", area=area, keys=[b])
+    assert b not in ok(ext, "browser_storage", action="keys", area=area)["keys"]
+
+
+def test_storage_cannot_see_tabgate_own_state(ext: Extension) -> None:
+    config = ext.send({"type": "config/set", "patch": {"mcpTools": False}})
+    assert config["mcpTools"] is False
+    local = ext.page.evaluate("chrome.storage.local.get(null)")
+    session = ext.page.evaluate("chrome.storage.session.get(null)")
+    assert "config" in local and "history" in session  # Tabgate's own keys are there...
+    ok(ext, "browser_storage", action="set", area="local", items={"mine": "yes"})
+    try:
+        # ...but the tool lists and reads only its namespace.
+        assert ok(ext, "browser_storage", action="keys", area="local") == {"keys": ["mine"]}
+        assert ok(ext, "browser_storage", action="keys", area="session") == {"keys": []}
+        assert ok(ext, "browser_storage", action="get", area="local", keys=["config"]) == {}
+        assert ok(ext, "browser_storage", action="get", area="session", keys=["history"]) == {}
+        ok(ext, "browser_storage", action="remove", area="local", keys=["config"])
+        assert "config" in ext.page.evaluate("chrome.storage.local.get(null)")
+    finally:
+        ok(ext, "browser_storage", action="remove", area="local", keys=["mine"])
+
+
+def test_storage_bad_arguments_come_back_as_the_validation_message(ext: Extension) -> None:
+    assert fails(ext, "browser_storage", action="get", area="local") == (
+        "failed to parse function arguments: keys (non-empty) is required when action is 'get'"
+    )
+    assert fails(ext, "browser_storage", action="set", area="sync", items={"x": 1}) == (
+        "failed to parse function arguments: area: Input should be 'local' or 'session'"
+    )

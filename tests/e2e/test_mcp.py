@@ -1,0 +1,235 @@
+"""MCP end to end: Chromium → extension → real native host → real MCP servers (the bundled notes server,
+a demo server with progress, and a hostile one), driven from the popup where a person would click."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, Playwright, expect
+
+from tests.support.browser import Extension, install_host, launch
+
+pytestmark = pytest.mark.e2e
+
+HERE = Path(__file__).resolve().parent
+DEMO = HERE.parent / "host" / "servers" / "demo_server.py"
+HOSTILE = HERE / "servers" / "hostile_server.py"
+
+
+@pytest.fixture(scope="module")
+def config_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("mcp-config") / "config.toml"
+
+
+@pytest.fixture(scope="module")
+def ext(
+    pw: Playwright,
+    tmp_path_factory: pytest.TempPathFactory,
+    host_env: dict[str, str],
+    monkeypatch_module: pytest.MonkeyPatch,
+    config_file: Path,
+) -> Iterator[Extension]:
+    profile = tmp_path_factory.mktemp("profile-mcp")
+    for key, value in host_env.items():
+        monkeypatch_module.setenv(key, value)
+    # `install` writes the default config (the bundled notes server) when there is none; add two more servers.
+    install_host(profile, config_file, env=host_env)
+    assert "[mcp_servers.notes]" in config_file.read_text()
+    with config_file.open("a") as f:
+        for name, script in (("demo", DEMO), ("hostile", HOSTILE)):
+            f.write(f'\n[mcp_servers.{name}]\ncommand = {json.dumps(sys.executable)}\nargs = ["{script}"]\n')
+    with launch(pw, profile) as extension:
+        extension.wait_python_ready()
+        wait_for(lambda: servers_ready(extension), "all three MCP servers ready")
+        yield extension
+
+
+def servers_ready(ext: Extension) -> bool:
+    status = ext.send({"type": "status"})
+    states = {s["name"]: s["status"] for s in status["servers"]}
+    return status["host"] == "connected" and states == {"notes": "ready", "demo": "ready", "hostile": "ready"}
+
+
+def wait_for(predicate: Callable[[], object], what: str, timeout_s: float = 30) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def call(ext: Extension, name: str, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:
+    item = {"type": "function_call", "name": name, "arguments": json.dumps(arguments), "call_id": call_id}
+    answer: dict[str, Any] = ext.dispatch(item)
+    return answer
+
+
+def ok_result(answer: dict[str, Any]) -> dict[str, Any]:
+    assert answer["success"] is True, answer
+    assert answer["output"]["type"] == "mcp_tool_call_output"
+    result: dict[str, Any] = answer["output"]["result"]["Ok"]
+    assert result["isError"] is False
+    return result
+
+
+def open_popup(ext: Extension) -> Page:
+    page = ext.context.new_page()
+    page.goto(f"chrome-extension://{ext.id}/popup.html")
+    return page
+
+
+def open_tool(page: Page, name: str, args: dict[str, Any] | None = None) -> None:
+    page.locator(f'button.tool[data-tool="{name}"]').click()
+    if args is not None:
+        page.locator("#raw-toggle").check()
+        page.locator("#raw-json").fill(json.dumps(args))
+
+
+def host_pids(config: Path) -> list[int]:
+    """The host processes Chromium started for this profile (their launcher passes our --config)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"native_host.cli" in argv and str(config).encode() in argv:
+            pids.append(int(entry.name))
+    return pids
+
+
+# The first test runs on a fresh profile: mcpTools is still off, as it is for every new user.
+def test_mcp_tools_appear_in_the_popup_after_turning_mcp_tools_on(ext: Extension) -> None:
+    page = open_popup(ext)
+    expect(page.locator("#status")).to_contain_text("host connected")
+    expect(page.locator('.tool-group[data-group="builtin"]')).to_be_visible()
+    expect(page.locator('.tool-group[data-group="mcp:notes"]')).to_have_count(0)
+    switch = page.locator("#mcp-tools")
+    expect(switch).to_be_visible()
+    expect(switch).not_to_be_checked()
+    switch.check()
+    expect(page.locator('.tool-group[data-group="mcp:notes"]')).to_be_visible()
+    expect(page.locator('button.tool[data-tool="mcp__notes__add_note"]')).to_be_visible()
+    expect(page.locator('.tool-group[data-group="mcp:demo"]')).to_be_visible()
+    assert ext.send({"type": "config/get"})["mcpTools"] is True
+    page.close()
+
+
+def test_a_call_to_the_bundled_notes_server_works(ext: Extension) -> None:
+    title = f"e2e note {time.time_ns()}"
+    added = ok_result(call(ext, "mcp__notes__add_note", {"title": title, "body": "kept in SQLite"}, "n-1"))
+    note_id = added["structuredContent"]["id"]
+    found = ok_result(call(ext, "mcp__notes__search_notes", {"query": title}, "n-2"))
+    assert [n["id"] for n in found["structuredContent"]["notes"]] == [note_id]
+    listing = call(ext, "list_mcp_resources", {"server": "notes"}, "n-3")
+    assert listing["success"] is True
+    resources = json.loads(listing["output"]["output"])["resources"]
+    uri = next(r["uri"] for r in resources if r["name"] == title)
+    read = call(ext, "read_mcp_resource", {"server": "notes", "uri": uri}, "n-4")
+    assert "kept in SQLite" in read["output"]["output"]
+
+
+def test_mcp_calls_emit_begin_and_end_events(ext: Extension) -> None:
+    ext.page.evaluate(
+        """() => { window.__events = [];
+                  chrome.runtime.connect({name: "events"}).onMessage.addListener((e) => window.__events.push(e)); }"""
+    )
+    ok_result(call(ext, "mcp__demo__add", {"a": 2, "b": 3}, "ev-1"))
+    events = wait_for(
+        lambda: [e for e in ext.page.evaluate("window.__events") if e.get("call_id") == "ev-1"], "events"
+    )
+    wait_for(
+        lambda: len([e for e in ext.page.evaluate("window.__events") if e.get("call_id") == "ev-1"]) >= 2,
+        "end",
+    )
+    events = [e for e in ext.page.evaluate("window.__events") if e.get("call_id") == "ev-1"]
+    assert [e["type"] for e in events] == ["McpToolCallBegin", "McpToolCallEnd"]
+    assert events[0]["invocation"] == {"server": "demo", "tool": "add", "arguments": {"a": 2, "b": 3}}
+    assert events[1]["result"]["Ok"]["structuredContent"] == {"result": 5}
+    assert events[1]["duration_ms"] >= 0
+
+
+def test_hostile_markup_from_a_server_is_shown_as_text_and_runs_nothing(ext: Extension) -> None:
+    page = open_popup(ext)
+    page.locator("#tool-filter").fill("markup")
+    open_tool(page, "mcp__hostile__markup")
+    expect(page.locator("#tool-desc")).to_contain_text('<img src=x onerror="window.__tabgatePwned=1">')
+    page.locator("#run").click()
+    result = page.locator("#result .result")
+    expect(result).to_contain_text("<script>window.__tabgatePwned=2</script>")
+    expect(result).to_contain_text("<b>bold?</b>")
+    assert page.locator("#result img, #result script, #result b, #tool-desc img").count() == 0
+    assert page.evaluate("window.__tabgatePwned") is None
+    page.close()
+
+
+def test_progress_is_shown_and_cancel_stops_the_call(ext: Extension) -> None:
+    page = open_popup(ext)
+    open_tool(page, "mcp__demo__slow", {"seconds": 30, "steps": 30, "tag": "popup-cancel"})
+    page.locator("#run").click()
+    expect(page.locator("#call")).to_be_visible()
+    wait_for(lambda: float(page.locator("#progress").get_attribute("value") or 0) > 0, "a progress update")
+    page.locator("#cancel").click()
+    result = page.locator("#result .result")
+    expect(result).to_have_attribute("data-kind", "error", timeout=10_000)
+    expect(result).to_contain_text("cancel")
+    page.close()
+
+
+def test_a_call_finished_while_the_popup_was_closed_is_in_the_history(ext: Extension) -> None:
+    page = open_popup(ext)
+    open_tool(page, "mcp__demo__slow", {"seconds": 1.5, "steps": 3, "tag": "closed-popup"})
+    page.locator("#run").click()
+    expect(page.locator("#call")).to_be_visible()
+    page.close()  # the person closes the popup while the call runs
+    wait_for(
+        lambda: any(
+            e["name"] == "mcp__demo__slow" and e["status"] == "done" for e in ext.send({"type": "history"})
+        ),
+        "the call to finish in the service worker",
+    )
+    page = open_popup(ext)
+    entry = (
+        page.locator('#history .history-entry[data-status="done"]').filter(has_text="mcp__demo__slow").first
+    )
+    expect(entry).to_be_visible()
+    entry.click()
+    expect(page.locator("#result .result")).to_contain_text("slept 1.5")
+    page.close()
+
+
+def test_calls_work_across_a_forced_service_worker_stop(ext: Extension) -> None:
+    ok_result(call(ext, "mcp__demo__add", {"a": 1, "b": 1}, "sw-1"))
+    ext.stop_service_worker()
+    assert ok_result(call(ext, "mcp__demo__add", {"a": 2, "b": 2}, "sw-2"))["structuredContent"] == {
+        "result": 4
+    }
+
+
+def test_a_killed_host_shows_as_exited_and_the_next_call_reconnects(
+    ext: Extension, config_file: Path
+) -> None:
+    ok_result(call(ext, "mcp__demo__add", {"a": 1, "b": 2}, "kill-0"))
+    pids = host_pids(config_file)
+    assert len(pids) == 1, pids
+    os.kill(pids[0], signal.SIGKILL)
+    status = wait_for(
+        lambda: (s := ext.send({"type": "status"}))["host"] == "exited" and s, "status to say the host exited"
+    )
+    assert status["hostError"] == "Native host has exited."
+    result = ok_result(call(ext, "mcp__demo__add", {"a": 20, "b": 22}, "kill-1"))
+    assert result["structuredContent"] == {"result": 42}
+    assert ext.send({"type": "status"})["host"] == "connected"
+    assert host_pids(config_file) not in ([], pids)
