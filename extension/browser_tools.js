@@ -22,40 +22,59 @@ async function targetTab(tabId) {
   return tab;
 }
 
-// Listens to one tab's onUpdated/onRemoved until `finish` is called once; `timeoutMs` bounds the whole wait.
-function watchTab(tabId, timeoutMs, onUpdate, resolve, reject) {
+// Chrome registers an event listener asynchronously: a tab update right after addListener can slip past the
+// fresh listener while a chrome.tabs.get made after addListener still shows the state before it. So every
+// wait on a tab also polls it.
+const TAB_POLL_MS = 100;
+
+// Follows one tab until `finish` is called, or `timeoutMs` passes. onChange(change, tab) gets each onUpdated
+// change, and every TAB_POLL_MS the polled state: {status}, plus {url} when it differs from the URL last seen
+// (`url` is the one to start from).
+function watchTab(tabId, { timeoutMs, url, onChange }, resolve, reject) {
   let settled = false;
+  let lastUrl = url;
   const timers = [];
   const finish = (ok, value) => {
     if (settled) return;
     settled = true;
     timers.forEach(clearTimeout);
+    clearInterval(poll);
     chrome.tabs.onUpdated.removeListener(updated);
     chrome.tabs.onRemoved.removeListener(removed);
     (ok ? resolve : reject)(value);
   };
+  const closed = () => finish(false, rpcError(-32001, `tab ${tabId} was closed while loading`));
+  const seen = (change, tab) => {
+    if (settled) return;
+    lastUrl = tab.url;
+    onChange(change, tab);
+  };
   const updated = (id, change, tab) => {
-    if (id === tabId) onUpdate(change, tab);
+    if (id === tabId) seen(change, tab);
   };
   const removed = (id) => {
-    if (id === tabId) finish(false, rpcError(-32001, `tab ${tabId} was closed while loading`));
+    if (id === tabId) closed();
   };
+  const check = () =>
+    chrome.tabs.get(tabId).then((tab) => {
+      seen(tab.url !== lastUrl ? { status: tab.status, url: tab.url } : { status: tab.status }, tab);
+    }, closed);
   chrome.tabs.onUpdated.addListener(updated);
   chrome.tabs.onRemoved.addListener(removed);
+  const poll = setInterval(check, TAB_POLL_MS);
   const after = (ms, fn) => timers.push(setTimeout(fn, ms));
   after(timeoutMs, () => finish(false, rpcError(-32001, `tab ${tabId} did not finish loading within ${timeoutMs} ms`)));
-  return { finish, after, settled: () => settled };
+  return { finish, after, check, settled: () => settled };
 }
 
 // wait_for_load: the tab's current load, or none if it has finished.
 function waitForComplete(tabId, timeoutMs) {
   return new Promise((resolve, reject) => {
-    const watch = watchTab(tabId, timeoutMs, (change, tab) => {
+    const onChange = (change, tab) => {
       if (change.status === "complete") watch.finish(true, tabInfo(tab));
-    }, resolve, reject);
-    chrome.tabs.get(tabId).then((tab) => {
-      if (tab.status === "complete") watch.finish(true, tabInfo(tab));
-    }, (e) => watch.finish(false, e));
+    };
+    const watch = watchTab(tabId, { timeoutMs, onChange }, resolve, reject);
+    watch.check();
   });
 }
 
@@ -63,22 +82,21 @@ function waitForComplete(tabId, timeoutMs) {
 // nothing when there is no entry to go to) ever gets near it.
 const NAVIGATION_START_MS = 2000;
 
-// Runs `start`, which begins a navigation of tabId, and waits for that navigation. A wait armed only after
+// Runs `start`, which begins a navigation of the tab, and waits for that navigation. A wait armed only after
 // `start` could see the old page's "complete" (an in-page history step begins asynchronously), so this one
 // listens first and only counts a "complete" once the new navigation has begun.
-function navigateTab(tabId, start, { waitForLoad, timeoutMs, notStarted }) {
+function navigateTab(tab, start, { waitForLoad, timeoutMs, notStarted }) {
   return new Promise((resolve, reject) => {
     let started = false;
-    const watch = watchTab(tabId, timeoutMs, (change, tab) => {
+    const onChange = (change, current) => {
       if (change.status === "loading" || change.url !== undefined) started = true;
-      if (started && (!waitForLoad || change.status === "complete")) watch.finish(true, tabInfo(tab));
-    }, resolve, reject);
+      if (started && (!waitForLoad || change.status === "complete")) watch.finish(true, tabInfo(current));
+    };
+    const watch = watchTab(tab.id, { timeoutMs, url: tab.url, onChange }, resolve, reject);
     start()
-      .then(() => chrome.tabs.get(tabId))
-      .then((tab) => {
+      .then(() => watch.check())
+      .then(() => {
         if (watch.settled()) return;
-        if (tab.status === "loading") started = true;
-        if (started && !waitForLoad) return watch.finish(true, tabInfo(tab));
         watch.after(Math.min(NAVIGATION_START_MS, timeoutMs), () => {
           if (!started) watch.finish(false, rpcError(-32602, notStarted));
         });
@@ -207,6 +225,18 @@ function pageDom(action, selector, value, options) {
   }
 }
 
+// history.go(delta), unless the Navigation API shows there is no such entry. It only knows this origin's
+// entries, so that is certain only when they are all of the tab's history; otherwise the step is tried and the
+// worker sees whether a navigation begins.
+function pageHistoryStep(delta) {
+  const nav = globalThis.navigation;
+  if (nav && !(delta < 0 ? nav.canGoBack : nav.canGoForward) && nav.entries().length === history.length) {
+    return { none: true };
+  }
+  history.go(delta);
+  return { went: true };
+}
+
 function pageWaitFor(selector, timeoutMs) {
   try {
     document.querySelector(selector);
@@ -237,17 +267,17 @@ function pageWaitFor(selector, timeoutMs) {
 // entry, like the page's own back link): chrome.tabs.goBack/goForward skip every entry that was left without
 // a user click, which is every page a tool navigated away from, so they land several pages back or refuse.
 async function historyStep(tab, delta) {
+  const none = `tab ${tab.id} has no ${delta < 0 ? "earlier page to go back" : "later page to go forward"} to`;
   if (await canReadPage(tab)) {
-    await chrome.scripting.executeScript({ target: { tabId: tab.id }, func: (d) => history.go(d), args: [delta] });
+    const [step] = await chrome.scripting.executeScript({ target: { tabId: tab.id }, func: pageHistoryStep, args: [delta] });
+    if (step?.result?.none) throw rpcError(-32602, none);
     return;
   }
   try {
     await (delta < 0 ? chrome.tabs.goBack(tab.id) : chrome.tabs.goForward(tab.id));
   } catch (e) {
     // Chrome words both directions as "Cannot find a next page in history."
-    if (/Cannot find a next page/.test(e.message)) {
-      throw rpcError(-32602, `tab ${tab.id} has no ${delta < 0 ? "earlier page to go back" : "later page to go forward"} to`);
-    }
+    if (/Cannot find a next page/.test(e.message)) throw rpcError(-32602, none);
     throw e;
   }
 }
@@ -302,7 +332,7 @@ const executors = {
   async browser_navigation(a) {
     const tab = await targetTab(a.tabId);
     const go = (start, notStarted) =>
-      navigateTab(tab.id, start, { waitForLoad: a.waitForLoad, timeoutMs: a.timeoutMs, notStarted });
+      navigateTab(tab, start, { waitForLoad: a.waitForLoad, timeoutMs: a.timeoutMs, notStarted });
     switch (a.action) {
       case "navigate": return go(() => chrome.tabs.update(tab.id, { url: a.url }), `tab ${tab.id} did not start loading ${a.url}`);
       case "reload": return go(() => chrome.tabs.reload(tab.id), `tab ${tab.id} did not start reloading`);

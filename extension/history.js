@@ -1,28 +1,48 @@
 // Recent calls, kept in chrome.storage.session so a call that finishes while the popup is closed is there
-// when it opens again. Writes are chained so concurrent calls never overwrite each other's entries.
+// when it opens again. One storage key per call keeps every write small, whatever the history holds, and
+// writes happen behind the call so recording never delays an answer.
 
-const KEY = "history";
+const PREFIX = "history:";
 const LIMIT = 100;
-let chain = Promise.resolve();
+let ids = null; // newest first; loaded from storage by a (re)started worker
+let loading = null;
+let writes = Promise.resolve();
 
-function update(fn) {
-  chain = chain.then(async () => {
-    const { [KEY]: entries = [] } = await chrome.storage.session.get(KEY);
-    await chrome.storage.session.set({ [KEY]: fn(entries).slice(0, LIMIT) });
+function load() {
+  loading ??= chrome.storage.session.get(null).then((all) => {
+    ids = Object.entries(all)
+      .filter(([key]) => key.startsWith(PREFIX))
+      .sort(([, a], [, b]) => b.startedAt - a.startedAt)
+      .map(([key]) => key.slice(PREFIX.length));
   });
-  return chain;
+  return loading;
+}
+
+function write(fn) {
+  writes = writes.then(load).then(fn).catch((e) => console.error("tabgate: history", e));
+  return writes;
 }
 
 export function recordStart(entry) {
-  return update((entries) => [{ ...entry, status: "running" }, ...entries.filter((e) => e.id !== entry.id)]);
+  return write(async () => {
+    ids = [entry.id, ...ids.filter((id) => id !== entry.id)];
+    const dropped = ids.splice(LIMIT);
+    await chrome.storage.session.set({ [PREFIX + entry.id]: { ...entry, status: "running" } });
+    if (dropped.length) await chrome.storage.session.remove(dropped.map((id) => PREFIX + id));
+  });
 }
 
 export function recordEnd(id, fields) {
-  return update((entries) => entries.map((e) => (e.id === id ? { ...e, ...fields } : e)));
+  return write(async () => {
+    const key = PREFIX + id;
+    const { [key]: entry } = await chrome.storage.session.get(key);
+    if (entry) await chrome.storage.session.set({ [key]: { ...entry, ...fields } });
+  });
 }
 
 export async function list() {
-  await chain;
-  const { [KEY]: entries = [] } = await chrome.storage.session.get(KEY);
-  return entries;
+  await writes;
+  await load();
+  const got = await chrome.storage.session.get(ids.map((id) => PREFIX + id));
+  return ids.map((id) => got[PREFIX + id]).filter(Boolean);
 }

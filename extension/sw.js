@@ -138,7 +138,8 @@ async function withHost(message) {
 async function dispatch(message) {
   const item = message.item ?? {};
   const id = item.call_id ?? item.id ?? crypto.randomUUID();
-  await history.recordStart({ id, name: item.name ?? item.type, item, startedAt: Date.now() });
+  // Recorded behind the call: the entry is in memory at once and reaches storage without delaying the answer.
+  history.recordStart({ id, name: item.name ?? item.type, item, startedAt: Date.now() });
   let answer;
   try {
     answer = await withHost(message);
@@ -146,7 +147,7 @@ async function dispatch(message) {
     answer = { fatal: String(e.message) };
   }
   const outcome = answer.fatal !== undefined ? "fatal" : answer.success === false ? "failed" : "done";
-  await history.recordEnd(id, { status: outcome, answer, finishedAt: Date.now() });
+  history.recordEnd(id, { status: outcome, answer, finishedAt: Date.now() });
   return answer;
 }
 

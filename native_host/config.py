@@ -225,6 +225,8 @@ def default_config_text(python: str) -> str:
         "[mcp_servers.notes]  # the bundled notes server (SQLite in the Tabgate data folder)\n"
         f"command = {toml_string(python)}\n"
         'args = ["-P", "-m", "native_host.notes_server"]\n'
+        "# passed on when set, so a host run with TABGATE_DATA_DIR keeps its notes there too\n"
+        'env_vars = ["TABGATE_DATA_DIR"]\n'
     )
 
 

@@ -312,7 +312,11 @@ class Connection:
             command = self._resolve_command(config.command, env)
             if config.cwd is not None and not Path(config.cwd).is_dir():
                 raise FileNotFoundError(f"`cwd` {config.cwd} is not a folder")
-            errlog: IO[bytes] = stack.enter_context(open_server_log(self._log_dir, self.name))
+            try:
+                errlog: IO[bytes] = stack.enter_context(open_server_log(self._log_dir, self.name))
+            except OSError as exc:  # an unusable log folder must not keep the server from running
+                log.warning("server %s: cannot open its log file (%s); stderr is discarded", self.name, exc)
+                errlog = stack.enter_context(open(os.devnull, "wb"))  # noqa: SIM115
             errlog.write(f"--- starting {command} ---\n".encode())
             errlog.flush()
             params = StdioServerParameters(command=command, args=list(config.args), env=env, cwd=config.cwd)

@@ -138,4 +138,6 @@ def merge_into(config: Path, tables: Mapping[str, Mapping[str, object]]) -> tupl
         descriptor = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "w", encoding="utf-8") as out:
             out.write(text)
+        if os.name != "nt":
+            config.chmod(0o600)
     return added, skipped

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
@@ -138,7 +136,3 @@ def current_platform() -> Platform:
     if sys.platform == "darwin":
         return "darwin"
     return "linux"
-
-
-def environment() -> Mapping[str, str]:
-    return os.environ

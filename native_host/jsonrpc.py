@@ -14,6 +14,7 @@ from typing import Any, Final, NamedTuple
 from .framing import MAX_OUTGOING
 
 MAX_RESPONSE: Final = 64 * 1024 * 1024  # contract §4: larger responses fail with RESULT_TOO_LARGE
+MAX_ID_LENGTH: Final = 256  # an id is echoed in every chunk of a response, so it must stay small
 CHUNK_METHOD: Final = "$/chunk"
 CANCEL_METHOD: Final = "$/cancelRequest"
 
@@ -65,7 +66,9 @@ class Notification(NamedTuple):
 
 def _valid_id(value: object) -> bool:
     # bool is an int subclass but not a JSON-RPC id; floats and null are legal JSON-RPC but useless to us.
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+    if isinstance(value, str):
+        return len(value) <= MAX_ID_LENGTH
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**63
 
 
 def parse_message(body: bytes) -> Request | Notification | None:
@@ -93,7 +96,10 @@ def parse_message(body: bytes) -> Request | Notification | None:
             request_id=request_id,
         )
     if "id" in message and request_id is None:
-        raise RpcError(ErrorCode.INVALID_REQUEST, 'invalid request: "id" must be a string or an integer')
+        raise RpcError(
+            ErrorCode.INVALID_REQUEST,
+            f'invalid request: "id" must be a string (at most {MAX_ID_LENGTH} characters) or an integer',
+        )
     params = message.get("params", {})
     if params is None:
         params = {}
@@ -155,6 +161,10 @@ def response_bodies(request_id: RequestId | None, body: bytes, limit: int = MAX_
     # Escaping makes a slice's encoded size differ from its length, so measure each frame; every character
     # encodes to at least one byte, so dropping `overflow` characters always makes the next try fit.
     budget = limit - len(chunk(len(body), False, ""))
+    if budget < 64:
+        raise RpcError(
+            ErrorCode.RESULT_TOO_LARGE, "result too large: the request id leaves no room for chunks"
+        )
     bodies: list[bytes] = []
     pos = 0
     while pos < len(text):

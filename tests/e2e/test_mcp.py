@@ -143,8 +143,11 @@ def test_a_call_to_the_bundled_notes_server_works(ext: Extension) -> None:
 
 def test_mcp_calls_emit_begin_and_end_events(ext: Extension) -> None:
     ext.page.evaluate(
-        """() => { window.__events = [];
-                  chrome.runtime.connect({name: "events"}).onMessage.addListener((e) => window.__events.push(e)); }"""
+        """() => {
+            window.__events = [];
+            const port = chrome.runtime.connect({name: "events"});
+            port.onMessage.addListener((e) => window.__events.push(e));
+        }"""
     )
     ok_result(call(ext, "mcp__demo__add", {"a": 2, "b": 3}, "ev-1"))
     events = wait_for(

@@ -153,17 +153,28 @@ def _npm_install(version: str) -> Path:
         return entry
     npm = shutil.which("npm")
     if npm is None:
-        pytest.fail("npm is not on PATH: the host tier needs it to install @modelcontextprotocol/server-everything")
+        pytest.fail(
+            "npm is not on PATH: the host tier needs it to install @modelcontextprotocol/server-everything"
+        )
     prefix.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
-        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(prefix),
-         f"@modelcontextprotocol/server-everything@{version}"],
+        [
+            npm,
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+            str(prefix),
+            f"@modelcontextprotocol/server-everything@{version}",
+        ],
         capture_output=True,
         text=True,
         timeout=600,
     )
     if done.returncode != 0 or not entry.is_file():
-        pytest.fail(f"npm install of server-everything@{version} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+        pytest.fail(
+            f"npm install of server-everything@{version} failed ({done.returncode}):\n{done.stderr[-3000:]}"
+        )
     return entry
 
 

@@ -216,6 +216,13 @@ class HostProcess:
             self.process.kill()
         self.process.wait()
 
+    def rss_kib(self) -> int:
+        """Resident memory of the host process itself (Linux /proc), for benchmarks."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise RuntimeError("no VmRSS line: is this Linux?")
+
     @property
     def stderr(self) -> str:
         return b"".join(self._stderr).decode(errors="replace")

@@ -40,14 +40,18 @@ def test_a_server_killed_mid_call(host_dirs: HostDirs) -> None:
         host.initialize()
         host.wait_ready("victim", "bystander")
         pid = host.call("tools/call", {"server": "victim", "tool": "pid"})["structuredContent"]["result"]
-        pending = host.submit("tools/call", {"server": "victim", "tool": "slow", "arguments": {"seconds": 60}})
+        pending = host.submit(
+            "tools/call", {"server": "victim", "tool": "slow", "arguments": {"seconds": 60}}
+        )
         host.wait_for(lambda notes: any(n["method"] == "notifications/progress" for n in notes))
         os.kill(pid, signal.SIGKILL)
         response = pending.result(30)
         assert response["error"]["code"] == -32000 and response["error"]["data"]["server"] == "victim"
         failed = status_of(host, "victim", "failed")
         assert "victim" in str(failed["error"])
-        bystander = host.call("tools/call", {"server": "bystander", "tool": "echo", "arguments": {"text": "fine"}})
+        bystander = host.call(
+            "tools/call", {"server": "bystander", "tool": "echo", "arguments": {"text": "fine"}}
+        )
         assert bystander["content"][0]["text"] == "fine"
         # The next use starts it again.
         again = host.call("tools/call", {"server": "victim", "tool": "pid"})["structuredContent"]["result"]
@@ -61,7 +65,12 @@ def test_a_server_exiting_inside_a_call(host_dirs: HostDirs) -> None:
         with pytest.raises(HostError) as caught:
             host.call("tools/call", {"server": "fragile", "tool": "crash"})
         assert caught.value.code == -32000
-        assert host.call("tools/call", {"server": "fragile", "tool": "add", "arguments": {"a": 1, "b": 2}})["isError"] is False
+        assert (
+            host.call("tools/call", {"server": "fragile", "tool": "add", "arguments": {"a": 1, "b": 2}})[
+                "isError"
+            ]
+            is False
+        )
 
 
 def test_a_server_that_never_answers_times_out_with_advice(host_dirs: HostDirs) -> None:
@@ -71,7 +80,9 @@ def test_a_server_that_never_answers_times_out_with_advice(host_dirs: HostDirs) 
     )
     with running_host(host_dirs, config) as host:
         mute = status_of(host, "mute", "failed")
-        assert "timed out after 0.5 seconds" in str(mute["error"]) and "startup_timeout_sec" in str(mute["error"])
+        assert "timed out after 0.5 seconds" in str(mute["error"]) and "startup_timeout_sec" in str(
+            mute["error"]
+        )
         with pytest.raises(HostError) as caught:
             host.call("tools/call", {"server": "mute", "tool": "x"})
         assert caught.value.code == -32000 and "startup_timeout_sec" in caught.value.message
@@ -95,6 +106,8 @@ def test_invalid_config_is_reported_and_valid_servers_still_served(host_dirs: Ho
     config = (
         stdio_server("good", "demo_server.py")
         + '[mcp_servers.typo]\ncomand = "x"\n\n[mcp_servers.both]\ncommand = "x"\nurl = "http://127.0.0.1:1/mcp"\n'
+        + '[mcp_servers.tokenless]\nurl = "http://127.0.0.1:1/mcp"\n'
+        + 'bearer_token_env_var = "TABGATE_TEST_UNSET"\n'
     )
     with running_host(host_dirs, config) as host:
         servers = host.wait_ready("good")
@@ -102,6 +115,10 @@ def test_invalid_config_is_reported_and_valid_servers_still_served(host_dirs: Ho
         assert str(host_dirs.config) in servers["typo"]["error"] and "comand" in servers["typo"]["error"]
         assert "[mcp_servers.typo]" in servers["typo"]["error"]
         assert "`url` is not supported for stdio" in servers["both"]["error"]
+        tokenless = status_of(host, "tokenless", "failed")
+        assert "Environment variable TABGATE_TEST_UNSET for MCP server 'tokenless' is not set" in str(
+            tokenless["error"]
+        )
 
 
 def test_eof_with_calls_in_flight_exits_0_and_stops_servers(host_dirs: HostDirs) -> None:
@@ -128,8 +145,20 @@ def fuzz_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostProcess]
         yield host
 
 
-METHODS = ["initialize", "ping", "servers/list", "tools/list", "tools/call", "resources/list",
-           "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "$/cancelRequest", "x/y"]
+METHODS = [
+    "initialize",
+    "ping",
+    "servers/list",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
+    "$/cancelRequest",
+    "x/y",
+]
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
@@ -139,7 +168,9 @@ messages = st.fixed_dictionaries(
     {},
     optional={
         "jsonrpc": st.sampled_from(["2.0", "1.0", 2]),
-        "id": st.one_of(st.integers(), st.text(max_size=6), st.none(), st.booleans(), st.floats(allow_nan=False)),
+        "id": st.one_of(
+            st.integers(), st.text(max_size=6), st.none(), st.booleans(), st.floats(allow_nan=False)
+        ),
         "method": st.one_of(st.sampled_from(METHODS), st.text(max_size=10), st.integers()),
         "params": st.one_of(
             json_values,

@@ -36,7 +36,7 @@ def reassemble(bodies: list[bytes], request_id: object) -> object:
 @settings(max_examples=300, deadline=None)
 @given(
     payload=st.text(min_size=0, max_size=3000),
-    limit=st.integers(min_value=120, max_value=700),
+    limit=st.integers(min_value=300, max_value=900),
     request_id=st.one_of(st.integers(-(2**40), 2**40), st.text(max_size=20)),
 )
 def test_chunks_fit_the_limit_and_reassemble(payload: str, limit: int, request_id: int | str) -> None:
@@ -84,3 +84,12 @@ def test_parse_message_shapes() -> None:
     with pytest.raises(RpcError) as caught:
         parse_message(b"[" * 100_000)
     assert caught.value.code == ErrorCode.PARSE_ERROR
+    with pytest.raises(RpcError) as caught:
+        parse_message(b'{"jsonrpc":"2.0","id":"' + b"x" * 300 + b'","method":"ping"}')
+    assert caught.value.code == ErrorCode.INVALID_REQUEST and caught.value.request_id is None
+
+
+def test_an_id_too_long_for_chunks_is_refused_not_looped() -> None:
+    with pytest.raises(RpcError) as caught:
+        response_bodies("x" * 200, b"y" * 5000, limit=300)
+    assert caught.value.code == ErrorCode.RESULT_TOO_LARGE

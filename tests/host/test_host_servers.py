@@ -18,8 +18,18 @@ from hostproc import HostError, HostProcess
 pytestmark = pytest.mark.host
 
 TOKEN = "s3cret-token-value-42"
-SERVER_NAMES = {"demo", "demo_http", "demo_sse", "time", "everything_old", "everything_new", "paged", "looping",
-                "filtered", "off"}
+SERVER_NAMES = {
+    "demo",
+    "demo_http",
+    "demo_sse",
+    "time",
+    "everything_old",
+    "everything_new",
+    "paged",
+    "looping",
+    "filtered",
+    "off",
+}
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +44,12 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> HostDirs:
 
 @pytest.fixture(scope="module")
 def host(
-    dirs: HostDirs, markers: Path, node: str, everything_paged: Path, everything_progress: Path, time_server: str
+    dirs: HostDirs,
+    markers: Path,
+    node: str,
+    everything_paged: Path,
+    everything_progress: Path,
+    time_server: str,
 ) -> Iterator[HostProcess]:
     demo_env = f"env = {{ DEMO_MARKERS = {toml_str(markers)} }}"
     with (
@@ -47,15 +62,19 @@ def host(
                 f'[mcp_servers.demo_http]\nurl = "{http_url}"\nbearer_token_env_var = "DEMO_BEARER"\n'
                 'http_headers = { X-Demo = "yes" }\n\n',
                 f'[mcp_servers.demo_sse]\nurl = "{sse_url}"\ntransport = "sse"\n\n',
-                f'[mcp_servers.time]\ncommand = {toml_str(time_server)}\nargs = ["--local-timezone", "UTC"]\n\n',
-                f"[mcp_servers.everything_old]\ncommand = {toml_str(node)}\nargs = [{toml_str(everything_paged)}]\n"
+                f"[mcp_servers.time]\ncommand = {toml_str(time_server)}\n"
+                'args = ["--local-timezone", "UTC"]\nhandshake = "auto"\n\n',  # mcp 2.3: the 2026 protocol
+                f"[mcp_servers.everything_old]\ncommand = {toml_str(node)}\n"
+                f"args = [{toml_str(everything_paged)}]\n"
                 "startup_timeout_sec = 30\n\n",
                 f"[mcp_servers.everything_new]\ncommand = {toml_str(node)}\n"
                 f'args = [{toml_str(everything_progress)}, "stdio"]\nstartup_timeout_sec = 30\n\n',
                 stdio_server("paged", "paged_server.py"),
                 stdio_server("looping", "paged_server.py", "--repeat-cursor"),
                 stdio_server(
-                    "filtered", "demo_server.py", extra='enabled_tools = ["echo", "add", "fail"]\ndisabled_tools = ["fail"]'
+                    "filtered",
+                    "demo_server.py",
+                    extra='enabled_tools = ["echo", "add", "fail"]\ndisabled_tools = ["fail"]',
                 ),
                 stdio_server("off", "demo_server.py", extra="enabled = false"),
             ]
@@ -66,7 +85,9 @@ def host(
             yield started
 
 
-def call(host: HostProcess, server: str, tool: str, arguments: dict[str, Any] | None = None, **extra: Any) -> Any:
+def call(
+    host: HostProcess, server: str, tool: str, arguments: dict[str, Any] | None = None, **extra: Any
+) -> Any:
     return host.call("tools/call", {"server": server, "tool": tool, "arguments": arguments or {}, **extra})
 
 
@@ -95,7 +116,9 @@ def test_tools_list_pages_to_the_end_filters_and_sorts(host: HostProcess) -> Non
         assert tool["qualifiedName"] == f"mcp__{tool['server']}__{tool['name']}"
         assert isinstance(tool["inputSchema"], dict)
     assert sorted(by_server["paged"]) == [f"tool_{n:02d}" for n in range(25)]
-    assert sorted(by_server["looping"]) == [f"tool_{n:02d}" for n in range(20)]  # a repeated cursor ends the walk
+    assert sorted(by_server["looping"]) == [
+        f"tool_{n:02d}" for n in range(20)
+    ]  # a repeated cursor ends the walk
     assert sorted(by_server["filtered"]) == ["add", "echo"]
     assert "off" not in by_server
     assert {"echo", "add", "slow", "big"} <= set(by_server["demo_http"]) == set(by_server["demo_sse"])
@@ -123,23 +146,37 @@ def test_third_party_servers_answer(host: HostProcess) -> None:
 def test_progress_is_forwarded_with_the_request_id(host: HostProcess) -> None:
     future = host.submit(
         "tools/call",
-        {"server": "everything_new", "tool": "trigger-long-running-operation", "arguments": {"duration": 0.4, "steps": 4}},
+        {
+            "server": "everything_new",
+            "tool": "trigger-long-running-operation",
+            "arguments": {"duration": 0.4, "steps": 4},
+        },
     )
     response = future.result(60)
     assert "result" in response
     progress = [
-        n["params"] for n in host.notifications if n["method"] == "notifications/progress" and n["params"]["requestId"] == response["id"]
+        n["params"]
+        for n in host.notifications
+        if n["method"] == "notifications/progress" and n["params"]["requestId"] == response["id"]
     ]
     assert [p["progress"] for p in progress] == [1, 2, 3, 4]
     assert all(p["total"] == 4 for p in progress)
 
 
 def test_progress_messages_from_a_python_server(host: HostProcess) -> None:
-    response = host.submit("tools/call", {"server": "demo", "tool": "slow", "arguments": {"seconds": 0.2, "steps": 2}}).result(60)
+    response = host.submit(
+        "tools/call", {"server": "demo", "tool": "slow", "arguments": {"seconds": 0.2, "steps": 2}}
+    ).result(60)
     progress = [
-        n["params"] for n in host.notifications if n["method"] == "notifications/progress" and n["params"]["requestId"] == response["id"]
+        n["params"]
+        for n in host.notifications
+        if n["method"] == "notifications/progress" and n["params"]["requestId"] == response["id"]
     ]
-    assert [(p["progress"], p.get("message")) for p in progress] == [(0, "step 0"), (1, "step 1"), (2, "done")]
+    assert [(p["progress"], p.get("message")) for p in progress] == [
+        (0, "step 0"),
+        (1, "step 1"),
+        (2, "done"),
+    ]
 
 
 def test_resources_paginate_per_server_and_across_servers(host: HostProcess) -> None:
@@ -177,7 +214,9 @@ def test_templates_read_and_prompts(host: HostProcess) -> None:
     contents = host.call("resources/read", {"server": "demo", "uri": "demo://static"})["contents"]
     assert contents == [{"uri": "demo://static", "mimeType": "text/plain", "text": "static text"}]
     prompts = host.call("prompts/list")["prompts"]
-    assert {"server": "demo", "name": "greet"} in [{"server": p["server"], "name": p["name"]} for p in prompts]
+    assert {"server": "demo", "name": "greet"} in [
+        {"server": p["server"], "name": p["name"]} for p in prompts
+    ]
     got = host.call("prompts/get", {"server": "demo_http", "name": "greet", "arguments": {"name": "Ada"}})
     assert got["messages"][0]["content"]["text"] == "Say hello to Ada"
 
@@ -230,7 +269,8 @@ def test_a_5_mib_result_arrives_intact_through_chunks(host: HostProcess) -> None
 
 def test_cancel_reaches_the_server(host: HostProcess, markers: Path) -> None:
     future: Future[dict[str, Any]] = host.submit(
-        "tools/call", {"server": "demo", "tool": "slow", "arguments": {"seconds": 60, "steps": 60, "tag": "c1"}}
+        "tools/call",
+        {"server": "demo", "tool": "slow", "arguments": {"seconds": 60, "steps": 60, "tag": "c1"}},
     )
     request_id = next(rid for rid, f in list(host._pending.items()) if f is future)
     host.wait_for(
@@ -261,11 +301,30 @@ def test_500_concurrent_calls_nothing_lost_or_duplicated(host: HostProcess) -> N
     for n in range(500):
         server = servers[n % len(servers)]
         if server == "everything_old":
-            futures.append((f"e{n}", host.submit("tools/call", {"server": server, "tool": "echo", "arguments": {"message": f"e{n}"}})))
+            futures.append(
+                (
+                    f"e{n}",
+                    host.submit(
+                        "tools/call", {"server": server, "tool": "echo", "arguments": {"message": f"e{n}"}}
+                    ),
+                )
+            )
         elif server == "paged":
-            futures.append((f"tool_{n % 25:02d}", host.submit("tools/call", {"server": server, "tool": f"tool_{n % 25:02d}"})))
+            futures.append(
+                (
+                    f"tool_{n % 25:02d}",
+                    host.submit("tools/call", {"server": server, "tool": f"tool_{n % 25:02d}"}),
+                )
+            )
         else:
-            futures.append((f"m{n}", host.submit("tools/call", {"server": server, "tool": "echo", "arguments": {"text": f"m{n}"}})))
+            futures.append(
+                (
+                    f"m{n}",
+                    host.submit(
+                        "tools/call", {"server": server, "tool": "echo", "arguments": {"text": f"m{n}"}}
+                    ),
+                )
+            )
     for expected, future in futures:
         response = future.result(120)
         assert "result" in response, response

@@ -7,6 +7,7 @@ one process, and comparisons (host vs direct, dispatcher vs bare call) are measu
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -20,6 +21,7 @@ from playwright.sync_api import sync_playwright
 from tests.support.browser import install_host, launch
 
 ROOT = Path(__file__).resolve().parents[2]
+DEMO_SERVER = ROOT / "tests" / "host" / "servers" / "demo_server.py"
 
 
 @dataclass
@@ -63,38 +65,156 @@ def python_ready() -> list[Figure]:
     ]
 
 
+def _host_dirs(tmp: Path, config_text: str) -> tuple[Path, dict[str, str]]:
+    """A profile with the host installed as the user would, and where its logs and data go."""
+    from tests.host.hostproc import install
+
+    (tmp / "profile").mkdir()
+    config = tmp / "config.toml"
+    config.write_text(config_text)
+    env = {**os.environ, "TABGATE_LOG_DIR": str(tmp / "logs"), "TABGATE_DATA_DIR": str(tmp / "data")}
+    return install(tmp / "profile", config, env=env), env
+
+
 def host_spawn() -> list[Figure]:
-    from tests.support.hostproc import spawn_to_first_answer_ms
+    from tests.host.hostproc import HostProcess
 
-    samples = [spawn_to_first_answer_ms() for _ in range(10)]
-    return [Figure("host_spawn_to_initialize", median(samples), "ms", "≤ 150", "launcher spawn → initialize answer, 10 runs")]
+    samples = []
+    with tempfile.TemporaryDirectory() as tmp:
+        launcher, env = _host_dirs(Path(tmp), "")
+        for _ in range(10):
+            t0 = time.perf_counter()
+            host = HostProcess.start(launcher, env=env)
+            host.initialize()
+            samples.append((time.perf_counter() - t0) * 1000)
+            host.close()
+    return [
+        Figure("host_spawn_to_initialize", median(samples), "ms", "≤ 150", "launcher spawn → initialize answer, 10 runs")
+    ]
 
 
-def native_round_trip() -> list[Figure]:
-    """page → service worker → host `ping` → back, as an extension page sees it."""
+def _stdio_server(name: str, command: str, args: list[str]) -> str:
+    return f"[mcp_servers.{name}]\ncommand = {json.dumps(command)}\nargs = {json.dumps(args)}\n"
+
+
+def host_vs_direct() -> list[Figure]:
+    """`tools/call` through the host versus mcp.Client straight to the same server, in the same run."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    from tests.host.hostproc import HostProcess
+
+    n, warm = 300, 30
+    with tempfile.TemporaryDirectory() as tmp:
+        launcher, env = _host_dirs(Path(tmp), _stdio_server("demo", sys.executable, [str(DEMO_SERVER)]))
+        host = HostProcess.start(launcher, env=env)
+        host.initialize()
+        host.wait_ready("demo")
+        through_host = []
+        for i in range(n + warm):
+            t0 = time.perf_counter()
+            host.call("tools/call", {"server": "demo", "tool": "echo", "arguments": {"text": "hi"}})
+            if i >= warm:
+                through_host.append((time.perf_counter() - t0) * 1000)
+        host.close()
+
+    async def direct() -> list[float]:
+        samples = []
+        params = StdioServerParameters(command=sys.executable, args=[str(DEMO_SERVER)])
+        async with Client(params, mode="legacy") as client:
+            for i in range(n + warm):
+                t0 = time.perf_counter()
+                await client.call_tool("echo", {"text": "hi"})
+                if i >= warm:
+                    samples.append((time.perf_counter() - t0) * 1000)
+        return samples
+
+    straight = anyio.run(direct)
+    ratio = statistics.median(through_host) / statistics.median(straight)
+    return [
+        Figure("tools_call_through_host", median(through_host), "ms", note=f"demo echo over stdio, median of {n}"),
+        Figure("tools_call_direct_client", median(straight), "ms", note="mcp.Client to the same server, same run"),
+        Figure("host_vs_direct_ratio", round(ratio, 3), "×", "≤ 1.25", "host round trip / direct round trip"),
+    ]
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
+def host_rss() -> list[Figure]:
+    """Resident memory of the host process with three servers connected (servers' own memory apart)."""
+    from tests.host.hostproc import HostProcess
+
+    config = "".join(
+        [
+            _stdio_server("notes", sys.executable, ["-P", "-m", "native_host.notes_server"]),
+            _stdio_server("demo", sys.executable, [str(DEMO_SERVER)]),
+            _stdio_server("time", str(Path(sys.executable).parent / "mcp-server-time"), []),
+        ]
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        launcher, env = _host_dirs(Path(tmp), config)
+        host = HostProcess.start(launcher, env=env)
+        host.initialize()
+        host.wait_ready("notes", "demo", "time")
+        host.call("tools/list")
+        rss = _rss_kib(host.process.pid) / 1024
+        host.close()
+    return [Figure("host_rss_three_servers", round(rss, 1), "MiB", note="host process VmRSS; notes, demo, time ready")]
+
+
+_PAGE_LOOP = """async ([message, n]) => {
+    const out = [];
+    for (let i = 0; i < n + 20; i++) {
+        const t = performance.now();
+        const r = await chrome.runtime.sendMessage(message);
+        if (r.error || r.fatal || r.success === false) throw new Error(JSON.stringify(r).slice(0, 500));
+        if (i >= 20) out.push(performance.now() - t);
+    }
+    return out;
+}"""
+
+
+def extension_round_trips() -> list[Figure]:
+    """From an extension page's chrome.runtime.sendMessage to the answer, median of 200 each:
+    a host `ping` (page→SW→host), `browser_tab` query and a trivial tool on the bundled notes server."""
     with sync_playwright() as pw, tempfile.TemporaryDirectory() as tmp:
         profile = Path(tmp) / "profile"
         profile.mkdir()
-        config = Path(tmp) / "config.toml"
-        config.write_text("")
         env = {"TABGATE_LOG_DIR": str(Path(tmp) / "logs"), "TABGATE_DATA_DIR": str(Path(tmp) / "data")}
-        install_host(profile, config, env=env)
+        install_host(profile, Path(tmp) / "config.toml", env=env)  # writes the default config: notes
+        os.environ.update(env)
         with launch(pw, profile) as ext:
             ext.wait_python_ready()
-            samples = ext.page.evaluate(
-                """async (n) => {
-                    const out = [];
-                    for (let i = 0; i < n + 20; i++) {
-                        const t = performance.now();
-                        const r = await chrome.runtime.sendMessage({type: "host/request", method: "ping"});
-                        if (!r.result) throw new Error(JSON.stringify(r));
-                        if (i >= 20) out.push(performance.now() - t);
-                    }
-                    return out;
-                }""",
-                200,
-            )
-    return [Figure("native_round_trip_ping", median(samples), "ms", note="page→SW→host→SW→page, median of 200")]
+            ext.send({"type": "config/set", "patch": {"mcpTools": True}})
+            deadline = time.monotonic() + 30
+            while not any(s["status"] == "ready" for s in ext.send({"type": "status"})["servers"]):
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the notes server did not become ready")
+                time.sleep(0.2)
+
+            # Measured from an extension page that does nothing else (the popup reacts to every event).
+            ext.page.goto(f"chrome-extension://{ext.id}/manifest.json")
+
+            def loop(message: dict[str, object]) -> float:
+                return median(ext.page.evaluate(_PAGE_LOOP, [message, 200]))
+
+            def dispatch(name: str, args: dict[str, object]) -> dict[str, object]:
+                item = {"type": "function_call", "name": name, "arguments": json.dumps(args), "call_id": "bench"}
+                return {"type": "dispatch", "item": item}
+
+            ping = loop({"type": "host/request", "method": "ping"})
+            tab = loop(dispatch("browser_tab", {"action": "query", "active": True}))
+            note = loop(dispatch("mcp__notes__search_notes", {"query": "bench", "limit": 1}))
+    return [
+        Figure("native_round_trip_ping", ping, "ms", note="page→SW→host ping→page, median of 200"),
+        Figure("dispatch_browser_tab_query", tab, "ms", "≤ 3", "page→SW→Python→SW chrome.tabs→page, median of 200"),
+        Figure("dispatch_mcp_notes_search", note, "ms", "≤ 4", "page→SW→Python→host→notes server→page, median of 200"),
+    ]
 
 
 def dispatcher_overhead() -> list[Figure]:
@@ -124,7 +244,9 @@ BENCHES: dict[str, Callable[[], list[Figure]]] = {
     "dispatcher_overhead": dispatcher_overhead,
     "python_ready": python_ready,
     "host_spawn": host_spawn,
-    "native_round_trip": native_round_trip,
+    "host_vs_direct": host_vs_direct,
+    "host_rss": host_rss,
+    "extension_round_trips": extension_round_trips,
 }
 
 

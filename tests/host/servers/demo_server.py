@@ -90,7 +90,10 @@ def _guarded(app: Any, token: str) -> Any:
     async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             headers = dict(scope["headers"])
-            if headers.get(b"authorization") != f"Bearer {token}".encode() or headers.get(b"x-demo") != b"yes":
+            if (
+                headers.get(b"authorization") != f"Bearer {token}".encode()
+                or headers.get(b"x-demo") != b"yes"
+            ):
                 await send({"type": "http.response.start", "status": 401, "headers": []})
                 await send({"type": "http.response.body", "body": b"unauthorized"})
                 return
@@ -108,7 +111,9 @@ def main() -> None:
 
     app = mcp.streamable_http_app() if mode == "http" else mcp.sse_app()
     token = os.environ.get("DEMO_TOKEN")
-    uvicorn.run(_guarded(app, token) if token else app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+    uvicorn.run(
+        _guarded(app, token) if token else app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning"
+    )
 
 
 if __name__ == "__main__":

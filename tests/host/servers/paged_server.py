@@ -1,6 +1,6 @@
 """A low-level test MCP server with paginated tools and resources: `python paged_server.py [--repeat-cursor]`.
 
-25 tools and 25 resources, 10 per page; with --repeat-cursor every page says there is a next one (same cursor)."""
+25 tools and 25 resources, 10 per page; with --repeat-cursor every page names the same next cursor."""
 
 from __future__ import annotations
 
@@ -26,13 +26,17 @@ def _page(params: types.PaginatedRequestParams | None) -> tuple[range, str | Non
     return range(start, end), (str(end) if end < COUNT else None)
 
 
-async def list_tools(ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+async def list_tools(
+    ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
     numbers, cursor = _page(params)
     tools = [types.Tool(name=f"tool_{n:02d}", input_schema={"type": "object"}) for n in numbers]
     return types.ListToolsResult(tools=tools, next_cursor=cursor)
 
 
-async def call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+async def call_tool(
+    ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=params.name)])
 
 
@@ -45,7 +49,9 @@ async def list_resources(
 
 
 async def main() -> None:
-    server = Server("paged", on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources)
+    server = Server(
+        "paged", on_list_tools=list_tools, on_call_tool=call_tool, on_list_resources=list_resources
+    )
     async with stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())
 
