@@ -46,11 +46,15 @@ EXTENSION_WHEELS = {
     "pydantic_core-2.50.4-cp314-cp314-pyemscripten_2026_0_wasm32.whl": (
         "e6da138a1ecc1341c8b788a5ee822670b03788e1f5decf7af9d461de6e508b8e"
     ),
-    "annotated_types-0.8.0-py3-none-any.whl": "f072f4d804ea359e4eaf198b1af7a8b0943881a87f31bb764f8bf219bb9419e0",
+    "annotated_types-0.8.0-py3-none-any.whl": (
+        "f072f4d804ea359e4eaf198b1af7a8b0943881a87f31bb764f8bf219bb9419e0"
+    ),
     "typing_extensions-4.16.0-py3-none-any.whl": (
         "481caa481374e813c1b176ada14e97f1f67a4539ce9cfeb3f350d78d6370c2e8"
     ),
-    "typing_inspection-0.4.5-py3-none-any.whl": "bc210535442b39e1bf2805e0c7a17dfd6a4ace760c84c7f7d16245d23a6b1c39",
+    "typing_inspection-0.4.5-py3-none-any.whl": (
+        "bc210535442b39e1bf2805e0c7a17dfd6a4ace760c84c7f7d16245d23a6b1c39"
+    ),
 }
 # Pure-Python wheels used only by the `pyodide` test tier to run pytest inside Pyodide.
 PYODIDE_TEST_WHEELS = {
@@ -119,8 +123,9 @@ def setup() -> Path:
     """Create .venv from the running python3 and install the project with its dev extras (once per change)."""
     if sys.version_info < MIN_PYTHON:
         raise BuildError(
-            f"Tabgate needs Python {'.'.join(map(str, MIN_PYTHON))} or newer; this is {sys.version.split()[0]} "
-            f"({sys.executable}). Install a newer Python (pyenv reads .python-version here) and run again."
+            f"Tabgate needs Python {'.'.join(map(str, MIN_PYTHON))} or newer; this is "
+            f"{sys.version.split()[0]} ({sys.executable}). Install a newer Python (pyenv reads "
+            ".python-version here) and run again."
         )
     py = venv_python()
     if not py.exists():
@@ -151,7 +156,10 @@ def fetch_pyodide() -> Path:
         npm = shutil.which("npm")
         if npm is None:
             raise BuildError("npm is needed to fetch the pinned Pyodide runtime; install Node.js and npm.")
-        run([npm, "pack", f"pyodide@{PYODIDE_VERSION}", "--pack-destination", str(CACHE)], stdout=subprocess.DEVNULL)
+        run(
+            [npm, "pack", f"pyodide@{PYODIDE_VERSION}", "--pack-destination", str(CACHE)],
+            stdout=subprocess.DEVNULL,
+        )
     algo, _, want = PYODIDE_INTEGRITY.partition("-")
     got = base64.b64encode(hashlib.new(algo, tgz.read_bytes()).digest()).decode()
     if got != want:
@@ -203,7 +211,9 @@ def build_core_wheel() -> Path:
         f"Metadata-Version: 2.1\nName: tabgate-core\nVersion: {version}\n"
         "Summary: Tabgate dispatch core (Pyodide build)\nRequires-Dist: pydantic\n"
     ).encode()
-    files[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: tabgate-build\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files[f"{dist_info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: tabgate-build\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
     files[f"{dist_info}/top_level.txt"] = b"core\n"
     record = []
     for path, data in files.items():
@@ -242,7 +252,11 @@ def make_lockfile(py: Path, pyodide_dir: Path, wheels: list[Path]) -> Path:
     stock = json.loads((pyodide_dir / "package" / "pyodide-lock.json").read_text())
     # pyodide-lock 0.2.1 checks wheel tags against `platform_arch` and predates the pyemscripten_<abi>
     # platform tag, so the tool sees the ABI name; the output gets the stock platform back below.
-    tool_input = {**stock, "packages": {}, "info": {**stock["info"], "platform": f"pyemscripten_{stock['info']['abi_version']}"}}
+    tool_input = {
+        **stock,
+        "packages": {},
+        "info": {**stock["info"], "platform": f"pyemscripten_{stock['info']['abi_version']}"},
+    }
     empty = work / "empty-lock.json"
     empty.write_text(json.dumps(tool_input))
     wheel_dir = work / "wheels"
@@ -326,7 +340,17 @@ def test(tiers: list[str]) -> int:
         log(f"tier {tier}")
         report = DIST / f"pytest-{tier}.json"
         rc = subprocess.run(
-            [str(py), "-m", "pytest", "-m", tier, "-p", "no:cacheprovider", f"--junitxml={report}.xml", "tests"],
+            [
+                str(py),
+                "-m",
+                "pytest",
+                "-m",
+                tier,
+                "-p",
+                "no:cacheprovider",
+                f"--junitxml={report}.xml",
+                "tests",
+            ],
             cwd=ROOT,
         ).returncode
         passed, failed = _junit_counts(Path(f"{report}.xml"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +72,9 @@ def build_mcp_tool_table(result: Any) -> dict[str, McpTool]:
     return dict(sorted(table.items()))
 
 
+MAX_STALE_FETCHES = 5
+
+
 class McpToolDirectory:
     """Holds the current table; fetched lazily, dropped whenever the host or its servers change."""
 
@@ -86,22 +90,27 @@ class McpToolDirectory:
         # A fetch still running for the old host must not install its answer.
         self._generation += 1
 
-    async def load(self, mcp: McpCapability) -> None:
-        """Fetch the table unless it is there; a failure is kept in `error` and retried next time."""
-        if self.table is not None:
-            return
+    async def load(self, current: Callable[[], McpCapability | None]) -> None:
+        """Fetch the table unless it is there; a failure is kept in `error` and retried next time.
+
+        When the host or its servers change while the fetch runs, its answer is stale and is fetched again:
+        right after a (re)connect the server statuses change several times in quick succession."""
         async with self._lock:
-            if self.table is not None:
-                return
-            generation = self._generation
-            try:
-                table = build_mcp_tool_table(await _list_tools(mcp))
-            except McpToolListError as error:
+            for _ in range(MAX_STALE_FETCHES):
+                mcp = current()  # the capability of now: a retry must not ask a host that was replaced
+                if self.table is not None or mcp is None:
+                    return
+                generation = self._generation
+                try:
+                    table = build_mcp_tool_table(await _list_tools(mcp))
+                except McpToolListError as error:
+                    if generation == self._generation:
+                        self.error = str(error)
+                        return
+                    continue
                 if generation == self._generation:
-                    self.error = str(error)
-                return
-            if generation == self._generation:
-                self.table, self.error = table, None
+                    self.table, self.error = table, None
+                    return
 
 
 async def _list_tools(mcp: McpCapability) -> Any:

@@ -59,7 +59,7 @@ class Service:
 
     async def _current_registry(self) -> ToolRegistry:
         if self._mcp is not None and self._config.mcpTools:
-            await self._mcp_tools.load(self._mcp)
+            await self._mcp_tools.load(lambda: self._mcp)
         table = self._mcp_tools.table
         if self._registry is None or self._registry_table is not table:
             self._registry = build_registry(

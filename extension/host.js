@@ -35,9 +35,11 @@ export class HostConnection {
   }
 
   // Connect unless connected; a failed attempt is retried at most every RETRY_MS (the user may install the
-  // host at any time, and an exited host is restarted on next use).
-  ensure() {
+  // host at any time). An exited host is restarted by the next call, not by a status check, so the user
+  // sees that it exited.
+  ensure({ restartExited = true } = {}) {
     if (this.connected || this.connecting) return this.connecting ?? Promise.resolve(this.connected);
+    if (!restartExited && this.state.host === "exited") return Promise.resolve(false);
     if (Date.now() - this.lastAttempt < RETRY_MS) return Promise.resolve(false);
     this.lastAttempt = Date.now();
     this.connecting = this.#connect().finally(() => (this.connecting = null));

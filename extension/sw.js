@@ -85,7 +85,7 @@ function withoutKey(obj, key) {
 // ------------------------------------------------------------------ status and events
 
 async function status() {
-  await Promise.all([host.ensure(), python.ensureDocument().catch(() => {})]);
+  await Promise.all([host.ensure({ restartExited: false }), python.ensureDocument().catch(() => {})]);
   if (python.state.python === "booting" && python.state.bootedAt === null) {
     // After a worker restart the document reconnects within milliseconds; give it that long.
     await Promise.race([python.whenReady().catch(() => {}), new Promise((r) => setTimeout(r, 1500))]);
@@ -128,10 +128,11 @@ chrome.runtime.onConnect.addListener((port) => {
 
 // ------------------------------------------------------------------ the runtime API (contract §5)
 
-// Python decides whether the MCP path exists from the host state it was told; a host that exited is
-// reconnected first, so a call after a host restart is not refused as "not supported".
-async function withHost(message) {
-  await host.ensure();
+// Python decides whether the MCP path exists from the host state it was told, so a call reconnects a host
+// that exited before Python sees it (and is not refused as "not supported"). Listing tools does not: the
+// popup keeps showing that the host exited until the person runs something.
+async function withHost(message, { restartExited = true } = {}) {
+  await host.ensure({ restartExited });
   return python.call(message);
 }
 
@@ -160,7 +161,7 @@ async function configSet(message) {
 
 const handlers = {
   status: () => status(),
-  tools: (m) => withHost(m),
+  tools: (m) => withHost(m, { restartExited: false }),
   dispatch: (m) => dispatch(m),
   "config/get": (m) => python.call(m),
   "config/set": (m) => configSet(m),

@@ -235,8 +235,10 @@ class Dispatcher:
     async def _tools_list(self, request: Request) -> JsonObject:
         params = _params(ServerParam, request)
         connections = self._targets(params.server)
-        if params.server is not None:
-            await connections[0].wait_settled()
+        # Servers still starting are waited for (each is bounded by its startup_timeout_sec), as codex's
+        # lazy clients are: a list asked for right after `initialize` must not come back empty.
+        for connection in connections:
+            await connection.wait_settled()
         tools = []
         for connection in connections:
             for tool in connection.tools:

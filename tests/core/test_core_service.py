@@ -410,3 +410,20 @@ async def test_a_tools_list_answer_from_a_host_that_was_replaced_meanwhile_is_dr
     assert names(await svc.handle({"type": "tools"}))[-1] == "mcp__todo__done"
     answer = await svc.handle(dispatch(function_call("mcp__notes__add")))
     assert answer["output"]["output"] == "unsupported call: mcp__notes__add"
+
+
+async def test_a_call_racing_a_servers_change_fetches_the_tool_table_again_and_succeeds() -> None:
+    # Right after a (re)connect the host reports server status changes while the first tools/list runs.
+    host = HeldToolsList(notes_host().servers)
+    svc = Service(emit=lambda event: None)
+    await enabled(svc, host)
+    call = asyncio.create_task(svc.handle(dispatch(function_call("mcp__notes__add"))))
+    await asyncio.wait_for(host.listing.wait(), 1)
+    changed = asyncio.create_task(
+        svc.handle({"type": "host/servers", "servers": [{"name": "notes", "status": "ready"}]})
+    )
+    await asyncio.sleep(0)
+    host.release.set()
+    answer, _ = await asyncio.gather(call, changed)
+    assert answer["success"] is True
+    assert host.methods() == ["tools/list", "tools/list", "tools/call"]

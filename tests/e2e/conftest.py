@@ -40,18 +40,9 @@ def ext_with_host(
     pw: Playwright,
     tmp_path_factory: pytest.TempPathFactory,
     host_env: dict[str, str],
-    monkeypatch_module: pytest.MonkeyPatch,
 ) -> Iterator[Extension]:
     profile = tmp_path_factory.mktemp("profile-host")
     install_host(profile, empty_config(profile), env=host_env)
-    for key, value in host_env.items():
-        monkeypatch_module.setenv(key, value)  # Chromium passes its environment on to the host it starts
-    with launch(pw, profile) as ext:
+    with launch(pw, profile, env=host_env) as ext:
         ext.wait_python_ready()
         yield ext
-
-
-@pytest.fixture(scope="module")
-def monkeypatch_module() -> Iterator[pytest.MonkeyPatch]:
-    with pytest.MonkeyPatch.context() as mp:
-        yield mp

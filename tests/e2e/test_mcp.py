@@ -34,22 +34,26 @@ def ext(
     pw: Playwright,
     tmp_path_factory: pytest.TempPathFactory,
     host_env: dict[str, str],
-    monkeypatch_module: pytest.MonkeyPatch,
     config_file: Path,
 ) -> Iterator[Extension]:
     profile = tmp_path_factory.mktemp("profile-mcp")
-    for key, value in host_env.items():
-        monkeypatch_module.setenv(key, value)
     # `install` writes the default config (the bundled notes server) when there is none; add two more servers.
     install_host(profile, config_file, env=host_env)
     assert "[mcp_servers.notes]" in config_file.read_text()
     with config_file.open("a") as f:
         for name, script in (("demo", DEMO), ("hostile", HOSTILE)):
             f.write(f'\n[mcp_servers.{name}]\ncommand = {json.dumps(sys.executable)}\nargs = ["{script}"]\n')
-    with launch(pw, profile) as extension:
+    with launch(pw, profile, env=host_env) as extension:
         extension.wait_python_ready()
         wait_for(lambda: servers_ready(extension), "all three MCP servers ready")
         yield extension
+
+
+@pytest.fixture
+def mcp_on(ext: Extension) -> Extension:
+    """The user has turned MCP tools on (the first test does it in the popup; any test may run alone)."""
+    assert ext.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
+    return ext
 
 
 def servers_ready(ext: Extension) -> bool:
@@ -127,7 +131,8 @@ def test_mcp_tools_appear_in_the_popup_after_turning_mcp_tools_on(ext: Extension
     page.close()
 
 
-def test_a_call_to_the_bundled_notes_server_works(ext: Extension) -> None:
+def test_a_call_to_the_bundled_notes_server_works(mcp_on: Extension) -> None:
+    ext = mcp_on
     title = f"e2e note {time.time_ns()}"
     added = ok_result(call(ext, "mcp__notes__add_note", {"title": title, "body": "kept in SQLite"}, "n-1"))
     note_id = added["structuredContent"]["id"]
@@ -141,7 +146,8 @@ def test_a_call_to_the_bundled_notes_server_works(ext: Extension) -> None:
     assert "kept in SQLite" in read["output"]["output"]
 
 
-def test_mcp_calls_emit_begin_and_end_events(ext: Extension) -> None:
+def test_mcp_calls_emit_begin_and_end_events(mcp_on: Extension) -> None:
+    ext = mcp_on
     ext.page.evaluate(
         """() => {
             window.__events = [];
@@ -164,7 +170,8 @@ def test_mcp_calls_emit_begin_and_end_events(ext: Extension) -> None:
     assert events[1]["duration_ms"] >= 0
 
 
-def test_hostile_markup_from_a_server_is_shown_as_text_and_runs_nothing(ext: Extension) -> None:
+def test_hostile_markup_from_a_server_is_shown_as_text_and_runs_nothing(mcp_on: Extension) -> None:
+    ext = mcp_on
     page = open_popup(ext)
     page.locator("#tool-filter").fill("markup")
     open_tool(page, "mcp__hostile__markup")
@@ -178,7 +185,8 @@ def test_hostile_markup_from_a_server_is_shown_as_text_and_runs_nothing(ext: Ext
     page.close()
 
 
-def test_progress_is_shown_and_cancel_stops_the_call(ext: Extension) -> None:
+def test_progress_is_shown_and_cancel_stops_the_call(mcp_on: Extension) -> None:
+    ext = mcp_on
     page = open_popup(ext)
     open_tool(page, "mcp__demo__slow", {"seconds": 30, "steps": 30, "tag": "popup-cancel"})
     page.locator("#run").click()
@@ -191,7 +199,8 @@ def test_progress_is_shown_and_cancel_stops_the_call(ext: Extension) -> None:
     page.close()
 
 
-def test_a_call_finished_while_the_popup_was_closed_is_in_the_history(ext: Extension) -> None:
+def test_a_call_finished_while_the_popup_was_closed_is_in_the_history(mcp_on: Extension) -> None:
+    ext = mcp_on
     page = open_popup(ext)
     open_tool(page, "mcp__demo__slow", {"seconds": 1.5, "steps": 3, "tag": "closed-popup"})
     page.locator("#run").click()
@@ -213,7 +222,8 @@ def test_a_call_finished_while_the_popup_was_closed_is_in_the_history(ext: Exten
     page.close()
 
 
-def test_calls_work_across_a_forced_service_worker_stop(ext: Extension) -> None:
+def test_calls_work_across_a_forced_service_worker_stop(mcp_on: Extension) -> None:
+    ext = mcp_on
     ok_result(call(ext, "mcp__demo__add", {"a": 1, "b": 1}, "sw-1"))
     ext.stop_service_worker()
     assert ok_result(call(ext, "mcp__demo__add", {"a": 2, "b": 2}, "sw-2"))["structuredContent"] == {
@@ -222,8 +232,9 @@ def test_calls_work_across_a_forced_service_worker_stop(ext: Extension) -> None:
 
 
 def test_a_killed_host_shows_as_exited_and_the_next_call_reconnects(
-    ext: Extension, config_file: Path
+    mcp_on: Extension, config_file: Path
 ) -> None:
+    ext = mcp_on
     ok_result(call(ext, "mcp__demo__add", {"a": 1, "b": 2}, "kill-0"))
     pids = host_pids(config_file)
     assert len(pids) == 1, pids

@@ -336,3 +336,11 @@ def test_secrets_stay_out_of_logs(host: HostProcess, dirs: HostDirs) -> None:
     texts = [path.read_text(errors="replace") for path in dirs.logs.rglob("*.log*")]
     assert texts and all(TOKEN not in text for text in texts)
     assert TOKEN not in json.dumps(host.call("servers/list"))
+
+
+def test_tools_list_right_after_initialize_waits_for_starting_servers(tmp_path: Path) -> None:
+    with running_host(HostDirs.under(tmp_path), stdio_server("demo", "demo_server.py")) as fresh:
+        servers = fresh.initialize()["servers"]
+        assert [s["status"] for s in servers] == ["starting"]
+        names = {t["name"] for t in fresh.call("tools/list")["tools"]}
+        assert {"echo", "add", "slow"} <= names

@@ -20,7 +20,10 @@ TEST_WHEELS = ROOT / ".cache" / "pyodide-test-wheels"
 def _cpython_test_count() -> int:
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "tests/core"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     return sum(1 for line in out.splitlines() if "::" in line)
 
@@ -29,7 +32,9 @@ def test_every_core_test_passes_inside_pyodide() -> None:
     node = shutil.which("node")
     assert node, "node is needed for the pyodide tier (Node 20 runs the pinned Pyodide)"
     assert (RUNTIME / "pyodide-lock.json").exists(), "build the extension first: python3 build.py"
-    assert any(TEST_WHEELS.glob("pytest-*.whl")), "pytest wheels for Pyodide missing: python3 build.py test fetches them"
+    assert any(TEST_WHEELS.glob("pytest-*.whl")), (
+        "pytest wheels for Pyodide missing: python3 build.py test fetches them"
+    )
     # Stack switching lets asyncio.run work inside Pyodide's event loop, as pytest needs for async tests.
     proc = subprocess.run(
         [node, "--experimental-wasm-stack-switching", str(ROOT / "tests/pyodide/run_pytest.mjs"),

@@ -60,8 +60,18 @@ def python_ready() -> list[Figure]:
                     wall.append((time.perf_counter() - t0) * 1000)
                     boot.append(float(status["bootMs"]))
     return [
-        Figure("python_ready_offscreen", median(boot), "ms", note="offscreen script start → core loaded, 5 fresh profiles"),
-        Figure("python_ready_from_launch", median(wall), "ms", note="browser launch → status ready, 5 fresh profiles"),
+        Figure(
+            "python_ready_offscreen",
+            median(boot),
+            "ms",
+            note="offscreen script start → core loaded, 5 fresh profiles",
+        ),
+        Figure(
+            "python_ready_from_launch",
+            median(wall),
+            "ms",
+            note="browser launch → status ready, 5 fresh profiles",
+        ),
     ]
 
 
@@ -89,7 +99,13 @@ def host_spawn() -> list[Figure]:
             samples.append((time.perf_counter() - t0) * 1000)
             host.close()
     return [
-        Figure("host_spawn_to_initialize", median(samples), "ms", "≤ 150", "launcher spawn → initialize answer, 10 runs")
+        Figure(
+            "host_spawn_to_initialize",
+            median(samples),
+            "ms",
+            "≤ 150",
+            "launcher spawn → initialize answer, 10 runs",
+        )
     ]
 
 
@@ -132,8 +148,12 @@ def host_vs_direct() -> list[Figure]:
     straight = anyio.run(direct)
     ratio = statistics.median(through_host) / statistics.median(straight)
     return [
-        Figure("tools_call_through_host", median(through_host), "ms", note=f"demo echo over stdio, median of {n}"),
-        Figure("tools_call_direct_client", median(straight), "ms", note="mcp.Client to the same server, same run"),
+        Figure(
+            "tools_call_through_host", median(through_host), "ms", note=f"demo echo over stdio, median of {n}"
+        ),
+        Figure(
+            "tools_call_direct_client", median(straight), "ms", note="mcp.Client to the same server, same run"
+        ),
         Figure("host_vs_direct_ratio", round(ratio, 3), "×", "≤ 1.25", "host round trip / direct round trip"),
     ]
 
@@ -164,7 +184,11 @@ def host_rss() -> list[Figure]:
         host.call("tools/list")
         rss = _rss_kib(host.process.pid) / 1024
         host.close()
-    return [Figure("host_rss_three_servers", round(rss, 1), "MiB", note="host process VmRSS; notes, demo, time ready")]
+    return [
+        Figure(
+            "host_rss_three_servers", round(rss, 1), "MiB", note="host process VmRSS; notes, demo, time ready"
+        )
+    ]
 
 
 _PAGE_LOOP = """async ([message, n]) => {
@@ -187,8 +211,7 @@ def extension_round_trips() -> list[Figure]:
         profile.mkdir()
         env = {"TABGATE_LOG_DIR": str(Path(tmp) / "logs"), "TABGATE_DATA_DIR": str(Path(tmp) / "data")}
         install_host(profile, Path(tmp) / "config.toml", env=env)  # writes the default config: notes
-        os.environ.update(env)
-        with launch(pw, profile) as ext:
+        with launch(pw, profile, env=env) as ext:
             ext.wait_python_ready()
             ext.send({"type": "config/set", "patch": {"mcpTools": True}})
             deadline = time.monotonic() + 30
@@ -204,7 +227,12 @@ def extension_round_trips() -> list[Figure]:
                 return median(ext.page.evaluate(_PAGE_LOOP, [message, 200]))
 
             def dispatch(name: str, args: dict[str, object]) -> dict[str, object]:
-                item = {"type": "function_call", "name": name, "arguments": json.dumps(args), "call_id": "bench"}
+                item = {
+                    "type": "function_call",
+                    "name": name,
+                    "arguments": json.dumps(args),
+                    "call_id": "bench",
+                }
                 return {"type": "dispatch", "item": item}
 
             ping = loop({"type": "host/request", "method": "ping"})
@@ -212,8 +240,20 @@ def extension_round_trips() -> list[Figure]:
             note = loop(dispatch("mcp__notes__search_notes", {"query": "bench", "limit": 1}))
     return [
         Figure("native_round_trip_ping", ping, "ms", note="page→SW→host ping→page, median of 200"),
-        Figure("dispatch_browser_tab_query", tab, "ms", "≤ 3", "page→SW→Python→SW chrome.tabs→page, median of 200"),
-        Figure("dispatch_mcp_notes_search", note, "ms", "≤ 4", "page→SW→Python→host→notes server→page, median of 200"),
+        Figure(
+            "dispatch_browser_tab_query",
+            tab,
+            "ms",
+            "≤ 3",
+            "page→SW→Python→SW chrome.tabs→page, median of 200",
+        ),
+        Figure(
+            "dispatch_mcp_notes_search",
+            note,
+            "ms",
+            "≤ 4",
+            "page→SW→Python→host→notes server→page, median of 200",
+        ),
     ]
 
 
@@ -264,7 +304,8 @@ def main(argv: list[str]) -> int:
     out.parent.mkdir(exist_ok=True)
     out.write_text(
         json.dumps(
-            {"figures": [asdict(f) | {"meets_target": f.meets_target} for f in figures], "errors": errors}, indent=2
+            {"figures": [asdict(f) | {"meets_target": f.meets_target} for f in figures], "errors": errors},
+            indent=2,
         )
     )
     width = max((len(f.name) for f in figures), default=10)

@@ -63,7 +63,8 @@ class Extension:
     def send(self, message: dict[str, Any], timeout_s: float = 60) -> Any:
         return self.page.evaluate(
             """async ([m, t]) => {
-                const timer = new Promise((_, rej) => setTimeout(() => rej(new Error('no answer to ' + m.type)), t));
+                const timer = new Promise((_, rej) =>
+                    setTimeout(() => rej(new Error('no answer to ' + m.type)), t));
                 return await Promise.race([chrome.runtime.sendMessage(m), timer]);
             }""",
             [message, int(timeout_s * 1000)],
@@ -115,17 +116,31 @@ def grant_site_access(pw: Playwright, user_data_dir: Path, origins: list[str]) -
 
 
 @contextmanager
-def launch(pw: Playwright, user_data_dir: Path, *, extension_dir: Path = EXTENSION_DIR) -> Iterator[Extension]:
+def launch(
+    pw: Playwright,
+    user_data_dir: Path,
+    *,
+    extension_dir: Path = EXTENSION_DIR,
+    env: dict[str, str] | None = None,
+) -> Iterator[Extension]:
+    """Chromium with the extension; `env` joins the environment Chromium passes on to the native host."""
     if not (extension_dir / "manifest.json").exists():
         raise AssertionError(f"{extension_dir} is not built; run python3 build.py")
     context = pw.chromium.launch_persistent_context(
         str(user_data_dir),
         executable_path=chromium_path(),
         headless=True,
-        args=[*CHROMIUM_FLAGS, f"--disable-extensions-except={extension_dir}", f"--load-extension={extension_dir}"],
+        args=[
+            *CHROMIUM_FLAGS,
+            f"--disable-extensions-except={extension_dir}",
+            f"--load-extension={extension_dir}",
+        ],
+        env={**os.environ, **(env or {})},
     )
     try:
-        worker = context.service_workers[0] if context.service_workers else context.wait_for_event("serviceworker")
+        worker = (
+            context.service_workers[0] if context.service_workers else context.wait_for_event("serviceworker")
+        )
         ext_id = worker.url.split("/")[2]
         page = context.new_page()
         page.goto(f"chrome-extension://{ext_id}/popup.html")

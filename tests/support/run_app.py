@@ -16,7 +16,14 @@ from typing import Any
 
 from playwright.sync_api import sync_playwright
 
-from tests.support.browser import CHROMIUM_FLAGS, EXTENSION_DIR, Extension, chromium_path, install_host, launch
+from tests.support.browser import (
+    CHROMIUM_FLAGS,
+    EXTENSION_DIR,
+    Extension,
+    chromium_path,
+    install_host,
+    launch,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 STATE = ROOT / ".tabgate"
@@ -38,7 +45,12 @@ def _summary(answer: dict[str, Any]) -> str:
 
 
 def call(ext: Extension, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    item = {"type": "function_call", "name": name, "arguments": json.dumps(arguments), "call_id": f"run-{name}"}
+    item = {
+        "type": "function_call",
+        "name": name,
+        "arguments": json.dumps(arguments),
+        "call_id": f"run-{name}",
+    }
     answer: dict[str, Any] = ext.dispatch(item)
     print(f"  {name}: {_summary(answer)}")
     return answer
@@ -53,7 +65,10 @@ def headless_tour(ext: Extension) -> int:
         time.sleep(0.2)
         status = ext.send({"type": "status"})
     servers = ", ".join(f"{s['name']}={s['status']}" for s in status["servers"]) or "none"
-    print(f"status: python={status['python']} (boot {status['bootMs']} ms) host={status['host']} servers: {servers}")
+    print(
+        f"status: python={status['python']} (boot {status['bootMs']} ms) host={status['host']}",
+        f"servers: {servers}",
+    )
     if status["host"] != "connected":
         print(f"  host error: {status.get('hostError')}")
     ext.send({"type": "config/set", "patch": {"mcpTools": True}})
@@ -70,9 +85,9 @@ def headless_tour(ext: Extension) -> int:
         failures += 1
     else:
         failures += (
-            call(ext, notes_add["name"], {"title": "Hello from build.py run", "body": "written by the tour"}).get(
-                "success"
-            )
+            call(
+                ext, notes_add["name"], {"title": "Hello from build.py run", "body": "written by the tour"}
+            ).get("success")
             is not True
         )
     ext.page.goto(f"chrome-extension://{ext.id}/popup.html")
@@ -84,13 +99,18 @@ def headless_tour(ext: Extension) -> int:
     return 1 if failures else 0
 
 
-def headed() -> int:
+def headed(env: dict[str, str]) -> int:
     with sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
             str(PROFILE),
             executable_path=chromium_path(),
             headless=False,
-            args=[*CHROMIUM_FLAGS, f"--disable-extensions-except={EXTENSION_DIR}", f"--load-extension={EXTENSION_DIR}"],
+            args=[
+                *CHROMIUM_FLAGS,
+                f"--disable-extensions-except={EXTENSION_DIR}",
+                f"--load-extension={EXTENSION_DIR}",
+            ],
+            env={**os.environ, **env},
         )
         print("Chromium is running with Tabgate; close the window to stop.")
         context.wait_for_event("close", timeout=0)
@@ -102,12 +122,11 @@ def main() -> int:
     PROFILE.mkdir(exist_ok=True)
     env = host_env()
     install_host(PROFILE, CONFIG, env=env)
-    os.environ.update(env)
     print(f"host installed for {PROFILE.relative_to(ROOT)} with config {CONFIG.relative_to(ROOT)}")
     if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
-        return headed()
+        return headed(env)
     print("no display: running the headless tour")
-    with sync_playwright() as pw, launch(pw, PROFILE) as ext:
+    with sync_playwright() as pw, launch(pw, PROFILE, env=env) as ext:
         return headless_tour(ext)
 
 
