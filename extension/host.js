@@ -39,8 +39,10 @@ export class HostConnection {
   // sees that it exited.
   ensure({ restartExited = true } = {}) {
     if (this.connected || this.connecting) return this.connecting ?? Promise.resolve(this.connected);
-    if (!restartExited && this.state.host === "exited") return Promise.resolve(false);
-    if (Date.now() - this.lastAttempt < RETRY_MS) return Promise.resolve(false);
+    const exited = this.state.host === "exited";
+    if (exited && !restartExited) return Promise.resolve(false);
+    // A missing or refused host is looked for again at most every RETRY_MS; an exited one at once.
+    if (!exited && Date.now() - this.lastAttempt < RETRY_MS) return Promise.resolve(false);
     this.lastAttempt = Date.now();
     this.connecting = this.#connect().finally(() => (this.connecting = null));
     return this.connecting;

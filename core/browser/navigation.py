@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from typing import Literal, Self
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from core.browser.fields import TabId, WaitMs
 from core.browser.spec import BrowserToolSpec
-
-# A model may only send a tab to ordinary web pages: no javascript:, data:, file: or browser-internal pages.
-NAVIGABLE_SCHEMES = ("http", "https")
+from core.browser.urls import check_navigable
 
 
 class BrowserNavigationArgs(BaseModel):
@@ -30,8 +27,7 @@ class BrowserNavigationArgs(BaseModel):
         if self.action == "navigate":
             if self.url is None:
                 raise ValueError("url is required when action is 'navigate'")
-            if urlsplit(self.url).scheme not in NAVIGABLE_SCHEMES or not urlsplit(self.url).netloc:
-                raise ValueError(f"url must be an http(s) URL, got {self.url!r}")
+            check_navigable(self.url)
         elif self.url is not None:
             raise ValueError(f"url is only used when action is 'navigate', not '{self.action}'")
         return self

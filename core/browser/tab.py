@@ -7,6 +7,7 @@ from typing import Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from core.browser.spec import BrowserToolSpec
+from core.browser.urls import check_navigable
 
 _NEEDS_TAB = ("close", "activate", "update")
 
@@ -34,6 +35,8 @@ class BrowserTabArgs(BaseModel):
             raise ValueError(f"tabId is required when action is '{self.action}'")
         if self.action == "update" and self.url is None and self.active is None and self.pinned is None:
             raise ValueError("update needs at least one of url, active, pinned")
+        if self.action in ("create", "update") and self.url is not None:
+            check_navigable(self.url)
         return self
 
 

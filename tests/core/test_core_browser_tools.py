@@ -131,3 +131,15 @@ async def test_only_reading_a_page_runs_in_parallel() -> None:
     tools = (await svc.handle({"type": "tools"}))["tools"]
     parallel = {t["name"] for t in tools if t["source"] == "browser" and t["supportsParallel"]}
     assert parallel == {"browser_page"}
+
+
+@pytest.mark.parametrize(
+    "url", ["data:text/html,<b>x</b>", "file:///etc/passwd", "chrome://settings", "javascript:1"]
+)
+@pytest.mark.parametrize("action", ["create", "update"])
+async def test_tabs_open_only_web_pages(action: str, url: str) -> None:
+    browser = FakeBrowser()
+    answer = await call("browser_tab", {"action": action, "tabId": 1, "url": url}, browser)
+    assert answer["success"] is False
+    assert "url must be an http(s) URL" in answer["output"]["output"]
+    assert browser.calls == []

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Playwright
 
-from tests.support.browser import EXTENSION_DIR, Extension, grant_site_access, launch
+from tests.support.browser import Extension, grant_site_access, launch
 
 pytestmark = pytest.mark.e2e
 
@@ -90,20 +90,6 @@ def copy_profile(template: Path, tmp_path_factory: pytest.TempPathFactory, name:
     return target
 
 
-def grant_all_sites(profile: Path) -> None:
-    """What chrome://extensions → Site access → "On all sites" leaves: the whole `<all_urls>` granted."""
-    prefs_file = profile / "Default" / "Preferences"
-    prefs = json.loads(prefs_file.read_text())
-    ext_settings = next(
-        v for v in prefs["extensions"]["settings"].values() if v.get("path") == str(EXTENSION_DIR)
-    )
-    for key in ("active_permissions", "granted_permissions", "runtime_granted_permissions"):
-        perms = ext_settings.setdefault(key, {"api": [], "manifest_permissions": []})
-        for field in ("explicit_host", "scriptable_host"):
-            perms[field] = sorted({*perms.get(field, []), "<all_urls>"})
-    prefs_file.write_text(json.dumps(prefs))
-
-
 @pytest.fixture(scope="module")
 def ext(
     pw: Playwright, site: str, installed_profile: Path, tmp_path_factory: pytest.TempPathFactory
@@ -121,7 +107,7 @@ def ext_all_sites(
     pw: Playwright, installed_profile: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Extension]:
     profile = copy_profile(installed_profile, tmp_path_factory, "profile-all-sites")
-    grant_all_sites(profile)
+    grant_site_access(pw, profile, ["<all_urls>"])  # chrome://extensions → Site access → On all sites
     with launch(pw, profile) as extension:
         extension.wait_python_ready()
         yield extension

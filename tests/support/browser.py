@@ -107,7 +107,7 @@ def grant_site_access(pw: Playwright, user_data_dir: Path, origins: list[str]) -
     prefs = json.loads(prefs_file.read_text())
     settings = prefs["extensions"]["settings"]
     ext_settings = next(v for v in settings.values() if v.get("path") == str(EXTENSION_DIR))
-    patterns = [f"{origin.rstrip('/')}/*" for origin in origins]
+    patterns = [o if o == "<all_urls>" else f"{o.rstrip('/')}/*" for o in origins]
     for key in ("active_permissions", "granted_permissions", "runtime_granted_permissions"):
         perms = ext_settings.setdefault(key, {"api": [], "manifest_permissions": []})
         for field in ("explicit_host", "scriptable_host"):
