@@ -10,12 +10,13 @@ from typing import Any, Protocol
 
 
 class McpErrorCode(IntEnum):
-    """JSON-RPC error codes of the host wire protocol (contract §4)."""
+    """JSON-RPC error codes of the host wire protocol (contract §4); the host uses this same table."""
 
     PARSE_ERROR = -32700
     INVALID_REQUEST = -32600
     METHOD_NOT_FOUND = -32601
     INVALID_PARAMS = -32602
+    INTERNAL_ERROR = -32603
     CANCELLED = -32800
     TIMED_OUT = -32001
     SERVER_UNAVAILABLE = -32000

@@ -8,8 +8,9 @@ with pydantic).
 from __future__ import annotations
 
 import json
-from enum import IntEnum
 from typing import Any, Final, NamedTuple
+
+from core.capabilities import McpErrorCode
 
 from .framing import MAX_OUTGOING
 
@@ -22,18 +23,8 @@ type RequestId = str | int
 type JsonObject = dict[str, Any]
 
 
-class ErrorCode(IntEnum):
-    PARSE_ERROR = -32700
-    INVALID_REQUEST = -32600
-    METHOD_NOT_FOUND = -32601
-    INVALID_PARAMS = -32602
-    INTERNAL_ERROR = -32603
-    CANCELLED = -32800
-    SERVER_UNAVAILABLE = -32000
-    TIMED_OUT = -32001
-    RESULT_TOO_LARGE = -32010
-    UNKNOWN_SERVER = -32011
-    TOOL_DISABLED = -32012
+# One table of the contract's error codes, shared with the core that reads them.
+ErrorCode = McpErrorCode
 
 
 class RpcError(Exception):

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, Playwright
+from playwright.sync_api import Page, Playwright, expect
 
 from tests.support.browser import Extension, grant_site_access, launch
 
@@ -678,3 +678,21 @@ def test_storage_bad_arguments_come_back_as_the_validation_message(ext: Extensio
     assert fails(ext, "browser_storage", action="set", area="sync", items={"x": 1}) == (
         "failed to parse function arguments: area: Input should be 'local' or 'session'"
     )
+
+
+def test_the_popup_shows_a_screenshot_as_an_image(
+    ext_all_sites: Extension, open_tab_all_sites: OpenTab
+) -> None:
+    tab_id, _ = open_tab_all_sites("colour.html")
+    popup = ext_all_sites.context.new_page()
+    popup.goto(f"chrome-extension://{ext_all_sites.id}/popup.html")
+    popup.locator('button.tool[data-tool="browser_screenshot"]').click()
+    popup.locator("#raw-toggle").check()
+    popup.locator("#raw-json").fill(json.dumps({"tabId": tab_id}))
+    popup.locator("#run").click()
+    image = popup.locator("#result .result img")
+    expect(image).to_be_visible()
+    assert (image.get_attribute("src") or "").startswith("data:image/png;base64,")
+    assert popup.evaluate("document.querySelector('#result .result img').naturalWidth") == 1280
+    expect(popup.locator("#result .result")).to_contain_text(f"Screenshot of tab {tab_id}")
+    popup.close()
