@@ -5,6 +5,7 @@
 const PREFIX = "history:";
 const LIMIT = 100;
 let ids = null; // newest first; loaded from storage by a (re)started worker
+const started = new Map(); // entries this worker started, so finishing one needs no read
 let loading = null;
 let writes = Promise.resolve();
 
@@ -27,7 +28,9 @@ export function recordStart(entry) {
   return write(async () => {
     ids = [entry.id, ...ids.filter((id) => id !== entry.id)];
     const dropped = ids.splice(LIMIT);
-    await chrome.storage.session.set({ [PREFIX + entry.id]: { ...entry, status: "running" } });
+    const running = { ...entry, status: "running" };
+    started.set(entry.id, running);
+    await chrome.storage.session.set({ [PREFIX + entry.id]: running });
     if (dropped.length) await chrome.storage.session.remove(dropped.map((id) => PREFIX + id));
   });
 }
@@ -35,7 +38,8 @@ export function recordStart(entry) {
 export function recordEnd(id, fields) {
   return write(async () => {
     const key = PREFIX + id;
-    const { [key]: entry } = await chrome.storage.session.get(key);
+    const entry = started.get(id) ?? (await chrome.storage.session.get(key))[key];
+    started.delete(id);
     if (entry) await chrome.storage.session.set({ [key]: { ...entry, ...fields } });
   });
 }
