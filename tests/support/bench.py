@@ -158,8 +158,12 @@ def host_vs_direct() -> list[Figure]:
     ratio = statistics.median(through_host) / statistics.median(straight)
     n = rounds * per_round
     return [
-        Figure("tools_call_through_host", median(through_host), "ms", note=f"demo echo over stdio, median of {n}"),
-        Figure("tools_call_direct_client", median(straight), "ms", note="mcp.Client, same server, interleaved"),
+        Figure(
+            "tools_call_through_host", median(through_host), "ms", note=f"demo echo over stdio, median of {n}"
+        ),
+        Figure(
+            "tools_call_direct_client", median(straight), "ms", note="mcp.Client, same server, interleaved"
+        ),
         Figure("host_vs_direct_ratio", round(ratio, 3), "×", "≤ 1.25", "host round trip / direct round trip"),
     ]
 

@@ -122,6 +122,7 @@ def launch(
     *,
     extension_dir: Path = EXTENSION_DIR,
     env: dict[str, str] | None = None,
+    headless: bool = True,
 ) -> Iterator[Extension]:
     """Chromium with the extension; `env` joins the environment Chromium passes on to the native host."""
     if not (extension_dir / "manifest.json").exists():
@@ -129,7 +130,7 @@ def launch(
     context = pw.chromium.launch_persistent_context(
         str(user_data_dir),
         executable_path=chromium_path(),
-        headless=True,
+        headless=headless,
         args=[
             *CHROMIUM_FLAGS,
             f"--disable-extensions-except={extension_dir}",

@@ -16,14 +16,7 @@ from typing import Any
 
 from playwright.sync_api import sync_playwright
 
-from tests.support.browser import (
-    CHROMIUM_FLAGS,
-    EXTENSION_DIR,
-    Extension,
-    chromium_path,
-    install_host,
-    launch,
-)
+from tests.support.browser import Extension, install_host, launch
 
 ROOT = Path(__file__).resolve().parents[2]
 STATE = ROOT / ".tabgate"
@@ -100,20 +93,9 @@ def headless_tour(ext: Extension) -> int:
 
 
 def headed(env: dict[str, str]) -> int:
-    with sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(PROFILE),
-            executable_path=chromium_path(),
-            headless=False,
-            args=[
-                *CHROMIUM_FLAGS,
-                f"--disable-extensions-except={EXTENSION_DIR}",
-                f"--load-extension={EXTENSION_DIR}",
-            ],
-            env={**os.environ, **env},
-        )
+    with sync_playwright() as pw, launch(pw, PROFILE, env=env, headless=False) as ext:
         print("Chromium is running with Tabgate; close the window to stop.")
-        context.wait_for_event("close", timeout=0)
+        ext.context.wait_for_event("close", timeout=0)
     return 0
 
 
