@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
+from playwright.sync_api import Playwright
 
 from native_host.identity import HOST_NAME
-from tests.support.browser import Extension
+from tests.support.browser import Extension, install_host, launch
 from tests.support.project import load_build
 
 pytestmark = pytest.mark.e2e
@@ -62,3 +66,25 @@ def test_python_stays_warm_across_a_forced_service_worker_stop(
     assert after["python"] == "ready"
     assert after["bootedAt"] == before["bootedAt"], "Python re-booted after the worker restart"
     assert after["host"] == before["host"]
+
+
+def test_a_host_that_does_not_list_this_extension_shows_as_forbidden(
+    pw: Playwright, tmp_path: Path, host_env: dict[str, str]
+) -> None:
+    # What users of the peers hit most: a manifest whose allowed_origins names another extension id.
+    profile = tmp_path / "profile"
+    install_host(profile, tmp_path / "config.toml", env=host_env)
+    manifest_file = profile / "NativeMessagingHosts" / f"{HOST_NAME}.json"
+    manifest = json.loads(manifest_file.read_text())
+    manifest["allowed_origins"] = ["chrome-extension://abcdefghijklmnopabcdefghijklmnop/"]
+    manifest_file.write_text(json.dumps(manifest))
+    with launch(pw, profile, env=host_env) as ext:
+        status = ext.wait_python_ready()
+        assert status["host"] == "forbidden"
+        assert status["hostError"] == "Access to the specified native messaging host is forbidden."
+        answer = ext.dispatch(
+            {"type": "function_call", "name": "mcp__notes__add_note", "arguments": "{}", "call_id": "f-1"}
+        )
+        assert answer["output"]["output"] == (
+            "MCP tools not supported in browser extension. Tool 'mcp__notes__add_note' not found."
+        )
