@@ -90,39 +90,43 @@ def copy_profile(template: Path, tmp_path_factory: pytest.TempPathFactory, name:
     return target
 
 
+def profile_granted(
+    pw: Playwright,
+    installed_profile: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    name: str,
+    origins: list[str],
+) -> Iterator[Extension]:
+    """A copy of the installed profile where the user granted these sites (none: nothing granted)."""
+    profile = copy_profile(installed_profile, tmp_path_factory, name)
+    if origins:
+        grant_site_access(pw, profile, origins)
+    with launch(pw, profile) as extension:
+        extension.wait_python_ready()
+        yield extension
+
+
 @pytest.fixture(scope="module")
 def ext(
     pw: Playwright, site: str, installed_profile: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Extension]:
     """The fixture site granted, nothing else."""
-    profile = copy_profile(installed_profile, tmp_path_factory, "profile-site")
-    grant_site_access(pw, profile, [site])
-    with launch(pw, profile) as extension:
-        extension.wait_python_ready()
-        yield extension
+    yield from profile_granted(pw, installed_profile, tmp_path_factory, "profile-site", [site])
 
 
 @pytest.fixture(scope="module")
 def ext_all_sites(
     pw: Playwright, installed_profile: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Extension]:
-    profile = copy_profile(installed_profile, tmp_path_factory, "profile-all-sites")
-    grant_site_access(pw, profile, ["<all_urls>"])  # chrome://extensions → Site access → On all sites
-    with launch(pw, profile) as extension:
-        extension.wait_python_ready()
-        yield extension
+    """chrome://extensions → Site access → On all sites."""
+    yield from profile_granted(pw, installed_profile, tmp_path_factory, "profile-all-sites", ["<all_urls>"])
 
 
 @pytest.fixture(scope="module")
 def ext_no_grant(
     pw: Playwright, installed_profile: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Extension]:
-    with launch(pw, copy_profile(installed_profile, tmp_path_factory, "profile-no-grant")) as extension:
-        extension.wait_python_ready()
-        yield extension
-
-
-# ------------------------------------------------------------------ calling tools as the model does
+    yield from profile_granted(pw, installed_profile, tmp_path_factory, "profile-no-grant", [])
 
 
 def call(ext: Extension, name: str, args: dict[str, Any]) -> tuple[bool, Any]:
