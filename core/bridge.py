@@ -18,6 +18,7 @@ from collections.abc import Awaitable
 from typing import Any, Protocol
 
 from core.capabilities import BrowserToolError, McpRequestError
+from core.gateway import AgentGateway
 from core.service import Service
 
 
@@ -69,18 +70,26 @@ class ServiceWorkerBrowser:
 
 class Bridge:
     def __init__(self, api: JsApi) -> None:
-        self._service = Service(
-            emit=lambda event: api.emit(json.dumps(event)), browser=ServiceWorkerBrowser(api)
-        )
+        def emit(event: dict[str, Any]) -> None:
+            api.emit(json.dumps(event))
+
+        browser = ServiceWorkerBrowser(api)
+        self._service = Service(emit=emit, browser=browser)
+        self._gateway = AgentGateway(self._service.handle, browser, emit)
         self._host = HostMcp(api)
 
     async def handle(self, message_json: str) -> str:
         message = json.loads(message_json)
+        if self._gateway.handles(message.get("type")):
+            return json.dumps(await self._gateway.handle(message))
         if message.get("type") == "host/state":
             # The capability exists exactly while the service worker holds a connected host port.
             self._service.set_mcp(self._host if message.get("connected") else None)
-            return json.dumps({"ok": True})
-        return json.dumps(await self._service.handle(message))
+            answer: dict[str, Any] = {"ok": True}
+        else:
+            answer = await self._service.handle(message)
+        await self._gateway.after(message)
+        return json.dumps(answer)
 
 
 def create_bridge(api: JsApi) -> Bridge:

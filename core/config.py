@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
 
 from core.validation import format_validation_error
 
@@ -18,9 +27,21 @@ class ToolsConfig(BaseModel):
 
     mcpTools: StrictBool = False
     disabledTools: tuple[StrictStr, ...] = ()
+    # The agent gateway (contract §8): off by default; the MCP tools of the user's servers only when asked.
+    gateway: StrictBool = False
+    gatewayMcp: StrictBool = False
+    gatewayTrusted: tuple[StrictStr, ...] = ()  # agents that act without asking
+    approvalTimeoutSec: StrictInt | StrictFloat = Field(default=120, gt=0, le=3600)
 
     def to_wire(self) -> dict[str, Any]:
-        return {"mcpTools": self.mcpTools, "disabledTools": list(self.disabledTools)}
+        return {
+            "mcpTools": self.mcpTools,
+            "disabledTools": list(self.disabledTools),
+            "gateway": self.gateway,
+            "gatewayMcp": self.gatewayMcp,
+            "gatewayTrusted": list(self.gatewayTrusted),
+            "approvalTimeoutSec": self.approvalTimeoutSec,
+        }
 
     def patched(self, patch: object) -> ToolsConfig:
         """A new config with `patch` applied over this one; raises `ConfigError` naming the bad key."""
