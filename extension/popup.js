@@ -6,6 +6,7 @@ import { describeStatus, statusFix, SERVER_TEXT, serverToolCount } from "./ui_st
 import { ToolForm } from "./ui_form.js";
 import { renderResult } from "./ui_result.js";
 import { renderSiteAccess } from "./ui_site_access.js";
+import { mountGateway, renderApprovals } from "./ui_approvals.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const HISTORY_SHOWN = 30;
@@ -433,6 +434,9 @@ function onEvent(e) {
     case "progress":
       onProgress(e);
       return;
+    case "approval":
+      renderApprovals(e.pending ?? []);
+      return;
     case "PlanUpdate":
       renderPlan(e);
       refreshHistory();
@@ -472,4 +476,5 @@ refreshStatus();
 refreshHistory();
 refreshPlan();
 renderSiteAccess();
+mountGateway();
 $("tool-filter").focus();

@@ -4,6 +4,7 @@ import { HostConnection, rpcError } from "./host.js";
 import { PythonConnection } from "./python.js";
 import { executeBrowserTool } from "./browser_tools.js";
 import * as history from "./history.js";
+import { createGatewayRelay } from "./gateway.js";
 
 const CONFIG_KEY = "config";
 const eventPorts = new Set();
@@ -20,11 +21,14 @@ const host = new HostConnection({
     if (method === "notifications/servers") {
       python.notify({ type: "host/servers", servers: params.servers });
       broadcastStatus();
+    } else if (method.startsWith("gateway/")) {
+      gateway.hostNotification(method, params);
     } else if (method === "notifications/progress") {
       const callId = callsByHostId.get(params.requestId);
       if (callId) broadcast({ type: "progress", call_id: callId, ...withoutKey(params, "requestId") });
     }
   },
+  onRequest: (method, params) => gateway.hostRequest(method, params),
 });
 
 const python = new PythonConnection({
@@ -37,6 +41,8 @@ const python = new PythonConnection({
   },
   onRequest: (req) => pythonRequest(req),
 });
+
+const gateway = createGatewayRelay({ host, python });
 
 async function pythonRequest(req) {
   switch (req.kind) {
@@ -52,7 +58,7 @@ async function pythonRequest(req) {
     case "browser":
       return executeBrowserTool(req.tool, req.args ?? {}, req.timeoutMs);
     case "event":
-      broadcast(req.event);
+      if (!gateway.pythonEvent(req.event)) broadcast(req.event);
       return null;
     case "cancel":
       return cancelCall(req.callId);
@@ -167,6 +173,9 @@ const handlers = {
   "config/set": (m) => configSet(m),
   history: () => history.list(),
   plan: (m) => python.call(m),
+  approvals: (m) => python.call(m),
+  "approval/answer": (m) => python.call(m),
+  "gateway/agents": (m) => python.call(m),
   cancel: async (m) => cancelCall(m.call_id),
   "host/request": async (m) => {
     await host.ensure();
