@@ -140,13 +140,9 @@ async def agent(params: StdioServerParameters, name: str, body: AgentBody) -> An
         return await body(client, notices)
 
 
-def run_agent(params: StdioServerParameters, body: AgentBody, name: str = "codex") -> Any:
-    return anyio.run(agent, params, name, body)
-
-
 class AgentThread(threading.Thread):
-    """An agent running in the background while the test plays the person in the popup (Playwright's sync API
-    belongs to the test's thread)."""
+    """An agent on a thread of its own: Playwright's sync API runs an event loop in the test's thread, and the
+    test plays the person in the popup while the agent waits."""
 
     def __init__(self, params: StdioServerParameters, body: AgentBody, name: str = "codex") -> None:
         super().__init__(daemon=True)
@@ -156,7 +152,7 @@ class AgentThread(threading.Thread):
 
     def run(self) -> None:
         try:
-            self.result = run_agent(self.params, self.body, self.agent_name)
+            self.result = anyio.run(agent, self.params, self.agent_name, self.body)
         except BaseException as exc:
             self.error = exc
 
@@ -166,6 +162,12 @@ class AgentThread(threading.Thread):
         if self.error is not None:
             raise self.error
         return self.result
+
+
+def run_agent(params: StdioServerParameters, body: AgentBody, name: str = "codex") -> Any:
+    running = AgentThread(params, body, name)
+    running.start()
+    return running.outcome()
 
 
 def text_of(result: types.CallToolResult) -> str:
@@ -258,8 +260,8 @@ def test_reading_is_at_once_acting_asks_in_the_popup_and_allow_for_session_stick
 
     with browser(pw, profile, env) as ext:
         gateway(ext, True)
-        page = open_site_tab(ext, site)
         popup = open_popup(ext)
+        page = open_site_tab(ext, site)  # last, so it is the active tab the agent acts on
         running = AgentThread(params, body)
         running.start()
         asked = answer_in_popup(popup, "session")
@@ -287,8 +289,8 @@ def test_deny_and_an_unanswered_request_answer_is_error_with_the_reason(
     with browser(pw, profile, env) as ext:
         gateway(ext, True)
         ext.send({"type": "config/set", "patch": {"approvalTimeoutSec": 2}})
-        page = open_site_tab(ext, site)
         popup = open_popup(ext)
+        page = open_site_tab(ext, site)  # last, so it is the active tab the agent acts on
         running = AgentThread(params, body)
         running.start()
         answer_in_popup(popup, "deny")
