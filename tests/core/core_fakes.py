@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
+from core.servers import HostState, ServerStatus
+from core.service import Service
 
 type ToolFn = Callable[[Any], Awaitable[dict[str, Any]]]
 
@@ -38,8 +40,22 @@ class FakeServer:
     resource_pages: list[list[dict[str, Any]]] = field(default_factory=list)
     template_pages: list[list[dict[str, Any]]] = field(default_factory=list)
     contents: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    # A failed server: listed by the host under failedServers, and every request to it fails.
+    # A server that is down (contract §4): its last known tools stay listed with `available: false`, it
+    # is listed under failedServers, and every request to it fails -32000 naming it and `reason`.
     failing: bool = False
+    reason: str = "connection closed"
+    tool_timeout_sec: float | None = None
+    startup_timeout_sec: float | None = None
+
+    def status(self, name: str) -> dict[str, Any]:
+        status: dict[str, Any] = {"name": name, "transport": "stdio", "status": "ready"}
+        if self.failing:
+            status |= {"status": "restarting", "error": self.reason, "retryInMs": 2000, "restarts": 1}
+        if self.tool_timeout_sec is not None:
+            status["toolTimeoutSec"] = self.tool_timeout_sec
+        if self.startup_timeout_sec is not None:
+            status["startupTimeoutSec"] = self.startup_timeout_sec
+        return status
 
 
 @dataclass
@@ -47,20 +63,38 @@ class Request:
     method: str
     params: dict[str, Any]
     call_id: str | None
+    timeout_ms: int | None = None
 
 
 class FakeHost:
-    """An `McpCapability` behaving like the native host: same methods, shapes and error codes."""
+    """A `HostLink` behaving like the service worker and the native host behind it: same methods, shapes
+    and error codes. `connected` is what `hostEnsure` answers."""
 
-    def __init__(self, servers: dict[str, FakeServer] | None = None) -> None:
+    def __init__(self, servers: dict[str, FakeServer] | None = None, *, connected: bool = True) -> None:
         self.servers = servers or {}
+        self.connected = connected
         self.requests: list[Request] = []
+        self.ensures = 0
 
     def methods(self) -> list[str]:
         return [request.method for request in self.requests]
 
-    async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
-        self.requests.append(Request(method, dict(params), call_id))
+    def statuses(self) -> list[dict[str, Any]]:
+        return [server.status(name) for name, server in self.servers.items()]
+
+    def state_message(self) -> dict[str, Any]:
+        """The `host/state` notification the service worker sends when its host port changes."""
+        return {"type": "host/state", "connected": self.connected, "servers": self.statuses()}
+
+    async def ensure(self) -> HostState:
+        self.ensures += 1
+        statuses = tuple(ServerStatus.model_validate(status) for status in self.statuses())
+        return HostState(connected=self.connected, servers=statuses if self.connected else ())
+
+    async def request(
+        self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+    ) -> Any:
+        self.requests.append(Request(method, dict(params), call_id, timeout_ms))
         if method == "tools/list":
             return self._tools_list()
         if method == "tools/call":
@@ -78,20 +112,20 @@ class FakeHost:
         if server is None:
             raise McpRequestError(McpErrorCode.UNKNOWN_SERVER, f"unknown server '{name}'")
         if server.failing:
-            raise McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, f"server '{name}' is not running")
+            message = f"server '{name}' is unavailable: {server.reason}; restarting in 2 s"
+            raise McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, message, {"server": name})
         return server
 
     def _tools_list(self) -> dict[str, Any]:
         tools = []
         for server_name, server in self.servers.items():
-            if server.failing:
-                continue
             for tool in server.tools:
                 entry: dict[str, Any] = {
                     "server": server_name,
                     "name": tool.name,
                     "qualifiedName": f"mcp__{server_name}__{tool.name}",
                     "inputSchema": tool.input_schema,
+                    "available": not server.failing,
                 }
                 if tool.description is not None:
                     entry["description"] = tool.description
@@ -116,7 +150,7 @@ class FakeHost:
             for name in sorted(self.servers):
                 server = self.servers[name]
                 if server.failing:
-                    failed.append({"server": name, "message": "not running"})
+                    failed.append({"server": name, "message": server.reason})
                     continue
                 items += [{"server": name, **item} for page in pages_of(server) for item in page]
             return {key: items, "failedServers": failed}
@@ -178,5 +212,15 @@ def custom_call(name: str, input: str = "", call_id: str = "call-1") -> dict[str
     return {"type": "custom_tool_call", "name": name, "input": input, "call_id": call_id}
 
 
-def dispatch(item: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "dispatch", "item": item}
+def dispatch(item: dict[str, Any], turn: str | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"type": "dispatch", "item": item}
+    if turn is not None:
+        message["turn"] = turn
+    return message
+
+
+async def connect(svc: Service, host: FakeHost, *, mcp_tools: bool = True) -> None:
+    """What the service worker tells Python about its host, and the user's `mcpTools` switch."""
+    assert (await svc.handle(host.state_message())) == {"ok": True}
+    config = await svc.handle({"type": "config/set", "patch": {"mcpTools": mcp_tools}})
+    assert config["mcpTools"] is mcp_tools
