@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,12 +76,14 @@ class FakeHost:
         self.connected = connected
         self.requests: list[Request] = []
         self.ensures = 0
+        # Statuses of configured servers with no tools ever known (failed at first start, still starting).
+        self.extra_statuses: list[dict[str, Any]] = []
 
     def methods(self) -> list[str]:
         return [request.method for request in self.requests]
 
     def statuses(self) -> list[dict[str, Any]]:
-        return [server.status(name) for name, server in self.servers.items()]
+        return [server.status(name) for name, server in self.servers.items()] + self.extra_statuses
 
     def state_message(self) -> dict[str, Any]:
         """The `host/state` notification the service worker sends when its host port changes."""
@@ -224,3 +227,75 @@ async def connect(svc: Service, host: FakeHost, *, mcp_tools: bool = True) -> No
     assert (await svc.handle(host.state_message())) == {"ok": True}
     config = await svc.handle({"type": "config/set", "patch": {"mcpTools": mcp_tools}})
     assert config["mcpTools"] is mcp_tools
+
+
+def never_settles() -> Awaitable[str]:
+    """What a worker that never answers gives back: under Pyodide a real JS Promise that never settles (so
+    the core's time limits are checked against Pyodide's own event loop), under CPython a Future."""
+    if sys.platform == "emscripten":
+        import js  # type: ignore[import-not-found]  # only inside Pyodide
+
+        promise: Awaitable[str] = js.Promise.new(lambda resolve, reject: None)
+        return promise
+    return asyncio.get_running_loop().create_future()
+
+
+class FakeJsApi:
+    """The offscreen document's `api` object (core/bridge.py, I2) as the service worker answers it: `host`
+    requests go to a `FakeHost`, `hostEnsure` says the host's state, `browser` calls go to a `FakeBrowser`.
+    Records every request (kind, payload) and every `cancel(requestKey)`."""
+
+    def __init__(self, host: FakeHost, browser: FakeBrowser | None = None) -> None:
+        self.host = host
+        self.browser = browser or FakeBrowser()
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.events: list[dict[str, Any]] = []
+        self.cancels: list[str] = []
+        # Host methods the worker takes and never answers (a hung host).
+        self.silent: set[str] = set()
+        self.ensure_error: dict[str, Any] | None = None
+
+    def kinds(self) -> list[str]:
+        return [kind for kind, _ in self.requests]
+
+    def host_payloads(self) -> list[dict[str, Any]]:
+        return [payload for kind, payload in self.requests if kind == "host"]
+
+    def request(self, kind: str, payload_json: str) -> Awaitable[str]:
+        payload = json.loads(payload_json)
+        self.requests.append((kind, payload))
+        if kind == "host" and payload["method"] in self.silent:
+            return never_settles()
+        return self._answer(kind, payload)
+
+    async def _answer(self, kind: str, payload: dict[str, Any]) -> str:
+        try:
+            if kind == "hostEnsure":
+                if self.ensure_error is not None:
+                    return json.dumps({"error": self.ensure_error})
+                state = await self.host.ensure()
+                servers = [status.model_dump(exclude_none=True) for status in state.servers]
+                return json.dumps({"result": {"connected": state.connected, "servers": servers}})
+            if kind == "host":
+                result = await self.host.request(
+                    payload["method"],
+                    payload["params"],
+                    timeout_ms=payload["timeoutMs"],
+                    call_id=payload.get("callId"),
+                )
+                return json.dumps({"result": result})
+            if kind == "browser":
+                args = payload["args"]
+                answer = await self.browser.call(payload["tool"], args, timeout_ms=payload["timeoutMs"])
+                return json.dumps({"result": answer})
+        except McpRequestError as error:
+            return json.dumps({"error": {"code": error.code, "message": error.message, "data": error.data}})
+        except BrowserToolError as error:
+            return json.dumps({"error": {"code": -32000, "message": error.message}})
+        return json.dumps({"error": {"code": -32601, "message": f"unknown request kind {kind}"}})
+
+    def emit(self, event_json: str) -> None:
+        self.events.append(json.loads(event_json))
+
+    def cancel(self, request_key: str) -> None:
+        self.cancels.append(request_key)
