@@ -1,5 +1,5 @@
-"""What history keeps of a dispatch (contract §5, I2 `record`): the status from the answer, and an answer over
-256 KiB shortened with notes (text cut, images dropped) carrying `truncated: {bytes}` with the original size."""
+"""What history keeps of a dispatch (contract §5, I2 `record`): the status from the answer, and an answer
+over 256 KiB shortened with notes (text cut, images dropped) carrying `truncated: {bytes}`, its full size."""
 
 from __future__ import annotations
 

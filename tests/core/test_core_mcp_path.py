@@ -1,5 +1,5 @@
-"""Only a name that falls through to the MCP path waits for MCP (contract §6): built-in and browser calls never
-wait for the tool list, a starting server or the host; tools of a server that is down answer why."""
+"""Only a name that falls through to the MCP path waits for MCP (contract §6): built-in and browser calls
+never wait for the tool list, a starting server or the host; tools of a server that is down answer why."""
 
 from __future__ import annotations
 
