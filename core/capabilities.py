@@ -6,9 +6,11 @@ A capability is passed in when it exists and is `None` when it does not; the cor
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from core.servers import HostState
+if TYPE_CHECKING:
+    # Standard library only at run time: the native host imports the error codes before pydantic loads.
+    from core.servers import HostState
 
 
 class McpErrorCode(IntEnum):
