@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from core_fakes import FakeBrowser
+from core_fakes import FakeBrowser, FakeHost, FakeServer, FakeTool, connect
 
 from core.gateway import AgentGateway
 from core.service import Service
@@ -18,15 +18,18 @@ TAB = {"id": 7, "url": "https://shop.example/cart", "title": "Cart", "active": T
 
 
 class Setup:
-    def __init__(self, **config: Any) -> None:
+    def __init__(self, host: FakeHost | None = None, **config: Any) -> None:
         self.events: list[dict[str, Any]] = []
         self.browser = FakeBrowser({"browser_tab": [TAB], "browser_dom": "clicked", "browser_page": "Cart"})
-        self.service = Service(emit=self.events.append, browser=self.browser)
+        self.host = host
+        self.service = Service(emit=self.events.append, browser=self.browser, host=host)
         self.gateway = AgentGateway(self.service.handle, self.browser, self.events.append)
         self.config = config
 
     async def start(self) -> Setup:
-        await self.service.handle({"type": "config/load", "config": self.config})
+        if self.host is not None:
+            await connect(self.service, self.host)
+        await self.service.handle({"type": "config/set", "patch": self.config})
         return self
 
     async def tools(self, session: str = "agent-1") -> list[str]:
@@ -175,3 +178,37 @@ async def test_the_host_hears_when_the_gateway_is_switched() -> None:
     states = [event for event in setup.events if event["type"] == "gateway/state"]
     assert states == [{"type": "gateway/state", "enabled": False}, {"type": "gateway/state", "enabled": True}]
     assert setup.events[-1] == {"type": "gateway/changed"}
+
+
+def notes_host() -> FakeHost:
+    return FakeHost(
+        {
+            "notes": FakeServer(
+                tools=[
+                    FakeTool("search", annotations={"readOnlyHint": True}),
+                    FakeTool("delete", annotations={"destructiveHint": True}),
+                ]
+            )
+        }
+    )
+
+
+async def test_mcp_tools_reach_agents_only_with_gateway_mcp_and_read_only_ones_run_at_once() -> None:
+    hidden = await Setup(notes_host(), gateway=True).start()
+    assert not [name for name in await hidden.tools() if name.startswith("mcp__")]
+    setup = await Setup(notes_host(), gateway=True, gatewayMcp=True).start()
+    tools = (await setup.gateway.handle({"type": "gateway/tools", "session": "agent-1", "client": AGENT}))[
+        "tools"
+    ]
+    by_name = {tool["name"]: tool for tool in tools}
+    assert by_name["mcp__notes__search"]["annotations"] == {"readOnlyHint": True}
+    searched = await setup.call("mcp__notes__search", {"q": "x"})
+    assert searched["success"] is True
+    deleting = setup.call("mcp__notes__delete", {"id": 1})
+    [request] = await setup.pending()
+    assert (request["tool"], "site" in request) == ("mcp__notes__delete", False)
+    await setup.answer(request["id"], "session")
+    assert (await deleting)["success"] is True
+    assert (await setup.call("mcp__notes__delete", {"id": 2}))[
+        "success"
+    ] is True  # same tool: not asked again
