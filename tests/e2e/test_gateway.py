@@ -4,13 +4,11 @@ SDK's client as the agent, started exactly as codex / Claude / Cursor start it f
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 import threading
 import time
-import tomllib
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -19,10 +17,20 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from playwright.sync_api import Page, Playwright
 
-from tests.support.browser import Extension, grant_site_access, install_host, launch, tabgate_host_bin
+from tests.support.agents import (
+    AgentThread,
+    codex_config,
+    json_config,
+    params_from_codex,
+    params_from_json,
+    run_agent,
+    text_of,
+    wait_listed,
+)
+from tests.support.browser import Extension, grant_site_access, install_host, launch
 
 pytestmark = pytest.mark.e2e
 
@@ -86,103 +94,6 @@ def browser(pw: Playwright, profile: Path, env: dict[str, str]) -> Iterator[Exte
             assert time.monotonic() < deadline, "the host did not connect"
             time.sleep(0.1)
         yield ext
-
-
-# -- agents started as their configs say ---------------------------------------------------------------------
-
-
-def codex_config(env: dict[str, str]) -> str:
-    """What the README tells a codex user to add to ~/.codex/config.toml."""
-    return (
-        "[mcp_servers.tabgate]\n"
-        f"command = {json.dumps(str(tabgate_host_bin()))}\n"
-        'args = ["mcp"]\n'
-        f"env = {{ TABGATE_RUNTIME_DIR = {json.dumps(env['TABGATE_RUNTIME_DIR'])} }}\n"
-    )
-
-
-def json_config(env: dict[str, str]) -> str:
-    """What the README tells Claude Desktop, Claude Code and Cursor users to add (`mcpServers`)."""
-    server = {
-        "command": str(tabgate_host_bin()),
-        "args": ["mcp"],
-        "env": {"TABGATE_RUNTIME_DIR": env["TABGATE_RUNTIME_DIR"]},
-    }
-    return json.dumps({"mcpServers": {"tabgate": server}}, indent=2)
-
-
-def params_from_codex(text: str) -> StdioServerParameters:
-    entry = tomllib.loads(text)["mcp_servers"]["tabgate"]
-    return StdioServerParameters(command=entry["command"], args=entry["args"], env=entry.get("env"))
-
-
-def params_from_json(text: str) -> StdioServerParameters:
-    entry = json.loads(text)["mcpServers"]["tabgate"]
-    return StdioServerParameters(command=entry["command"], args=entry["args"], env=entry.get("env"))
-
-
-type AgentBody = Callable[[Client, list[Any]], Awaitable[Any]]
-
-
-async def agent(params: StdioServerParameters, name: str, body: AgentBody) -> Any:
-    notices: list[Any] = []
-
-    async def on_message(message: Any) -> None:
-        notices.append(message)
-
-    async with Client(
-        params,
-        mode="legacy",
-        read_timeout_seconds=120,
-        message_handler=on_message,
-        client_info=types.Implementation(name=name, version="1.0"),
-    ) as client:
-        return await body(client, notices)
-
-
-class AgentThread(threading.Thread):
-    """An agent on a thread of its own: Playwright's sync API runs an event loop in the test's thread, and the
-    test plays the person in the popup while the agent waits."""
-
-    def __init__(self, params: StdioServerParameters, body: AgentBody, name: str = "codex") -> None:
-        super().__init__(daemon=True)
-        self.params, self.body, self.agent_name = params, body, name
-        self.result: Any = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            self.result = anyio.run(agent, self.params, self.agent_name, self.body)
-        except BaseException as exc:
-            self.error = exc
-
-    def outcome(self, timeout: float = 120) -> Any:
-        self.join(timeout)
-        assert not self.is_alive(), "the agent did not finish"
-        if self.error is not None:
-            raise self.error
-        return self.result
-
-
-def run_agent(params: StdioServerParameters, body: AgentBody, name: str = "codex") -> Any:
-    running = AgentThread(params, body, name)
-    running.start()
-    return running.outcome()
-
-
-def text_of(result: types.CallToolResult) -> str:
-    return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
-
-
-async def wait_listed(
-    client: Client, predicate: Callable[[list[str]], bool], timeout: float = 30
-) -> list[str]:
-    with anyio.fail_after(timeout):
-        while True:
-            names = [tool.name for tool in (await client.list_tools()).tools]
-            if predicate(names):
-                return names
-            await anyio.sleep(0.2)
 
 
 def open_popup(ext: Extension) -> Page:
@@ -329,8 +240,10 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
     params = params_from_codex(codex_config(env))
     closed, reopened = threading.Event(), threading.Event()
 
+    counts: list[int] = []  # what the agent saw at each step, kept for the failure message
+
     async def body(client: Client, notices: list[Any]) -> list[int]:
-        counts = [len(await wait_listed(client, lambda n: "browser_page" in n))]
+        counts.append(len(await wait_listed(client, lambda n: "browser_page" in n)))
         await anyio.to_thread.run_sync(closed.wait, 60)
         counts.append(len(await wait_listed(client, lambda n: not n)))
         result = await client.call_tool("browser_tab", {"action": "query"})
@@ -349,6 +262,10 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
     time.sleep(3)
     with browser(pw, profile, env) as ext:
         reopened.set()
-        counts = running.outcome()
-        gateway(ext, False)
+        try:
+            running.outcome()
+        except BaseException as exc:
+            raise AssertionError(f"the agent saw {counts} before: {exc!r}") from exc
+        finally:
+            gateway(ext, False)
     assert counts[0] > 0 and counts[1] == 0 and counts[2] == 1 and counts[3] == counts[0]
