@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -12,7 +13,7 @@ import pytest
 
 from native_host.identity import EXTENSION_ORIGIN, HOST_NAME, HOST_VERSION
 from native_host.install import install_at, launcher_path, render_launcher, render_manifest, uninstall_at
-from native_host.locations import BROWSERS, PLATFORMS, browser_location, user_data_dir_location
+from native_host.locations import BROWSERS, PLATFORMS, Location, browser_location, user_data_dir_location
 
 pytestmark = pytest.mark.unit
 
@@ -148,3 +149,23 @@ def test_version_matches_the_distribution() -> None:
 def test_cli_help_and_unknown_command() -> None:
     done = subprocess.run([sys.executable, "-m", "native_host.cli", "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "install" in done.stdout and "doctor" in done.stdout
+
+
+def test_per_user_installs_are_private_system_ones_readable_by_all(tmp_path: Path) -> None:
+    mine = user_data_dir_location(tmp_path / "profile")
+    install_at(mine, platform="linux", config=None)
+    folder = Path(mine.manifest).parent
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(Path(mine.manifest).stat().st_mode) == 0o600
+    assert stat.S_IMODE(Path(launcher_path(mine)).stat().st_mode) == 0o700
+    existing = tmp_path / "shared"
+    existing.mkdir(mode=0o755)
+    existing.chmod(0o755)
+    install_at(Location(None, False, existing / f"{HOST_NAME}.json"), platform="linux", config=None)
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o755  # a folder that was there is left as it was
+
+    everyone = Location("chrome", True, tmp_path / "etc" / "native-messaging-hosts" / f"{HOST_NAME}.json")
+    install_at(everyone, platform="linux", config=None)
+    assert stat.S_IMODE(Path(everyone.manifest).parent.stat().st_mode) == 0o755
+    assert stat.S_IMODE(Path(everyone.manifest).stat().st_mode) == 0o644
+    assert stat.S_IMODE(Path(launcher_path(everyone)).stat().st_mode) == 0o755
