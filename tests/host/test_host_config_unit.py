@@ -9,15 +9,15 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from native_host.config_write import render_servers
-from native_host.files import FileWriteError, write_atomically
-from native_host.secret_args import redact_args
 
 from native_host.config import load_config, write_default_config
 from native_host.config_cli import config_import, config_show, redacted
+from native_host.config_write import render_servers
+from native_host.files import FileWriteError, write_atomically
 from native_host.importer import merge_into, read_servers
 from native_host.preview import preview_statuses
 from native_host.redact import REDACTED, Scrubber, redact_url
+from native_host.secret_args import redact_args
 
 pytestmark = pytest.mark.unit
 
@@ -406,7 +406,7 @@ def test_name_clashes_are_reported_never_overwritten(tmp_path: Path) -> None:
 
 
 def test_a_write_whose_replace_fails_changes_nothing(tmp_path: Path) -> None:
-    """The last step fails (a folder stands where the file goes): the target is as it was, no temporary left."""
+    """The last step fails (a folder stands where the file goes): the target is as it was, nothing left."""
     blocked = tmp_path / "config.toml"
     blocked.mkdir()
     (blocked / "inside").write_text("a folder where the config should be")
