@@ -142,6 +142,7 @@ def test_doctor_says_what_to_fix(host_dirs: HostDirs, user_env: dict[str, str]) 
         config.write(
             '\n[mcp_servers.ghost]\ncommand = "tabgate-missing-command"\n\n[mcp_servers.typo]\ncomand = "x"\n'
         )
+    host_dirs.config.chmod(0o644)
     not_a_folder = host_dirs.root / "file"
     not_a_folder.write_text("")
     broken_env = {**user_env, "TABGATE_LOG_DIR": str(not_a_folder / "logs")}
@@ -157,6 +158,8 @@ def test_doctor_says_what_to_fix(host_dirs: HostDirs, user_env: dict[str, str]) 
         f"{misplaced} is in the wrong place",
         "is not writable",
         "[mcp_servers.typo] comand: unknown key",
+        f"config {host_dirs.config} can be read by other users (mode 0644)",
+        f"chmod 600 {host_dirs.config}",
         "server ghost: MCP client for `ghost` failed to start: command not found: tabgate-missing-command",
         "server notes: ready",
     ):

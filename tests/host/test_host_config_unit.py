@@ -241,6 +241,16 @@ def test_import_claude_desktop_json_and_codex_toml(tmp_path: Path) -> None:
         "codex.toml",
     )
     assert read_servers(codex).tables == {"time": {"command": "uvx", "args": ["mcp-server-time"]}}
+    strict = write(
+        tmp_path,
+        '[mcp_servers.slow]\ncommand = "uvx"\nstartup_timeout_sec = "10"\n'
+        '[mcp_servers.fine]\ncommand = "uvx"\ntool_timeout_sec = 120\n',
+        "codex-strict.toml",
+    )
+    checked = read_servers(strict)
+    assert list(checked.tables) == ["fine"]
+    [problem] = checked.problems
+    assert str(problem) == f"{strict}: [mcp_servers.slow] startup_timeout_sec: must be a number, not a string"
 
 
 SECRET_ARGS = [
