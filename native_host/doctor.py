@@ -259,9 +259,11 @@ async def check_servers(loaded: LoadedConfig, log_dir: Path, label: str = "") ->
         for connection in manager.all():
             await connection.wait_settled()
         for status in board.snapshot():
-            name = status["name"] + label
+            name = status["name"]
             if status["status"] == "ready":
-                findings.append(Finding(True, f"server {name}: ready, {status.get('tools', 0)} tool(s)"))
+                findings.append(
+                    Finding(True, f"server {name}{label}: ready, {status.get('tools', 0)} tool(s)")
+                )
                 continue
             error = status.get("error", "did not start")
             fix = f"see its log: {log_dir / 'servers' / (name + '.log')}"
@@ -269,7 +271,7 @@ async def check_servers(loaded: LoadedConfig, log_dir: Path, label: str = "") ->
                 fix = f"raise startup_timeout_sec under [mcp_servers.{name}], or {fix}"
             elif "command not found" in error:
                 fix = f"install it, or give `command` as an absolute path under [mcp_servers.{name}]"
-            findings.append(Finding(False, f"server {name}: {error}", fix))
+            findings.append(Finding(False, f"server {name}{label}: {error}", fix))
     return findings
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
@@ -11,6 +12,8 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import pytest
 
+from native_host.config import write_default_config
+from native_host.doctor import run_doctor
 from native_host.identity import EXTENSION_ORIGIN, HOST_NAME, HOST_VERSION
 from native_host.install import install_at, launcher_path, render_launcher, render_manifest, uninstall_at
 from native_host.locations import BROWSERS, PLATFORMS, Location, browser_location, user_data_dir_location
@@ -169,3 +172,28 @@ def test_per_user_installs_are_private_system_ones_readable_by_all(tmp_path: Pat
     assert stat.S_IMODE(Path(everyone.manifest).parent.stat().st_mode) == 0o755
     assert stat.S_IMODE(Path(everyone.manifest).stat().st_mode) == 0o644
     assert stat.S_IMODE(Path(launcher_path(everyone)).stat().st_mode) == 0o755
+
+
+def test_doctor_checks_each_config_an_installed_launcher_passes(tmp_path: Path) -> None:
+    first, second = user_data_dir_location(tmp_path / "one"), user_data_dir_location(tmp_path / "two")
+    good, broken = tmp_path / "good.toml", tmp_path / "broken.toml"
+    install_at(first, platform="linux", config=good)
+    install_at(second, platform="linux", config=broken)
+    write_default_config(good, sys.executable)
+    write_default_config(broken, sys.executable)
+    with broken.open("a") as config:
+        config.write('[mcp_servers.slow]\ncommand = "x"\nstartup_timeout_sec = 1e308\n')
+    default = tmp_path / "default.toml"  # no launcher reads it: not checked
+    out = io.StringIO()
+    code = run_doctor(
+        locations=[first, second],
+        config_path=default,
+        log_dir=tmp_path / "logs",
+        out=out,
+        start_servers=False,
+    )
+    report = out.getvalue()
+    assert code == 1, report
+    assert f"config {good} (passed by the launcher {launcher_path(first)}): 1 server(s)" in report
+    assert f"{broken}: [mcp_servers.slow] startup_timeout_sec: must be at most 86400" in report
+    assert str(default) not in report
