@@ -137,11 +137,6 @@ class Merge:
 def merge_into(config: Path, tables: Mapping[str, Mapping[str, object]]) -> Merge:
     """Add the servers not configured yet, in one atomic write; raises ConfigWriteError or FileWriteError
     (the config then unchanged)."""
-    try:
-        # Bytes, not read_text: universal newlines would turn the user's CRLF into LF.
-        text = config.read_bytes().decode("utf-8") if config.exists() else ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigWriteError(f"cannot read {config}: {exc}") from exc
     current = load_config(config)
     imported = LoadedConfig(config, exists=True)
     parse_servers(config, tables, imported)
@@ -154,5 +149,10 @@ def merge_into(config: Path, tables: Mapping[str, Mapping[str, object]]) -> Merg
         else:
             merge.added.append(name)
     if merge.added:
+        try:
+            # Bytes, not read_text: universal newlines would turn the user's CRLF into LF.
+            text = config.read_bytes().decode("utf-8") if config.exists() else ""
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigWriteError(f"cannot read {config}: {exc}") from exc
         write_config(config, with_servers_added(config, text, {name: tables[name] for name in merge.added}))
     return merge
