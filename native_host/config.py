@@ -223,7 +223,10 @@ def _message(item: ErrorDetails) -> str:
     if kind == "extra_forbidden":
         return "unknown key (check its spelling)"
     if kind == "less_than_equal":
-        return f"must be at most {_number(context['le'])}"
+        unit = {"_sec": " seconds (one day)", "_ms": " milliseconds (one day)"}
+        key = str(item["loc"][0]) if item["loc"] else ""
+        suffix = next((text for end, text in unit.items() if key.endswith(end)), "")
+        return f"must be at most {_number(context['le'])}{suffix}"
     if kind == "greater_than":
         return f"must be greater than {_number(context['gt'])}"
     if kind == "finite_number":
