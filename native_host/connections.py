@@ -287,6 +287,7 @@ class Connection:
             self._first_settled.set()
             if self._stopping:
                 return
+            self._ended(run, CLOSED_REASON)  # a run must never end unaccounted: that would restart at once
             if permanent:
                 self._state = "failed"
                 self._publish()
