@@ -284,7 +284,6 @@ class Connection:
             self._retry_at = None
             self._publish()
             permanent = await self._start(run)
-            self._first_settled.set()
             if self._stopping:
                 return
             self._ended(run, CLOSED_REASON)  # a run must never end unaccounted: that would restart at once
@@ -340,7 +339,7 @@ class Connection:
                     run.ready_at = anyio.current_time()
                     self._state, self._error = "ready", None
                     self._publish()
-                    run.settled.set()
+                    self._settle(run)
                     log.info("server %s ready (%d tools)", self.name, len(tools))
                     await run.lost.wait()
                     run.client = None
@@ -359,8 +358,12 @@ class Connection:
             )
         finally:
             run.client = run.startup = None
-            run.settled.set()
+            self._settle(run)
         return False
+
+    def _settle(self, run: _Run) -> None:
+        run.settled.set()
+        self._first_settled.set()
 
     def _ended(self, run: _Run, reason: str, *, permanent: bool = False) -> None:
         """Account for the end of `run` once: why, the backoff, the status."""
