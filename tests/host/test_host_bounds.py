@@ -103,7 +103,6 @@ def test_a_slow_browser_bounds_the_host_and_loses_nothing(host_dirs: HostDirs) -
                 last, steady_since = current, time.monotonic()
             time.sleep(0.2)
         print(f"host RSS peak with 300 unread 1 MiB answers: {peak // 1024} MiB")
-        assert not late_ping.done()
         resume(host)
         for index, call in enumerate(calls):
             response = call.result(120)
