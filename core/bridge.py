@@ -98,6 +98,10 @@ class ServiceWorkerBrowser:
         return reply.get("result")
 
 
+# Calls the service worker records in the history: it gets the answer and Python's record of it.
+RECORDED = frozenset({"dispatch", "gateway/call"})
+
+
 class Bridge:
     def __init__(self, api: JsApi, *, timeout_margin_ms: int = TIMEOUT_MARGIN_MS) -> None:
         def emit(event: dict[str, Any]) -> None:
@@ -113,11 +117,12 @@ class Bridge:
         message = json.loads(message_json)
         kind = message.get("type") if isinstance(message, dict) else None
         if self._gateway.handles(kind):
-            return json.dumps(await self._gateway.handle(message))
-        answer = await self._service.handle(message)
-        if kind is not None:
-            await self._gateway.after(message)
-        if kind == "dispatch":
+            answer = await self._gateway.handle(message)
+        else:
+            answer = await self._service.handle(message)
+            if kind is not None:
+                await self._gateway.after(message)
+        if kind in RECORDED:
             return json.dumps({"answer": answer, "record": record_for(answer)})
         return json.dumps(answer)
 

@@ -132,7 +132,7 @@ class AgentGateway:
             "type": "function_call",
             "name": name,
             "arguments": json.dumps(arguments),
-            "call_id": f"{session}:{uuid.uuid4().hex[:12]}",
+            "call_id": str(message.get("callId") or f"{session}:{uuid.uuid4().hex[:12]}"),
         }
         return await self._handle({"type": "dispatch", "item": item, "turn": session})
 
