@@ -185,3 +185,31 @@ async def test_other_messages_are_answered_as_they_are() -> None:
     assert await ask(bridge, {"type": "nope"}) == {
         "error": {"code": -32601, "message": "unknown message type: 'nope'"}
     }
+
+
+# --- the agent gateway ------------------------------------------------------------------------------------
+
+
+async def test_an_agents_call_is_answered_with_its_history_record_under_the_workers_call_id() -> None:
+    bridge, _api = await ready_bridge(notes())
+    await ask(bridge, {"type": "config/set", "patch": {"gateway": True}})
+    message = {
+        "type": "gateway/call",
+        "session": "agent-1",
+        "client": {"name": "codex", "version": "1"},
+        "name": "browser_tab",
+        "arguments": {"action": "query"},
+        "callId": "agent-1:abc",
+    }
+    envelope = await ask(bridge, message)
+    assert envelope["answer"]["output"]["call_id"] == "agent-1:abc"
+    assert envelope["record"]["status"] == "done"
+    refused = await ask(bridge, {**message, "name": "no_such_tool"})
+    assert refused["record"]["status"] == "rejected"
+
+
+async def test_the_gateway_switch_reaches_the_host_as_an_event() -> None:
+    bridge, api = await ready_bridge(notes())
+    await ask(bridge, {"type": "config/set", "patch": {"gateway": True}})
+    states = [event for event in api.events if event["type"] == "gateway/state"]
+    assert states[-1] == {"type": "gateway/state", "enabled": True}
