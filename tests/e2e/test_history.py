@@ -1,6 +1,6 @@
-"""Call history end to end (contract §5): bounded by entries and bytes, big answers shortened, writes that fail
-over the storage quota, calls a stopped service worker left running, clearing, and a popup that is told what
-changed instead of polling. Real Chromium, the real host and the demo MCP server."""
+"""Call history end to end (contract §5): bounded by entries and bytes, big answers shortened, writes
+that fail over the storage quota, calls a stopped service worker left running, clearing, and a popup that
+is told what changed instead of polling. Real Chromium, the real host and the demo MCP server."""
 
 from __future__ import annotations
 
@@ -26,12 +26,15 @@ ANSWER_MAX_BYTES = 256 * 1024
 
 
 @pytest.fixture(scope="module")
-def ext(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str]) -> Iterator[Extension]:
+def ext(
+    pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str]
+) -> Iterator[Extension]:
     profile = tmp_path_factory.mktemp("profile-history")
     config = profile / "config.toml"
-    # A long tool time limit: a 20 MiB answer takes a while on a loaded machine, and these tests are about history.
+    # A long tool time limit: a 20 MiB answer takes a while on a loaded machine (this is about history).
     config.write_text(
-        f'[mcp_servers.demo]\ncommand = {json.dumps(sys.executable)}\nargs = ["{DEMO}"]\ntool_timeout_sec = 600\n'
+        f"[mcp_servers.demo]\ncommand = {json.dumps(sys.executable)}\n"
+        f'args = ["{DEMO}"]\ntool_timeout_sec = 600\n'
     )
     install_host(profile, config, env=host_env)
     with launch(pw, profile, env=host_env) as extension:
@@ -177,10 +180,14 @@ def test_a_write_over_the_storage_quota_leaves_the_outcome_without_the_answer(de
 def test_a_call_a_stopped_worker_left_running_becomes_interrupted(demo: Extension) -> None:
     call_id = f"stop-{uuid.uuid4().hex[:6]}"
     start_call_in_page(demo, "mcp__demo__slow", {"seconds": 20, "steps": 20}, call_id)
-    wait_for(lambda: any(e["id"] == call_id and e["status"] == "running" for e in history(demo)), "the call to run")
+    wait_for(
+        lambda: any(e["id"] == call_id and e["status"] == "running" for e in history(demo)), "the call to run"
+    )
     demo.stop_service_worker()
     # The caller's channel closed with the worker; the next worker marks the entry.
-    outcome = wait_for(lambda: demo.page.evaluate(f"window.__outcome[{json.dumps(call_id)}]"), "the caller to hear")
+    outcome = wait_for(
+        lambda: demo.page.evaluate(f"window.__outcome[{json.dumps(call_id)}]"), "the caller to hear"
+    )
     assert "error" in outcome, outcome
     entry = entry_of(demo, call_id)
     assert entry["status"] == "interrupted"
@@ -232,7 +239,9 @@ def test_the_open_popup_is_told_each_change_and_never_polls(demo: Extension) -> 
     worker.evaluate(
         """() => {
             self.__historyRequests = 0;
-            chrome.runtime.onMessage.addListener((m) => { if (m?.type === "history") self.__historyRequests++; });
+            chrome.runtime.onMessage.addListener((m) => {
+                if (m?.type === "history") self.__historyRequests++;
+            });
         }"""
     )
     page = open_popup(demo)
