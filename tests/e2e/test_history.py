@@ -254,3 +254,16 @@ def test_the_open_popup_is_told_each_change_and_never_polls(demo: Extension) -> 
     page.wait_for_timeout(2000)
     assert worker.evaluate("self.__historyRequests") == 1  # the one read when the popup opened
     page.close()
+
+
+def test_the_popup_shows_a_shortened_answer_with_its_original_size(demo: Extension) -> None:
+    call_id = f"short-{uuid.uuid4().hex[:6]}"
+    assert call(demo, "mcp__demo__big", {"mib": 0.5}, call_id)["success"] is True
+    size = wait_for(lambda: entry_of(demo, call_id).get("truncated"), "the entry to be recorded")["bytes"]
+    page = open_popup(demo)
+    page.locator(f'#history .history-entry[data-id="{call_id}"]').click()
+    expect(page.locator("#result .result")).to_have_attribute("data-kind", "ok")
+    expect(page.locator("#result")).to_contain_text(
+        f"Shortened for the history: the answer was {size} bytes."
+    )
+    page.close()
