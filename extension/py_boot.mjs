@@ -52,43 +52,60 @@ function trampolineAddress(Module) {
   return (Module.__PyRuntime + Module.HEAP32[Module.__PyEM_EMSCRIPTEN_TRAMPOLINE_OFFSET >>> 2]) >>> 2;
 }
 
-function sitePreRun({ files, libraries, snapshotMeta, making, onLayout, engine }) {
-  // Synchronous on purpose: a throw here rejects loadPyodide instead of leaving it waiting forever.
-  return (Module) => {
-    engine.trampoline = Module.HEAP32[trampolineAddress(Module)];
-    // A snapshot made where the trampoline is missing keeps its slot free, so the libraries sit at the same
-    // table index in every engine; an engine without it leaves that slot empty.
-    if (making && engine.trampoline === 0) Module.wasmTable.grow(1);
-    if (snapshotMeta && Module.wasmTable.length < snapshotMeta.before.tableLength) {
-      Module.wasmTable.grow(snapshotMeta.before.tableLength - Module.wasmTable.length);
-    }
-    const before = layoutOf(Module);
-    if (snapshotMeta && before.tableLength !== snapshotMeta.before.tableLength) {
-      throw new SnapshotRefused(`wasm table has ${before.tableLength} entries, the snapshot expects ${snapshotMeta.before.tableLength}`);
-    }
-    for (const { path, data } of files) {
-      const full = `${SITE_PACKAGES}/${path}`;
-      Module.FS.mkdirTree(full.slice(0, full.lastIndexOf("/")));
-      Module.FS.writeFile(full, data);
-    }
-    for (const { path, module } of libraries) {
-      const name = `${SITE_PACKAGES}/${path}`;
-      // Registered by name, so CPython's dlopen of this path finds it linked (extension modules are local).
-      const dso = Module.newDSO(name, undefined, "loading");
-      dso.global = false;
-      dso.exports = Module.loadWebAssemblyModule(module, { global: false, nodelete: true, loadAsync: false, allowUndefined: true }, name, {}, undefined);
-    }
-    const after = layoutOf(Module);
-    if (snapshotMeta && (after.tableLength !== snapshotMeta.after.tableLength || after.heapBase !== snapshotMeta.after.heapBase)) {
-      throw new SnapshotRefused(`linked libraries at table ${after.tableLength}/heap ${after.heapBase}, the snapshot expects ${snapshotMeta.after.tableLength}/${snapshotMeta.after.heapBase}`);
-    }
-    if (snapshotMeta) Module.growMemory(snapshotMeta.memoryBytes);
-    onLayout?.({ before, after });
-  };
+// Links the site-packages into a runtime that has not initialised yet. Synchronous: a throw here rejects
+// the runtime's start instead of leaving it waiting.
+function linkSite(Module, { files, libraries, snapshotMeta, making, engine }) {
+  engine.trampoline = Module.HEAP32[trampolineAddress(Module)];
+  // A snapshot made where the trampoline is missing keeps its slot free, so the libraries sit at the same
+  // table index in every engine; an engine without it leaves that slot empty.
+  if (making && engine.trampoline === 0) Module.wasmTable.grow(1);
+  if (snapshotMeta && Module.wasmTable.length < snapshotMeta.before.tableLength) {
+    Module.wasmTable.grow(snapshotMeta.before.tableLength - Module.wasmTable.length);
+  }
+  const before = layoutOf(Module);
+  if (snapshotMeta && before.tableLength !== snapshotMeta.before.tableLength) {
+    throw new SnapshotRefused(`wasm table has ${before.tableLength} entries, the snapshot expects ${snapshotMeta.before.tableLength}`);
+  }
+  for (const { path, data } of files) {
+    const full = `${SITE_PACKAGES}/${path}`;
+    Module.FS.mkdirTree(full.slice(0, full.lastIndexOf("/")));
+    Module.FS.writeFile(full, data);
+  }
+  for (const { path, module } of libraries) {
+    const name = `${SITE_PACKAGES}/${path}`;
+    // Registered by name, so CPython's dlopen of this path finds it linked (extension modules are local).
+    const dso = Module.newDSO(name, undefined, "loading");
+    dso.global = false;
+    dso.exports = Module.loadWebAssemblyModule(module, { global: false, nodelete: true, loadAsync: false, allowUndefined: true }, name, {}, undefined);
+  }
+  const after = layoutOf(Module);
+  if (snapshotMeta && (after.tableLength !== snapshotMeta.after.tableLength || after.heapBase !== snapshotMeta.after.heapBase)) {
+    throw new SnapshotRefused(`linked libraries at table ${after.tableLength}/heap ${after.heapBase}, the snapshot expects ${snapshotMeta.after.tableLength}/${snapshotMeta.after.heapBase}`);
+  }
+  return { before, after };
 }
 
-function options(indexURL, preRun, extra) {
-  return {
+// Starts a runtime whose preRun waits for `inputs` (a Promise of {files, libraries, snapshot?}), so the
+// runtime's own download and compile overlap with fetching, checking and compiling ours.
+function start(indexURL, inputs, { snapshotMeta = null, making = false, onLayout = null, engine = {} }) {
+  let fail;
+  const failed = new Promise((_, reject) => (fail = reject));
+  const preRun = (Module) => {
+    Module.addRunDependency("tabgate-site");
+    inputs
+      .then(({ files, libraries, snapshot }) => {
+        const layout = linkSite(Module, { files, libraries, snapshotMeta, making, engine });
+        onLayout?.(layout);
+        if (snapshot) {
+          Module.growMemory(snapshotMeta.memoryBytes);
+          const restore = Module.API.restoreSnapshot;
+          Module.API.restoreSnapshot = () => restore(snapshot);
+        }
+        Module.removeRunDependency("tabgate-site");
+      })
+      .catch(fail);
+  };
+  const pyodide = loadPyodide({
     indexURL,
     packageBaseUrl: indexURL,
     lockFileURL: indexURL + "pyodide-lock.json",
@@ -96,8 +113,11 @@ function options(indexURL, preRun, extra) {
       settings.preRun = [...settings.preRun, preRun];
       return createPyodideModule(settings);
     },
-    ...extra,
-  };
+    // The real snapshot arrives in the preRun; this placeholder only tells Pyodide to restore one.
+    ...(snapshotMeta ? { _loadSnapshot: new Uint8Array(16) } : {}),
+    ...(making ? { _makeSnapshot: true } : {}),
+  });
+  return Promise.race([pyodide, failed]);
 }
 
 // After a restore the interpreter carries the build machine's state: re-seed what must differ per run.
@@ -108,19 +128,17 @@ if "random" in sys.modules:
     sys.modules["random"].seed()
 `;
 
-export async function restorePython({ indexURL, files, libraries, snapshot, snapshotMeta }) {
+export async function restorePython({ indexURL, inputs, snapshotMeta }) {
   const engine = {};
-  const preRun = sitePreRun({ files, libraries, snapshotMeta, making: false, engine });
-  const py = await loadPyodide(options(indexURL, preRun, { _loadSnapshot: snapshot }));
+  const py = await start(indexURL, inputs, { snapshotMeta, engine });
   // The snapshot holds the build engine's trampoline slot; this engine's own one goes back in.
   py._module.HEAP32[trampolineAddress(py._module)] = engine.trampoline;
   py.runPython(AFTER_RESTORE);
   return py;
 }
 
-export async function bootPython({ indexURL, files, libraries, makeSnapshot = false, onLayout = null }) {
-  const preRun = sitePreRun({ files, libraries, snapshotMeta: null, making: makeSnapshot, onLayout, engine: {} });
-  const py = await loadPyodide(options(indexURL, preRun, makeSnapshot ? { _makeSnapshot: true } : {}));
+export async function bootPython({ indexURL, inputs, makeSnapshot = false, onLayout = null }) {
+  const py = await start(indexURL, inputs, { making: makeSnapshot, onLayout });
   py.runPython("import core.bridge");
   return py;
 }

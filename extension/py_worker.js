@@ -49,17 +49,21 @@ async function startPython() {
   const mark = (name) => (steps[name] = Math.round(performance.now() - t0));
   const info = await (await fetch(base + "build-info.json")).json();
   const indexURL = base + "pyodide/";
-  const snapshot = info.python.snapshot ? fetchVerified(info.python.snapshot) : null;
-  snapshot?.catch(() => {}); // awaited (and reported) by the restore below
-  const files = readSiteImage(await fetchVerified(info.python.siteImage));
-  const libraries = await compileLibraries(files);
-  mark("libraries");
+  const site = fetchVerified(info.python.siteImage).then(async (bytes) => {
+    const files = readSiteImage(bytes);
+    const libraries = await compileLibraries(files);
+    mark("libraries");
+    return { files, libraries };
+  });
   let py = null;
   let fallback = null;
-  if (snapshot) {
+  const snapshotMeta = info.python.snapshot;
+  if (snapshotMeta) {
     setState({ python: "booting", bootPhase: "restoring" });
+    const snapshot = fetchVerified(snapshotMeta).then((bytes) => (mark("snapshot"), bytes));
     try {
-      py = await restorePython({ indexURL, files, libraries, snapshot, snapshotMeta: info.python.snapshot });
+      const inputs = Promise.all([site, snapshot]).then(([s, snapshotBytes]) => ({ ...s, snapshot: snapshotBytes }));
+      py = await restorePython({ indexURL, inputs, snapshotMeta });
       mark("restored");
     } catch (e) {
       fallback = `snapshot not used: ${e.message ?? e}`;
@@ -68,12 +72,12 @@ async function startPython() {
   }
   if (!py) {
     setState({ python: "booting", bootPhase: "starting" });
-    py = await bootPython({ indexURL, files, libraries });
+    py = await bootPython({ indexURL, inputs: site });
     mark("booted");
   }
   const bridge = py.pyimport("core.bridge").create_bridge(api);
   mark("bridge");
-  return { bridge, boot: { path: fallback || !snapshot ? "full" : "snapshot", fallback, steps } };
+  return { bridge, boot: { path: py && !fallback && snapshotMeta ? "snapshot" : "full", fallback, steps } };
 }
 
 const ready = startPython();
