@@ -320,7 +320,9 @@ def make_snapshot(staging: Path) -> dict[str, object]:
     cached = CACHE / "snapshot" / inputs.hexdigest()
     if not (cached / "meta.json").exists():
         log("making Python's memory snapshot (Node)")
-        out = run([node, str(ROOT / "tools" / "make_snapshot.mjs"), str(staging)], stdout=subprocess.PIPE)
+        # With stack switching, as in Chrome: the interpreter notes at start-up whether it can suspend.
+        out = run([node, "--experimental-wasm-stack-switching", str(ROOT / "tools" / "make_snapshot.mjs"),
+                   str(staging)], stdout=subprocess.PIPE)  # fmt: skip
         layout = json.loads(out.stdout.strip().splitlines()[-1])
         tmp = cached.with_suffix(".tmp")
         shutil.rmtree(tmp, ignore_errors=True)

@@ -62,6 +62,10 @@ function linkSite(Module, { files, libraries, snapshotMeta, making, engine }) {
   if (snapshotMeta && Module.wasmTable.length < snapshotMeta.before.tableLength) {
     Module.wasmTable.grow(snapshotMeta.before.tableLength - Module.wasmTable.length);
   }
+  if (snapshotMeta && snapshotMeta.jspi !== Module.jspiSupported) {
+    // The interpreter caches at start-up whether it can suspend into JS (run_sync, asyncio.run).
+    throw new SnapshotRefused(`the snapshot was made ${snapshotMeta.jspi ? "with" : "without"} JS promise integration, this engine has ${Module.jspiSupported ? "it" : "none"}`);
+  }
   const before = layoutOf(Module);
   if (snapshotMeta && before.tableLength !== snapshotMeta.before.tableLength) {
     throw new SnapshotRefused(`wasm table has ${before.tableLength} entries, the snapshot expects ${snapshotMeta.before.tableLength}`);

@@ -12,8 +12,7 @@ const files = readSiteImage(new Uint8Array(readFileSync(join(extDir, "python", "
 let layout = null;
 const py = await bootPython({
   indexURL: join(extDir, "pyodide") + "/",
-  files,
-  libraries: await compileLibraries(files),
+  inputs: compileLibraries(files).then((libraries) => ({ files, libraries })),
   makeSnapshot: true,
   onLayout: (l) => (layout = l),
 });
@@ -23,4 +22,4 @@ py.runPython("import gc, importlib; importlib.invalidate_caches(); gc.collect()"
 for (const name of Object.keys(py.loadedPackages)) delete py.loadedPackages[name];
 const snapshot = py.makeMemorySnapshot();
 writeFileSync(join(extDir, "python", "snapshot.bin"), snapshot);
-console.log(JSON.stringify({ ...layout, memoryBytes: py._module.HEAP8.length, bytes: snapshot.length }));
+console.log(JSON.stringify({ ...layout, jspi: py._module.jspiSupported, memoryBytes: py._module.HEAP8.length, bytes: snapshot.length }));
