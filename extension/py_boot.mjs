@@ -102,8 +102,12 @@ function start(indexURL, inputs, { snapshotMeta = null, making = false, onLayout
         onLayout?.(layout);
         if (snapshot) {
           Module.growMemory(snapshotMeta.memoryBytes);
+          // Used once, then let go: the worker keeps no second copy of the heap.
           const restore = Module.API.restoreSnapshot;
-          Module.API.restoreSnapshot = () => restore(snapshot);
+          Module.API.restoreSnapshot = () => {
+            Module.API.restoreSnapshot = restore;
+            return restore(snapshot);
+          };
         }
         Module.removeRunDependency("tabgate-site");
       })

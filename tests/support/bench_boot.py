@@ -68,7 +68,7 @@ def measure() -> list[Figure]:
         builds = {"old": _legacy_build(Path(tmp)), "new": EXTENSION_DIR}
         for i in range(RUNS):
             for name, extension in builds.items():
-                runs[name].append(watch_boot(pw, Path(tmp) / f"{name}-{i}", extension))
+                runs[name].append(watch_boot(pw, Path(tmp) / f"{name}-{i}", extension, timeout_s=300))
         for i in range(2):
             for name, extension in builds.items():
                 trips[name] += _round_trips(pw, extension, Path(tmp) / f"trips-{name}-{i}")

@@ -86,7 +86,8 @@ def probed_launch(
             context.service_workers[0] if context.service_workers else context.wait_for_event("serviceworker")
         )
         page = context.new_page()
-        page.goto(f"chrome-extension://{worker.url.split('/')[2]}/popup.html")
+        # Not waiting for "load": with Python on the pages' thread (the old boot) it fires after the boot.
+        page.goto(f"chrome-extension://{worker.url.split('/')[2]}/popup.html", wait_until="commit")
         yield context, page, t0
     finally:
         context.close()
