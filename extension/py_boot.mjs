@@ -89,6 +89,28 @@ function linkSite(Module, { files, libraries, snapshotMeta, making, engine }) {
   return { before, after };
 }
 
+// The snapshot's heap: the pages it lists are copied in; every other page must be zero. Pages of a freshly
+// grown heap are, and reading them keeps them unallocated, so only pages start-up wrote to get cleared.
+function writeHeap(Module, data, { pageBytes, pages, memoryBytes }) {
+  if (data.length !== pages.length * pageBytes) throw new SnapshotRefused("snapshot pages do not match its page list");
+  const bytes = Module.HEAPU8;
+  const words = Module.HEAPU32;
+  let next = 0;
+  for (let start = 0; start < memoryBytes; start += pageBytes) {
+    if (pages[next] === start / pageBytes) {
+      bytes.set(data.subarray(next * pageBytes, (next + 1) * pageBytes), start);
+      next++;
+    } else {
+      for (let i = start >>> 2, end = (start + pageBytes) >>> 2; i < end; i++) {
+        if (words[i] !== 0) {
+          bytes.fill(0, start, start + pageBytes);
+          break;
+        }
+      }
+    }
+  }
+}
+
 // Starts a runtime whose preRun waits for `inputs` (a Promise of {files, libraries, snapshot?}), so the
 // runtime's own download and compile overlap with fetching, checking and compiling ours.
 function start(indexURL, inputs, { snapshotMeta = null, making = false, onLayout = null, engine = {} }) {
@@ -102,11 +124,14 @@ function start(indexURL, inputs, { snapshotMeta = null, making = false, onLayout
         onLayout?.(layout);
         if (snapshot) {
           Module.growMemory(snapshotMeta.memoryBytes);
-          // Used once, then let go: the worker keeps no second copy of the heap.
+          // Pyodide reads the header (build id, JS references); the heap pages are ours to write. Used once,
+          // then let go: the worker keeps no second copy of the heap.
           const restore = Module.API.restoreSnapshot;
           Module.API.restoreSnapshot = () => {
             Module.API.restoreSnapshot = restore;
-            return restore(snapshot);
+            const state = restore(snapshot.subarray(0, snapshotMeta.headerBytes));
+            writeHeap(Module, snapshot.subarray(snapshotMeta.headerBytes), snapshotMeta);
+            return state;
           };
         }
         Module.removeRunDependency("tabgate-site");

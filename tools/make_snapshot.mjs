@@ -21,5 +21,18 @@ py.runPython("import gc, importlib; importlib.invalidate_caches(); gc.collect()"
 // Pyodide lists the image's packages as loaded by an unknown source; that JS map cannot go in a snapshot.
 for (const name of Object.keys(py.loadedPackages)) delete py.loadedPackages[name];
 const snapshot = py.makeMemorySnapshot();
-writeFileSync(join(extDir, "python", "snapshot.bin"), snapshot);
-console.log(JSON.stringify({ ...layout, jspi: py._module.jspiSupported, memoryBytes: py._module.HEAP8.length, bytes: snapshot.length }));
+// Pyodide's snapshot is its header, then the whole heap; about half of the heap's pages are zero, and a fresh
+// heap is zero already, so only the other pages ship (py_boot.mjs writes them back, and zeroes the rest).
+const headerBytes = new Uint32Array(snapshot.buffer, snapshot.byteOffset, 4)[1];
+const heap = snapshot.subarray(headerBytes);
+const pageBytes = 65536;
+const pages = [];
+for (let page = 0; page * pageBytes < heap.length; page++) {
+  if (heap.subarray(page * pageBytes, (page + 1) * pageBytes).some((b) => b !== 0)) pages.push(page);
+}
+const out = new Uint8Array(headerBytes + pages.length * pageBytes);
+out.set(snapshot.subarray(0, headerBytes));
+pages.forEach((page, i) => out.set(heap.subarray(page * pageBytes, (page + 1) * pageBytes), headerBytes + i * pageBytes));
+writeFileSync(join(extDir, "python", "snapshot.bin"), out);
+const meta = { headerBytes, pageBytes, pages, memoryBytes: heap.length, bytes: out.length };
+console.log(JSON.stringify({ ...layout, jspi: py._module.jspiSupported, ...meta }));

@@ -27,7 +27,7 @@ TICK_MS = 5
 # by then count as stalls during boot: what the popup itself does once Python is ready is its own work.
 PROBE = f"""(() => {{
   if (!globalThis.chrome?.runtime?.connect) return;
-  const probe = {{ ticks: [], last: performance.now(), readyAt: null }};
+  const probe = {{ ticks: [], last: performance.now(), readyAt: null, startedAt: Date.now() }};
   probe.timer = setInterval(() => {{
     const now = performance.now();
     probe.ticks.push([now, now - probe.last]);
@@ -55,7 +55,7 @@ PLAN_CALL = {
 
 @dataclass
 class BootRun:
-    first_status: dict[str, Any]  # what the popup's first status request answered
+    page_started_at: float  # epoch ms when the popup's first line ran (compare with status.bootedAt)
     plan_answer: dict[str, Any]  # the update_plan call made at once
     plan_ms: float  # browser launch → that answer
     ready: dict[str, Any]  # status once Python is ready
@@ -104,7 +104,6 @@ def watch_boot(
     timeout_s: float = PYTHON_BOOT_TIMEOUT_S,
 ) -> BootRun:
     with probed_launch(pw, profile, extension_dir) as (_context, page, t0):
-        first = send(page, {"type": "status"})
         plan = send(page, {"type": "dispatch", "item": PLAN_CALL}, timeout_s)
         plan_ms = (time.perf_counter() - t0) * 1000
         deadline = time.monotonic() + timeout_s
@@ -113,13 +112,14 @@ def watch_boot(
             time.sleep(0.05)
             ready = send(page, {"type": "status"})
         page.wait_for_function("() => __bootProbe.readyAt !== null", timeout=timeout_s * 1000)
+        started_at = float(page.evaluate("() => __bootProbe.startedAt"))
         gaps: list[float] = page.evaluate(
             """() => { const p = __bootProbe; clearInterval(p.timer);
                        return p.ticks.filter(([end]) => end <= p.readyAt).map(([, gap]) => gap); }"""
         )
         stalls = [g - TICK_MS for g in gaps]
         return BootRun(
-            first_status=first,
+            page_started_at=started_at,
             plan_answer=plan,
             plan_ms=plan_ms,
             ready=ready,
