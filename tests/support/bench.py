@@ -18,6 +18,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from tests.support import bench_boot
 from tests.support.browser import install_host, launch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -293,6 +294,7 @@ def dispatcher_overhead() -> list[Figure]:
 BENCHES: dict[str, Callable[[], list[Figure]]] = {
     "dispatcher_overhead": dispatcher_overhead,
     "python_ready": python_ready,
+    "boot": bench_boot.measure,
     "host_spawn": host_spawn,
     "host_vs_direct": host_vs_direct,
     "host_rss": host_rss,
