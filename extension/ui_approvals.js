@@ -12,7 +12,12 @@ export function renderGatewaySwitch(config) {
   $("gateway-agents").checked = config.gateway === true;
 }
 
+let shown = ""; // the ids on screen: an unchanged list is not rebuilt under the person's pointer
+
 export function renderApprovals(pending) {
+  const key = pending.map((request) => request.id).join(" ");
+  if (key === shown) return;
+  shown = key;
   const list = $("approvals");
   list.hidden = !pending.length;
   clear(

@@ -190,21 +190,24 @@ def test_deny_and_an_unanswered_request_answer_is_error_with_the_reason(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
     params = params_from_codex(codex_config(env))
+    short_timeout = threading.Event()
 
     async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
         await wait_listed(client, lambda n: "browser_dom" in n)
         denied = await client.call_tool("browser_dom", {"action": "click", "selector": "#buy"})
+        await anyio.to_thread.run_sync(short_timeout.wait, 60)
         unanswered = await client.call_tool("browser_dom", {"action": "click", "selector": "#buy"})
         return [denied, unanswered]
 
     with browser(pw, profile, env) as ext:
         gateway(ext, True)
-        ext.send({"type": "config/set", "patch": {"approvalTimeoutSec": 2}})
         popup = open_popup(ext)
-        page = open_site_tab(ext, site)  # last, so it is the active tab the agent acts on
+        page = open_site_tab(ext, site)
         running = AgentThread(params, body)
         running.start()
         answer_in_popup(popup, "deny")
+        ext.send({"type": "config/set", "patch": {"approvalTimeoutSec": 1}})  # 120 s by default
+        short_timeout.set()
         denied, unanswered = running.outcome()
         assert denied.is_error is True and "denied" in text_of(denied)
         assert unanswered.is_error is True and "did not answer" in text_of(unanswered)
