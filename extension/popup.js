@@ -412,6 +412,7 @@ function historyRow(entry) {
       },
       el("span", { class: `badge ${BADGES[status] ?? "error"}` }, status),
       el("span", { class: "h-name" }, String(entry.name ?? "")),
+      entry.caller ? el("span", { class: "muted h-caller" }, `by ${String(entry.caller)}`) : null,
       el("span", { class: "muted h-time" }, [formatTime(entry.startedAt), duration].filter(Boolean).join(" · ")),
     ),
   );

@@ -183,6 +183,11 @@ def test_reading_is_at_once_acting_asks_in_the_popup_and_allow_for_session_stick
         assert "codex" in asked and site.split("//")[1] in asked and "click" in asked
         assert page.locator("#count").inner_text() == "clicks: 2"
         assert ext.send({"type": "approvals"}) == {"pending": []}
+        by_agent = [e for e in ext.send({"type": "history"}) if e.get("caller") == "codex"]
+        assert sorted(e["name"] for e in by_agent) == ["browser_dom", "browser_dom", "browser_page"]
+        assert {e["status"] for e in by_agent} == {"done"}
+        popup.reload()
+        assert popup.locator(".h-caller").first.inner_text() == "by codex"
         gateway(ext, False)
 
 
