@@ -1,6 +1,7 @@
 // chrome.* executors for the browser tools. Python (core/browser) validates the arguments and decides what
 // to do; this module performs exactly the call it is given and returns plain JSON.
 import { rpcError } from "./host.js";
+import { readBuffer, runCommands } from "./cdp.js";
 
 const TOOL_STORAGE_PREFIX = "tool:"; // browser_storage lives in its own namespace, apart from Tabgate's state
 
@@ -134,6 +135,18 @@ async function requirePageAccess(tab) {
       { origin, permission: `${origin}/*` },
     );
   }
+}
+
+// What the debugger executor may touch: a page the user granted ("page"), or, to start a navigation, any
+// http(s) or blank page ("navigate"); never Chrome's or an extension's pages.
+async function requireDebuggable(tab, access) {
+  if (access === "navigate") {
+    if (pageOrigin(tab) === null && tab.url !== "about:blank") {
+      throw rpcError(-32602, `Tabgate cannot drive ${tab.url || "this tab"}: only http(s) pages`);
+    }
+    return;
+  }
+  await requirePageAccess(tab);
 }
 
 async function inPage(tabId, func, args = []) {
@@ -359,6 +372,25 @@ const executors = {
     const format = a.format ?? "png";
     const dataUrl = await captureVisibleTab(tab, { format, quality: a.quality });
     return { mimeType: `image/${format}`, data: dataUrl.slice(dataUrl.indexOf(",") + 1), tabId: tab.id };
+  },
+
+  // The debugger executor (cdp.js): the command lists Python builds, and the tab's event buffers.
+  async cdp(a) {
+    const tab = await targetTab(a.tabId);
+    await requireDebuggable(tab, a.access);
+    return runCommands(tab, a);
+  },
+
+  async "cdp.buffer"(a) {
+    const tab = await targetTab(a.tabId);
+    await requirePageAccess(tab);
+    return readBuffer(tab, a);
+  },
+
+  // {origins}: those of them the user granted (frames of other sites are shown only when granted).
+  async "cdp.grants"(a) {
+    const granted = await Promise.all(a.origins.map((o) => chrome.permissions.contains({ origins: [`${o}/*`] })));
+    return { granted: a.origins.filter((_, i) => granted[i]) };
   },
 
   async browser_storage(a) {

@@ -9,3 +9,12 @@ from pydantic import Field
 TabId = Annotated[int | None, Field(default=None, description="The tab; the active tab when omitted.")]
 # Kept below the tool's own time limit (BrowserToolSpec.timeout_ms) so the wait, not the tool, times out.
 WaitMs = Annotated[int, Field(ge=100, le=25_000, description="How long to wait, in milliseconds (≤ 25000).")]
+Ref = Annotated[
+    str | None,
+    Field(
+        default=None, pattern=r"^e[0-9]+$", description="An element's ref from the latest snapshot, e.g. e12."
+    ),
+]
+Selector = Annotated[
+    str | None, Field(default=None, min_length=1, description="A CSS selector (first match).")
+]

@@ -123,8 +123,10 @@ def launch(
     extension_dir: Path = EXTENSION_DIR,
     env: dict[str, str] | None = None,
     headless: bool = True,
+    extra_args: tuple[str, ...] = (),
 ) -> Iterator[Extension]:
-    """Chromium with the extension; `env` joins the environment Chromium passes on to the native host."""
+    """Chromium with the extension; `env` joins the environment Chromium passes on to the native host;
+    `extra_args` are more Chromium flags (e.g. --host-resolver-rules for sites of other names)."""
     if not (extension_dir / "manifest.json").exists():
         raise AssertionError(f"{extension_dir} is not built; run python3 build.py")
     context = pw.chromium.launch_persistent_context(
@@ -135,6 +137,7 @@ def launch(
             *CHROMIUM_FLAGS,
             f"--disable-extensions-except={extension_dir}",
             f"--load-extension={extension_dir}",
+            *extra_args,
         ],
         env={**os.environ, **(env or {})},
     )

@@ -1,0 +1,78 @@
+"""`browser_navigation` navigate through the debugger: the HTTP status, and honest failures."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+from core.browser.cdp import Command, TabState
+from core.browser.context import PageContext
+from core.browser.navigation import BrowserNavigationArgs
+from core.browser.urls import NAVIGABLE_SCHEMES
+from core.errors import RespondToModel
+
+_LOADED = """new Promise((resolve) => {
+  const done = () => resolve({url: location.href, title: document.title});
+  if (document.readyState === "complete") done(); else addEventListener("load", done, {once: true});
+})"""
+_RETRY_S = 0.05
+
+
+async def _start(ctx: PageContext, a: BrowserNavigationArgs) -> TabState:
+    """The tab, ready for the debugger: a tab on Chrome's or an extension's page is first sent to about:blank."""
+    try:
+        return (await ctx.cdp.run(a.tabId, [], access="navigate")).state
+    except RespondToModel as error:
+        if "only http(s) pages" not in error.message:
+            raise
+    blank = {"action": "navigate", "url": "about:blank", "waitForLoad": True, "timeoutMs": a.timeoutMs}
+    if a.tabId is not None:
+        blank["tabId"] = a.tabId
+    tab = await ctx.cdp.legacy("browser_navigation", blank)
+    return (await ctx.cdp.run(int(tab["id"]), [], access="navigate")).state
+
+
+async def _wait_loaded(ctx: PageContext, tab_id: int, deadline: float, timeout_ms: int) -> None:
+    evaluate = Command(
+        "Runtime.evaluate", {"expression": _LOADED, "awaitPromise": True, "returnByValue": True}
+    )
+    while True:
+        answer = await ctx.cdp.run(tab_id, [evaluate], access="navigate")
+        outcome = answer.results[0] if answer.results else None
+        if isinstance(outcome, dict) and "exceptionDetails" not in outcome:
+            return
+        if time.monotonic() >= deadline:
+            raise RespondToModel(f"tab {tab_id} did not finish loading within {timeout_ms} ms")
+        await asyncio.sleep(
+            _RETRY_S
+        )  # the document was replaced while we waited (a redirect): wait for the next
+
+
+def _document(entries: list[dict[str, Any]], loader_id: str | None) -> dict[str, Any] | None:
+    documents = [e for e in entries if e.get("type") == "Document" and e.get("loaderId") == loader_id]
+    return documents[-1] if documents else None
+
+
+async def navigate(ctx: PageContext, a: BrowserNavigationArgs) -> dict[str, Any]:
+    url = a.url or ""
+    deadline = time.monotonic() + a.timeoutMs / 1000
+    state = await _start(ctx, a)
+    answer = await ctx.cdp.run(state.tab_id, [Command("Page.navigate", {"url": url})], access="navigate")
+    started = answer.result(0, f"navigate to {url}")
+    if started.get("errorText"):
+        raise RespondToModel(f"navigation to {url} failed: {started['errorText']}")
+    if a.waitForLoad:
+        await _wait_loaded(ctx, state.tab_id, deadline, a.timeoutMs)
+    final = (await ctx.cdp.run(state.tab_id, [], access="navigate", during_dialog=True)).state
+    _, entries, _ = await ctx.cdp.buffer(state.tab_id, "network")
+    document = _document(entries, started.get("loaderId"))
+    if document is not None and document.get("errorText"):
+        raise RespondToModel(f"navigation to {url} failed: {document['errorText']}")
+    if urlsplit(final.url).scheme not in NAVIGABLE_SCHEMES and final.url != "about:blank":
+        raise RespondToModel(
+            f"navigation to {url} ended on {final.url}, a page Tabgate may not control (only http(s) pages)"
+        )
+    status = document.get("status") if document is not None else None
+    return {"url": final.url, "status": status, "title": final.title}
