@@ -11,6 +11,7 @@ from core.browser.screenshot import BrowserScreenshotArgs
 from core.errors import RespondToModel
 
 IMAGE_LIMIT = 2 * 1024 * 1024
+FULL_PAGE_MAX_PX = 10_000  # taller pages are cut here (the answer says so)
 
 
 async def capture(ctx: PageContext, a: BrowserScreenshotArgs) -> dict[str, Any]:
@@ -52,7 +53,8 @@ async def capture(ctx: PageContext, a: BrowserScreenshotArgs) -> dict[str, Any]:
         }
     else:
         size = layout["cssContentSize"]
-        params["clip"] = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
+        height = min(size["height"], FULL_PAGE_MAX_PX)
+        params["clip"] = {"x": 0, "y": 0, "width": size["width"], "height": height, "scale": 1}
     shot = await ctx.cdp.run(tab_id, [Command("Page.captureScreenshot", params)])
     data = str(shot.result(0, "screenshot")["data"])
     if len(data) * 3 // 4 > IMAGE_LIMIT:
@@ -60,4 +62,7 @@ async def capture(ctx: PageContext, a: BrowserScreenshotArgs) -> dict[str, Any]:
             f"the screenshot is {len(data) * 3 // 4} bytes, over the 2 MiB budget: use format jpeg with a quality, "
             "or capture one element (ref)"
         )
-    return {"mimeType": f"image/{a.format}", "data": data, "tabId": tab_id}
+    shot_result: dict[str, Any] = {"mimeType": f"image/{a.format}", "data": data, "tabId": tab_id}
+    if a.fullPage and layout["cssContentSize"]["height"] > FULL_PAGE_MAX_PX:
+        shot_result["cut"] = f"the page is {layout['cssContentSize']['height']:.0f} px tall; cut at {FULL_PAGE_MAX_PX} px"
+    return shot_result

@@ -267,8 +267,9 @@ async def drag(ctx: PageContext, a: BrowserDomArgs) -> str:
         Command("Input.setInterceptDrags", {"enabled": True}, s),
         _mouse("mouseMoved", x1, y1, s),
         _mouse("mousePressed", x1, y1, s, button="left", buttons=1, clickCount=1),
-        _mouse("mouseMoved", (x1 + x2) / 2, (y1 + y2) / 2, s, buttons=1),
-        _mouse("mouseMoved", x2, y2, s, buttons=1),
+        # Moves with the button held say so (button and buttons), or Chrome starts no drag.
+        _mouse("mouseMoved", (x1 + x2) / 2, (y1 + y2) / 2, s, button="left", buttons=1),
+        _mouse("mouseMoved", x2, y2, s, button="left", buttons=1),
     ]
     answer = _check(await ctx.cdp.run(state.tab_id, start), "drag")
     data = answer.drag
@@ -285,7 +286,8 @@ async def drag(ctx: PageContext, a: BrowserDomArgs) -> str:
         Command("Input.setInterceptDrags", {"enabled": False}, s),
     ]
     _check(await ctx.cdp.run(state.tab_id, finish), "drop")
-    return f"Dragged {source.label} onto {target.label}."
+    how = "an HTML drag and drop" if data is not None else "a mouse drag (the page started no HTML drag)"
+    return f"Dragged {source.label} onto {target.label} ({how})."
 
 
 def _allowed(path: str, folders: tuple[str, ...]) -> bool:

@@ -66,4 +66,6 @@ BROWSER_PAGE = BrowserToolSpec(
     params=BrowserPageArgs,
     # Reading changes nothing, so reads of several pages may overlap.
     supports_parallel=True,
+    # Chrome builds the accessibility tree of a very large page slowly (seconds for 5,000 elements here).
+    timeout_ms=60_000,
 )

@@ -123,12 +123,20 @@ async def outline(ctx: PageContext, tab_id: int | None, ref: str | None) -> tupl
     state, trees = await page_trees(ctx, tab_id)
     table = ctx.refs.table(state.tab_id, state.epoch)
     if ref is None:
-        return state, build_outline(trees, table)
+        table.outline = build_outline(trees, table)
+        return state, table.outline
     under = ctx.refs.node(state.tab_id, ref, state.epoch)
     try:
         return state, build_outline(trees, table, under=under)
     except LookupError:
         raise stale_ref(ref, "that element is no longer in the page") from None
+
+
+async def _read_on(ctx: PageContext, tab_id: int | None) -> tuple[TabState, Outline] | None:
+    """The outline an earlier snapshot of this document was cut from, to read on from its offset."""
+    state = await ctx.cdp.state(tab_id)
+    cached = ctx.refs.table(state.tab_id, state.epoch).outline
+    return (state, cached) if isinstance(cached, Outline) else None
 
 
 def _header(state: TabState) -> str:
@@ -138,7 +146,8 @@ def _header(state: TabState) -> str:
 async def snapshot(
     ctx: PageContext, tab_id: int | None, *, ref: str | None, offset: int, max_chars: int
 ) -> str:
-    state, result = await outline(ctx, tab_id, ref)
+    earlier = await _read_on(ctx, tab_id) if offset and ref is None else None
+    state, result = earlier or await outline(ctx, tab_id, ref)
     if offset > len(result.lines):
         raise RespondToModel(f"offset {offset} is past the end of the outline ({len(result.lines)} lines)")
     body = result.render(offset=offset, max_chars=max_chars)

@@ -8,6 +8,7 @@ every old ref stale.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from core.errors import RespondToModel
 
@@ -32,6 +33,8 @@ class RefTable:
     epoch: int
     _by_ref: dict[str, NodeRef] = field(default_factory=dict)
     _by_node: dict[NodeRef, str] = field(default_factory=dict)
+    # The last whole-page outline: reading on after a cut (offset) reads the same outline, line for line.
+    outline: Any = None
 
     def ref_for(self, node: NodeRef) -> str:
         ref = self._by_node.get(node)
@@ -50,6 +53,9 @@ class RefTable:
         return node
 
 
+MAX_TABS = 64  # tables kept; the tab used longest ago is forgotten first
+
+
 class TabRefs:
     """The ref table of every tab Tabgate has taken a snapshot of."""
 
@@ -58,9 +64,12 @@ class TabRefs:
 
     def table(self, tab_id: int, epoch: int) -> RefTable:
         """The table for the tab's current document; a new document starts an empty one."""
-        table = self._tables.get(tab_id)
+        table = self._tables.pop(tab_id, None)
         if table is None or table.epoch != epoch:
-            table = self._tables[tab_id] = RefTable(epoch)
+            table = RefTable(epoch)
+        self._tables[tab_id] = table
+        while len(self._tables) > MAX_TABS:
+            del self._tables[next(iter(self._tables))]
         return table
 
     def node(self, tab_id: int, ref: str, epoch: int) -> NodeRef:

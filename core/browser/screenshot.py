@@ -40,6 +40,7 @@ class _Capture(BaseModel):
     mimeType: Literal["image/png", "image/jpeg"]
     data: str = Field(min_length=1)
     tabId: int
+    cut: str | None = None  # a full-page capture of a very tall page says where it was cut
 
 
 def screenshot_output(result: Any) -> FunctionOutput:
@@ -49,6 +50,8 @@ def screenshot_output(result: Any) -> FunctionOutput:
     except (ValidationError, binascii.Error) as error:
         raise RespondToModel(f"browser_screenshot returned no usable image: {error}") from None
     summary = f"Screenshot of tab {capture.tabId} ({capture.mimeType}, {size} bytes)"
+    if capture.cut is not None:
+        summary += f"; {capture.cut}"
     image = InputImage(image_url=f"data:{capture.mimeType};base64,{capture.data}")
     return FunctionOutput(summary, content_items=(InputText(text=summary), image))
 

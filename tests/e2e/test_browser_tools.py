@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 from playwright.sync_api import Page, Playwright, expect
@@ -42,12 +43,19 @@ _call_ids = itertools.count(1)
 
 
 class _PagesHandler(SimpleHTTPRequestHandler):
-    """Serves tests/e2e/pages/ uncached; /slow/<ms>/<file> answers after <ms> milliseconds."""
+    """Serves tests/e2e/pages/ uncached; /slow/<ms>/<file> answers after <ms> milliseconds;
+    /redirect?to=<url> answers 302 to that URL."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, directory=str(PAGES), **kwargs)
 
     def do_GET(self) -> None:
+        redirect = re.fullmatch(r"/redirect\?to=(.+)", self.path)
+        if redirect:
+            self.send_response(302)
+            self.send_header("Location", unquote(redirect[1]))
+            self.end_headers()
+            return
         slow = re.fullmatch(r"/slow/(\d+)(/.*)", self.path)
         if slow:
             time.sleep(int(slow[1]) / 1000)
