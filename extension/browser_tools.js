@@ -383,7 +383,7 @@ const executors = {
 
   async "cdp.buffer"(a) {
     const tab = await targetTab(a.tabId);
-    await requirePageAccess(tab);
+    await requireDebuggable(tab, a.access);
     return readBuffer(tab, a);
   },
 

@@ -171,9 +171,11 @@ class Cdp:
     async def state(self, tab_id: int | None, *, during_dialog: bool = False) -> TabState:
         return (await self.run(tab_id, (), during_dialog=during_dialog)).state
 
-    async def buffer(self, tab_id: int | None, name: str) -> tuple[TabState, list[dict[str, Any]], bool]:
+    async def buffer(
+        self, tab_id: int | None, name: str, *, access: Access = "page"
+    ) -> tuple[TabState, list[dict[str, Any]], bool]:
         """A buffer's entries, and whether recording only started now (Tabgate had not acted on the tab)."""
-        args: dict[str, Any] = {"buffer": name}
+        args: dict[str, Any] = {"buffer": name, "access": access}
         if tab_id is not None:
             args["tabId"] = tab_id
         raw = await self._ask("cdp.buffer", args)

@@ -374,7 +374,8 @@ async def wait_for(ctx: PageContext, a: BrowserDomArgs) -> str:
             )
             result = answer.result(0, "wait_for")
             if "exceptionDetails" in result:
-                raise RespondToModel(f"invalid selector {a.selector}")
+                detail = result["exceptionDetails"].get("exception", {}).get("description", "")
+                raise RespondToModel(f"invalid selector {a.selector}: {detail.splitlines()[0] if detail else ''}")
             return bool(result["result"].get("value"))
 
         took = await _until(found, a.timeoutMs, f"no element matched {a.selector}")

@@ -11,6 +11,7 @@ from core.browser.cdp import Command, TabState
 from core.browser.context import PageContext
 from core.browser.navigation import BrowserNavigationArgs
 from core.browser.urls import NAVIGABLE_SCHEMES
+from core.deadline import DeadlineExceeded, within
 from core.errors import RespondToModel
 
 _LOADED = """new Promise((resolve) => {
@@ -55,9 +56,8 @@ def _document(entries: list[dict[str, Any]], loader_id: str | None) -> dict[str,
     return documents[-1] if documents else None
 
 
-async def navigate(ctx: PageContext, a: BrowserNavigationArgs) -> dict[str, Any]:
+async def _go(ctx: PageContext, a: BrowserNavigationArgs, deadline: float) -> tuple[int, dict[str, Any]]:
     url = a.url or ""
-    deadline = time.monotonic() + a.timeoutMs / 1000
     state = await _start(ctx, a)
     answer = await ctx.cdp.run(state.tab_id, [Command("Page.navigate", {"url": url})], access="navigate")
     started = answer.result(0, f"navigate to {url}")
@@ -65,8 +65,19 @@ async def navigate(ctx: PageContext, a: BrowserNavigationArgs) -> dict[str, Any]
         raise RespondToModel(f"navigation to {url} failed: {started['errorText']}")
     if a.waitForLoad:
         await _wait_loaded(ctx, state.tab_id, deadline, a.timeoutMs)
-    final = (await ctx.cdp.run(state.tab_id, [], access="navigate", during_dialog=True)).state
-    _, entries, _ = await ctx.cdp.buffer(state.tab_id, "network")
+    return state.tab_id, started
+
+
+async def navigate(ctx: PageContext, a: BrowserNavigationArgs) -> dict[str, Any]:
+    url = a.url or ""
+    deadline = time.monotonic() + a.timeoutMs / 1000
+    try:
+        tab_id, started = await within(_go(ctx, a, deadline), a.timeoutMs)
+    except DeadlineExceeded:
+        where = f"tab {a.tabId}" if a.tabId is not None else "the tab"
+        raise RespondToModel(f"{where} did not finish loading within {a.timeoutMs} ms") from None
+    final = (await ctx.cdp.run(tab_id, [], access="navigate", during_dialog=True)).state
+    _, entries, _ = await ctx.cdp.buffer(tab_id, "network", access="navigate")
     document = _document(entries, started.get("loaderId"))
     if document is not None and document.get("errorText"):
         raise RespondToModel(f"navigation to {url} failed: {document['errorText']}")
@@ -75,4 +86,6 @@ async def navigate(ctx: PageContext, a: BrowserNavigationArgs) -> dict[str, Any]
             f"navigation to {url} ended on {final.url}, a page Tabgate may not control (only http(s) pages)"
         )
     status = document.get("status") if document is not None else None
+    if not a.waitForLoad:  # the tab may still show the old page: say where it is going
+        return {"url": url, "status": status, "title": final.title, "loading": True}
     return {"url": final.url, "status": status, "title": final.title}

@@ -155,6 +155,14 @@ def ok(ext: Extension, name: str, **args: Any) -> Any:
     return json.loads(output)
 
 
+def says(ext: Extension, name: str, **args: Any) -> str:
+    """The text the model gets back when the tool succeeds."""
+    success, output = call(ext, name, args)
+    assert success is True, output
+    assert isinstance(output, str), output
+    return output
+
+
 def fails(ext: Extension, name: str, **args: Any) -> str:
     """The message the model gets back when the tool fails."""
     success, output = call(ext, name, args)
@@ -278,9 +286,7 @@ def test_navigate_waits_for_the_load_and_current_url_follows(
     tab_id, _ = open_tab("index.html")
     target = f"{site}/second.html?t=navigate"
     result = ok(ext, "browser_navigation", action="navigate", tabId=tab_id, url=target)
-    assert (result["id"], result["url"], result["title"], result["status"]) == (
-        tab_id, target, "Tabgate fixture: second", "complete"
-    )  # fmt: skip
+    assert result == {"url": target, "status": 200, "title": "Tabgate fixture: second"}
     assert ok(ext, "browser_navigation", action="current_url", tabId=tab_id) == {
         "tabId": tab_id, "url": target, "status": "complete"
     }  # fmt: skip
@@ -336,7 +342,7 @@ def test_wait_for_load_waits_for_a_slow_page(ext: Extension, site: str, open_tab
     assert ok(ext, "browser_navigation", action="wait_for_load", tabId=tab_id)["url"] == url  # loaded already
     slow = f"{site}/slow/400/second.html?t=slow"
     started = ok(ext, "browser_navigation", action="navigate", tabId=tab_id, url=slow, waitForLoad=False)
-    assert started["status"] == "loading"
+    assert (started["url"], started["loading"]) == (slow, True)
     loaded = ok(ext, "browser_navigation", action="wait_for_load", tabId=tab_id)
     assert (loaded["url"], loaded["title"], loaded["status"]) == (slow, "Tabgate fixture: second", "complete")
 
@@ -394,15 +400,15 @@ def test_page_reads_the_active_tab_when_no_tab_id_is_given(ext: Extension, open_
 
 def test_dom_type_appends_or_replaces_and_the_page_sees_it(ext: Extension, open_tab: OpenTab) -> None:
     tab_id, _ = open_tab("form.html")
-    typed = ok(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", value="Ada")
-    assert typed == {"typed": {"tag": "input", "id": "name", "text": ""}, "value": "Ada"}
-    typed = ok(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", value=" Lovelace")
-    assert typed["value"] == "Ada Lovelace"
+    typed = says(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", text="Ada")
+    assert typed == 'Typed 3 character(s) into #name; its value is now "Ada".'
+    typed = says(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", text=" Lovelace")
+    assert typed.endswith('its value is now "Ada Lovelace".')
     assert "\nMirror: Ada Lovelace\n" in page_text(ext, tab_id)
-    typed = ok(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", value="Grace", clear=True)
-    assert typed["value"] == "Grace"
+    typed = says(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", text="Grace", clear=True)
+    assert typed.endswith('its value is now "Grace".')
     assert "\nMirror: Grace\n" in page_text(ext, tab_id)
-    assert fails(ext, "browser_dom", action="type", tabId=tab_id, selector="#status", value="x") == (
+    assert fails(ext, "browser_dom", action="type", tabId=tab_id, selector="#status", text="x") == (
         "#status is not a text field (input, textarea or contenteditable)"
     )
 
@@ -410,26 +416,24 @@ def test_dom_type_appends_or_replaces_and_the_page_sees_it(ext: Extension, open_
 def test_dom_click_changes_the_page(ext: Extension, open_tab: OpenTab) -> None:
     tab_id, _ = open_tab("form.html")
     assert "\nNot clicked\n" in page_text(ext, tab_id)
-    clicked = ok(ext, "browser_dom", action="click", tabId=tab_id, selector="#go")
-    assert clicked == {"clicked": {"tag": "button", "id": "go", "text": "Go"}}
-    ok(ext, "browser_dom", action="click", tabId=tab_id, selector="button#go")
+    assert says(ext, "browser_dom", action="click", tabId=tab_id, selector="#go") == "Clicked #go."
+    says(ext, "browser_dom", action="click", tabId=tab_id, selector="button#go")
     assert "\nClicked 2 time(s)\n" in page_text(ext, tab_id)
 
 
 def test_dom_select_by_text_or_value(ext: Extension, open_tab: OpenTab) -> None:
     tab_id, _ = open_tab("form.html")
-    assert ok(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", value="Blue") == {
-        "selected": "b"
-    }
+    selected = says(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", values=["Blue"])
+    assert selected == 'Selected ["b"] in #colour.'
     assert "\nChosen: b\n" in page_text(ext, tab_id)
-    assert ok(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", value="g") == {
-        "selected": "g"
-    }
-    assert "\nChosen: g\n" in page_text(ext, tab_id)
-    assert fails(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", value="Mauve") == (
-        "#colour has no option Mauve"
+    assert says(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", values=["g"]) == (
+        'Selected ["g"] in #colour.'
     )
-    assert fails(ext, "browser_dom", action="select", tabId=tab_id, selector="#name", value="x") == (
+    assert "\nChosen: g\n" in page_text(ext, tab_id)
+    assert fails(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", values=["Mauve"]) == (
+        '#colour has no option "Mauve"; options: Red, Green, Blue'
+    )
+    assert fails(ext, "browser_dom", action="select", tabId=tab_id, selector="#name", values=["x"]) == (
         "#name is not a <select>"
     )
 
@@ -444,15 +448,14 @@ def test_dom_scroll_to_a_position_or_an_element(ext: Extension, open_tab: OpenTa
         "no element matches #nowhere"
     )
     assert fails(ext, "browser_dom", action="scroll", tabId=tab_id) == (
-        "failed to parse function arguments: scroll needs a selector or x/y"
+        "failed to parse function arguments: scroll needs ref, selector, or x/y"
     )
 
 
 def test_dom_wait_for_an_element_the_page_adds_later(ext: Extension, open_tab: OpenTab) -> None:
     tab_id, _ = open_tab("form.html")  # adds #late 300 ms after its load event
-    assert ok(ext, "browser_dom", action="wait_for", tabId=tab_id, selector="#late", timeoutMs=5000) == {
-        "found": True
-    }
+    waited = says(ext, "browser_dom", action="wait_for", tabId=tab_id, selector="#late", timeoutMs=5000)
+    assert waited.startswith("#late is on the page (after "), waited
     assert page_text(ext, tab_id).endswith("\nArrived late")
 
 
@@ -469,12 +472,12 @@ def test_dom_missing_or_invalid_selector_is_a_clear_error(ext: Extension, open_t
     )
     message = fails(ext, "browser_dom", action="click", tabId=tab_id, selector="##bad")
     assert message.startswith(
-        "invalid selector ##bad: Failed to execute 'querySelector' on 'Document': '##bad' is not a valid"
+        "invalid selector ##bad: SyntaxError: Failed to execute 'querySelector' on 'Document': '##bad' is not"
     ), message
     message = fails(ext, "browser_dom", action="wait_for", tabId=tab_id, selector="##bad")
     assert message.startswith("invalid selector ##bad: "), message
     assert fails(ext, "browser_dom", action="click", tabId=tab_id) == (
-        "failed to parse function arguments: selector is required when action is 'click'"
+        "failed to parse function arguments: ref or selector is required when action is 'click'"
     )
     assert "\nNot clicked\n" in page_text(ext, tab_id)
 
