@@ -152,9 +152,8 @@ def press_chord(chord: str, session: str | None) -> list[Command]:
     for name in modifier_names:
         held |= MODIFIER_BITS[name]
         commands.append(_down(KEYS[name], held, session))
-    if key.shifted:
-        held |= MODIFIER_BITS["Shift"]
-    commands += [_down(key, held, session), _up(key, held, session)]
+    with_shift = held | (MODIFIER_BITS["Shift"] if key.shifted else 0)  # "+" is Shift+Equal
+    commands += [_down(key, with_shift, session), _up(key, with_shift, session)]
     for name in reversed(modifier_names):
         held &= ~MODIFIER_BITS[name]
         commands.append(_up(KEYS[name], held, session))
