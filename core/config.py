@@ -30,11 +30,10 @@ class ToolsConfig(BaseModel):
         return folders
 
     def to_wire(self) -> dict[str, Any]:
-        return {
-            "mcpTools": self.mcpTools,
-            "disabledTools": list(self.disabledTools),
-            "uploadDirs": list(self.uploadDirs),
-        }
+        wire: dict[str, Any] = {"mcpTools": self.mcpTools, "disabledTools": list(self.disabledTools)}
+        if self.uploadDirs:  # absent means none, as before uploads existed
+            wire["uploadDirs"] = list(self.uploadDirs)
+        return wire
 
     def patched(self, patch: object) -> ToolsConfig:
         """A new config with `patch` applied over this one; raises `ConfigError` naming the bad key."""

@@ -22,7 +22,7 @@ async def capture(ctx: PageContext, a: BrowserScreenshotArgs) -> dict[str, Any]:
     layout = metrics.result(0, "page size")
     tab_id = metrics.state.tab_id
     if a.ref is not None:
-        state, element = await locate(ctx, tab_id, ref=a.ref, selector=None)
+        _, element = await locate(ctx, tab_id, ref=a.ref, selector=None)
         if element.session is not None:
             raise RespondToModel(
                 f"{a.ref} is inside a frame from another site; take a fullPage screenshot instead"
@@ -59,10 +59,13 @@ async def capture(ctx: PageContext, a: BrowserScreenshotArgs) -> dict[str, Any]:
     data = str(shot.result(0, "screenshot")["data"])
     if len(data) * 3 // 4 > IMAGE_LIMIT:
         raise RespondToModel(
-            f"the screenshot is {len(data) * 3 // 4} bytes, over the 2 MiB budget: use format jpeg with a quality, "
+            f"the screenshot is {len(data) * 3 // 4} bytes, over the 2 MiB budget: "
+            "use format jpeg with a quality, "
             "or capture one element (ref)"
         )
     shot_result: dict[str, Any] = {"mimeType": f"image/{a.format}", "data": data, "tabId": tab_id}
     if a.fullPage and layout["cssContentSize"]["height"] > FULL_PAGE_MAX_PX:
-        shot_result["cut"] = f"the page is {layout['cssContentSize']['height']:.0f} px tall; cut at {FULL_PAGE_MAX_PX} px"
+        shot_result["cut"] = (
+            f"the page is {layout['cssContentSize']['height']:.0f} px tall; cut at {FULL_PAGE_MAX_PX} px"
+        )
     return shot_result

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from core.capabilities import BrowserCapability, BrowserToolError
 from core.errors import RespondToModel
 
-# "page": the tab shows a page the user granted; "navigate": any http(s) or blank page (to start a navigation).
+# "page": the tab shows a page the user granted; "navigate": any http(s) or blank page (to navigate from).
 type Access = Literal["page", "navigate"]
 
 

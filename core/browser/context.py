@@ -1,4 +1,4 @@
-"""What a debugger-driven browser action gets: the executor for this call, the tabs' refs, the upload folders."""
+"""What a debugger-driven browser action gets: the executor, the tabs' refs, the upload folders."""
 
 from __future__ import annotations
 

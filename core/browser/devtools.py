@@ -107,7 +107,8 @@ async def network(ctx: PageContext, a: BrowserDevtoolsArgs) -> str:
     lines = [
         f"{e['id']} {e.get('method', 'GET')} {_status(e)} {e.get('type', '')} {e['url']}" for e in picked
     ]
-    head = f"{_since(fresh, 'network requests')}Tab {state.tab_id}: {len(picked)} request(s) (id method status type url)"
+    count = f"Tab {state.tab_id}: {len(picked)} request(s) (id method status type url)"
+    head = _since(fresh, "network requests") + count
     return _cut([head + (":" if lines else "."), *lines])
 
 

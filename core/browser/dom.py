@@ -117,10 +117,12 @@ class BrowserDomArgs(BaseModel):
 BROWSER_DOM = BrowserToolSpec(
     name="browser_dom",
     description=(
-        "Act on the page in a tab (tabId, or the active tab) with real mouse and keyboard input. Name the element "
-        "by ref (from browser_page snapshot) or CSS selector. action=click {button?, clickCount?, modifiers?}, "
+        "Act on the page in a tab (tabId, or the active tab) with real mouse and keyboard input. Name the "
+        "element by ref (from browser_page snapshot) or CSS selector. action=click {button?, clickCount?, "
+        "modifiers?}, "
         "hover, type {text, submit?, clear?}, press {key, e.g. Enter, Control+a}, select {values}, "
-        "check {checked}, fill_form {fields:[{ref|selector, value}]}, drag {toRef|toSelector}, upload {paths}, "
+        "check {checked}, fill_form {fields:[{ref|selector, value}]}, drag {toRef|toSelector}, "
+        "upload {paths}, "
         "dialog {accept, promptText?} (answers an open alert/confirm/prompt), scroll (element, or x/y), "
         "wait_for {text|textGone|ref|selector, timeoutMs}. Needs the user's permission for the page's site."
     ),

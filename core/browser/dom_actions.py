@@ -1,4 +1,4 @@
-"""`browser_dom`: trusted mouse and keyboard input, forms, dialogs, uploads and waits, as debugger commands."""
+"""`browser_dom`: trusted mouse and keyboard input, forms, dialogs, uploads, waits, as debugger commands."""
 
 from __future__ import annotations
 
@@ -23,13 +23,15 @@ _POLL_S = 0.1
 # JavaScript run on the element itself (Runtime.callFunctionOn, `this` = the element).
 _PREPARE_TYPING = """function (clear) {
   const field = this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement;
-  if (!field && !this.isContentEditable) return {error: "is not a text field (input, textarea or contenteditable)"};
+  if (!field && !this.isContentEditable) {
+    return {error: "is not a text field (input, textarea or contenteditable)"};
+  }
   if (this.disabled) return {error: "is disabled"};
   if (this.readOnly) return {error: "is read-only"};
   this.focus();
   if (field) {
     const n = this.value.length;
-    try { clear ? this.setSelectionRange(0, n) : this.setSelectionRange(n, n); } catch { if (clear) this.select(); }
+    try { this.setSelectionRange(clear ? 0 : n, n); } catch { if (clear) this.select(); }
     return {filled: n > 0};
   }
   const range = document.createRange();
@@ -59,8 +61,11 @@ _SELECT = """function (values) {
   const options = [...this.options];
   const picked = [];
   for (const v of values) {
-    const option = options.find((o) => o.value === v) ?? options.find((o) => o.label.trim() === v || o.text.trim() === v);
-    if (!option) return {error: `has no option ${JSON.stringify(v)}; options: ${options.slice(0, 30).map((o) => o.label.trim() || o.value).join(", ")}`};
+    const option = options.find((o) => o.value === v) ?? options.find((o) => o.label.trim() === v);
+    if (!option) {
+      const names = options.slice(0, 30).map((o) => o.label.trim() || o.value).join(", ");
+      return {error: `has no option ${JSON.stringify(v)}; options: ${names}`};
+    }
     picked.push(option);
   }
   for (const o of options) o.selected = picked.includes(o);
@@ -241,7 +246,8 @@ async def _fill(ctx: PageContext, tab_id: int | None, field: FormField) -> str:
         return await _set_checked(ctx, state, element, _truthy(field.value))
     if kind == "select":
         values = field.value if isinstance(field.value, list) else [str(field.value)]
-        return f"Selected {json.dumps(await _select(ctx, state, element, values), ensure_ascii=False)} in {element.label}."
+        selected = await _select(ctx, state, element, values)
+        return f"Selected {json.dumps(selected, ensure_ascii=False)} in {element.label}."
     if isinstance(field.value, list):
         raise RespondToModel(f"{element.label} is a text field: give its value as a string")
     text = str(field.value).lower() if isinstance(field.value, bool) else field.value
@@ -300,7 +306,9 @@ def _allowed(path: str, folders: tuple[str, ...]) -> bool:
 
 async def upload(ctx: PageContext, a: BrowserDomArgs) -> str:
     paths = list(a.paths or ())
-    how = 'Allow a folder by adding it to uploadDirs in the Tabgate config (config/set {"uploadDirs": ["/path"]}).'
+    how = (
+        'Allow a folder by adding it to uploadDirs in the Tabgate config (config/set {"uploadDirs": [...]}).'
+    )
     if not ctx.upload_dirs:
         raise RespondToModel(f"upload is off: no folder is allowed for uploads. {how}")
     outside = [p for p in paths if not posixpath.isabs(p) or not _allowed(p, ctx.upload_dirs)]
@@ -345,7 +353,9 @@ async def scroll(ctx: PageContext, a: BrowserDomArgs) -> dict[str, Any]:
         expression = "[scrollX, scrollY]"
     else:
         tab_id = a.tabId
-        expression = f"scrollTo({a.x if a.x is not None else 'scrollX'}, {a.y if a.y is not None else 'scrollY'}); [scrollX, scrollY]"
+        x = "scrollX" if a.x is None else a.x
+        y = "scrollY" if a.y is None else a.y
+        expression = f"scrollTo({x}, {y}); [scrollX, scrollY]"
     answer = await ctx.cdp.run(
         tab_id, [Command("Runtime.evaluate", {"expression": expression, "returnByValue": True})]
     )
@@ -375,7 +385,9 @@ async def wait_for(ctx: PageContext, a: BrowserDomArgs) -> str:
             result = answer.result(0, "wait_for")
             if "exceptionDetails" in result:
                 detail = result["exceptionDetails"].get("exception", {}).get("description", "")
-                raise RespondToModel(f"invalid selector {a.selector}: {detail.splitlines()[0] if detail else ''}")
+                raise RespondToModel(
+                    f"invalid selector {a.selector}: {detail.splitlines()[0] if detail else ''}"
+                )
             return bool(result["result"].get("value"))
 
         took = await _until(found, a.timeoutMs, f"no element matched {a.selector}")

@@ -22,7 +22,7 @@ _RETRY_S = 0.05
 
 
 async def _start(ctx: PageContext, a: BrowserNavigationArgs) -> TabState:
-    """The tab, ready for the debugger: a tab on Chrome's or an extension's page is first sent to about:blank."""
+    """The tab, ready for the debugger (from Chrome's or an extension's page, via about:blank)."""
     try:
         return (await ctx.cdp.run(a.tabId, [], access="navigate")).state
     except RespondToModel as error:

@@ -1,4 +1,4 @@
-"""`browser_page`: read a tab's page: title, URL, text, HTML, links, the accessibility snapshot, or find in it."""
+"""`browser_page`: a tab's title, URL, text, HTML, links, accessibility snapshot, or lines found in it."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class BrowserPageArgs(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     action: Literal["title", "url", "text", "html", "links", "snapshot", "find"] = Field(
-        description="title, url, text (visible text), html, links, snapshot (outline with refs), find (lines of it)."
+        description="title, url, text (visible text), html, links, snapshot (outline with refs), find."
     )
     tabId: TabId = None
     maxChars: int = Field(
@@ -58,9 +58,10 @@ class BrowserPageArgs(BaseModel):
 BROWSER_PAGE = BrowserToolSpec(
     name="browser_page",
     description=(
-        "Read the page in a tab (tabId, or the active tab). action=snapshot gives an outline of the page (role, "
-        "name, state, [ref=eN] to act on with browser_dom), across frames and shadow roots; {ref} reads one part, "
-        "{offset} reads on after a cut. find {text|regex} gives the matching lines with their refs. Also title, "
+        "Read the page in a tab (tabId, or the active tab). action=snapshot gives an outline of the page "
+        "(role, name, state, [ref=eN] to act on with browser_dom), across frames and shadow roots; {ref} "
+        "reads one part, {offset} reads on after a cut. find {text|regex} gives the matching lines with "
+        "their refs. Also title, "
         "url, text (visible text), html, links. Needs the user's permission for the page's site."
     ),
     params=BrowserPageArgs,

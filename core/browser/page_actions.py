@@ -98,7 +98,9 @@ async def page_trees(ctx: PageContext, tab_id: int | None) -> tuple[TabState, li
     commands = [Command("Accessibility.getFullAXTree", {"frameId": f.id}, f.session) for f in visible]
     commands += [Command("DOM.getFrameOwner", {"frameId": f.id}, s) for f, s in owners]
     answer = await ctx.cdp.run(state.tab_id, commands, parallel=True)
-    nodes = {f.id: r.get("nodes", []) for f, r in zip(visible, answer.results, strict=False) if isinstance(r, dict)}
+    nodes = {
+        f.id: r.get("nodes", []) for f, r in zip(visible, answer.results, strict=False) if isinstance(r, dict)
+    }
     found: dict[str, tuple[int, str | None]] = {}
     for (frame, session), outcome in zip(owners, answer.results[len(visible) :], strict=False):
         if isinstance(outcome, dict) and "backendNodeId" in outcome:

@@ -24,7 +24,8 @@ class NodeRef:
 
 def stale_ref(ref: str, why: str) -> RespondToModel:
     return RespondToModel(
-        f"ref {ref} is stale ({why}). Take a new snapshot (browser_page {{action: 'snapshot'}}) and use its refs."
+        f"ref {ref} is stale ({why}). "
+        "Take a new snapshot (browser_page {action: 'snapshot'}) and use its refs."
     )
 
 

@@ -54,7 +54,11 @@ async def call(name: str, args: dict[str, Any], browser: FakeBrowser) -> dict[st
         ("browser_dom", {"action": "drag", "ref": "e1"}, "drag needs exactly one of toRef or toSelector"),
         ("browser_dom", {"action": "wait_for", "text": "a", "ref": "e1"}, "wait_for needs exactly one of"),
         ("browser_dom", {"action": "dialog"}, "accept is required when action is 'dialog'"),
-        ("browser_dom", {"action": "fill_form", "fields": [{"value": "x"}]}, "exactly one of ref or selector"),
+        (
+            "browser_dom",
+            {"action": "fill_form", "fields": [{"value": "x"}]},
+            "exactly one of ref or selector",
+        ),
         ("browser_page", {"action": "find"}, "find needs exactly one of text or regex"),
         ("browser_page", {"action": "find", "regex": "("}, "regex does not compile"),
         ("browser_page", {"action": "text", "ref": "e1"}, "only used when action is 'snapshot'"),
@@ -189,10 +193,16 @@ class RecordedPage:
 
     def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method in self.answers:
-            return {"result": self.answers[method]} if "error" not in self.answers[method] else self.answers[method]
+            return (
+                {"result": self.answers[method]}
+                if "error" not in self.answers[method]
+                else self.answers[method]
+            )
         by_id = {f["frameId"]: f for f in self.frames}
         if method == "Page.getFrameTree":
-            return {"result": {"frameTree": self._tree(next(f for f in self.frames if f["parentId"] is None))}}
+            return {
+                "result": {"frameTree": self._tree(next(f for f in self.frames if f["parentId"] is None))}
+            }
         if method == "Accessibility.getFullAXTree":
             return {"result": {"nodes": by_id[params["frameId"]]["nodes"]}}
         if method == "DOM.getFrameOwner":
@@ -248,7 +258,9 @@ async def test_a_snapshot_outlines_every_frame_and_its_refs_act_on_the_right_nod
     assert text.splitlines()[0] == "Page: Recorded — http://127.0.0.1:8001/login.html"
     assert '    button "Sign in" [ref=e8]' in text.splitlines()
     frames = [f["frameId"] for f in page.frames]
-    assert [c["params"].get("frameId") for c in page.sent if c["method"] == "Accessibility.getFullAXTree"] == frames
+    assert [
+        c["params"].get("frameId") for c in page.sent if c["method"] == "Accessibility.getFullAXTree"
+    ] == frames
     page.sent.clear()
     assert await run(svc, "browser_dom", action="click", ref="e8") == (True, "Clicked e8.")
     button = next(n for f in page.frames for n in f["nodes"] if n.get("name", {}).get("value") == "Sign in"
@@ -278,8 +290,11 @@ async def test_a_ref_from_before_a_navigation_is_stale_and_nothing_is_sent() -> 
     svc = await snapshotted(page)
     page.epoch += 1
     success, text = await run(svc, "browser_dom", action="click", ref="e8")
-    assert (success, text) == (False, "ref e8 is stale (the page has navigated since that snapshot). Take a new "
-                                      "snapshot (browser_page {action: 'snapshot'}) and use its refs.")  # fmt: skip
+    assert success is False
+    assert text == (
+        "ref e8 is stale (the page has navigated since that snapshot). Take a new "
+        "snapshot (browser_page {action: 'snapshot'}) and use its refs."
+    )
     assert page.inputs() == []
 
 
@@ -342,7 +357,10 @@ async def test_while_a_dialog_is_open_other_actions_fail_and_say_how_to_answer_i
     assert text == ('Tab 5: a JavaScript confirm is open: "Delete it?". Answer it first: browser_dom '
                     '{"action": "dialog", "accept": true|false} (accept or dismiss it).')  # fmt: skip
     assert (await run(svc, "browser_page", action="snapshot"))[0] is False
-    assert await run(svc, "browser_dom", action="dialog", accept=False) == (True, 'Dismissed the confirm "Delete it?".')
+    assert await run(svc, "browser_dom", action="dialog", accept=False) == (
+        True,
+        'Dismissed the confirm "Delete it?".',
+    )
     assert page.sent[-1] == {"method": "Page.handleJavaScriptDialog", "params": {"accept": False}}
 
 
@@ -359,14 +377,18 @@ async def test_upload_takes_only_files_inside_the_configured_folders(tmp_path: P
     svc = await snapshotted(page)
     success, text = await run(svc, "browser_dom", action="upload", ref="e5", paths=["/tmp/a.txt"])
     assert success is False
-    assert text.startswith("upload is off: no folder is allowed for uploads. Allow a folder by adding it to uploadDirs")
+    assert text.startswith(
+        "upload is off: no folder is allowed for uploads. Allow a folder by adding it to uploadDirs"
+    )
     await svc.handle({"type": "config/set", "patch": {"uploadDirs": [str(tmp_path)]}})
     for outside in ["/etc/passwd", f"{tmp_path}/../secret.txt", "relative.txt", f"{tmp_path}x/a.txt"]:
         success, text = await run(svc, "browser_dom", action="upload", ref="e5", paths=[outside])
         assert success is False, outside
         assert text.startswith(f"upload refused: {outside} is not inside the allowed folders ({tmp_path})")
     assert page.methods("DOM.setFileInputFiles") == []
-    success, text = await run(svc, "browser_dom", action="upload", ref="e5", paths=[f"{tmp_path}/sub/../a.txt"])
+    success, text = await run(
+        svc, "browser_dom", action="upload", ref="e5", paths=[f"{tmp_path}/sub/../a.txt"]
+    )
     assert (success, text) == (True, "Set 1 file(s) on e5: a.txt (5 bytes).")
     upload = next(c for c in page.sent if c["method"] == "DOM.setFileInputFiles")
     assert upload["params"]["files"] == [f"{tmp_path}/a.txt"]
@@ -398,7 +420,8 @@ async def test_console_keeps_the_level_asked_and_above_and_the_latest_entries() 
 async def test_network_lists_requests_and_request_cuts_a_long_body() -> None:
     page = RecordedPage()
     page.buffers["network"] = [
-        {"id": "1.1", "url": "http://a/api", "method": "POST", "type": "Fetch", "status": 200, "finished": True,
+        {"id": "1.1", "url": "http://a/api", "method": "POST", "type": "Fetch", "status": 200,
+         "finished": True,
          "requestHeaders": {"X": "1"}, "postData": "{}", "responseHeaders": {"Content-Type": "text/plain"}},
         {"id": "1.2", "url": "http://b/gone", "method": "GET", "type": "Fetch",
          "errorText": "net::ERR_CONNECTION_REFUSED"},
@@ -406,7 +429,9 @@ async def test_network_lists_requests_and_request_cuts_a_long_body() -> None:
     page.answers["Network.getResponseBody"] = {"body": "x" * 200_000, "base64Encoded": False}
     svc = Service(emit=lambda event: None, browser=page)
     assert await run(svc, "browser_devtools", action="network", filter="http://b") == (
-        True, "Tab 5: 1 request(s) (id method status type url):\n1.2 GET failed net::ERR_CONNECTION_REFUSED Fetch http://b/gone"
+        True,
+        "Tab 5: 1 request(s) (id method status type url):\n"
+        "1.2 GET failed net::ERR_CONNECTION_REFUSED Fetch http://b/gone",
     )  # fmt: skip
     success, text = await run(svc, "browser_devtools", action="request", id="1.1")
     assert success
@@ -419,12 +444,18 @@ async def test_navigate_answers_the_status_and_fails_honestly() -> None:
     page = RecordedPage()
     page.answers["Page.navigate"] = {"frameId": "F", "loaderId": "L1"}
     page.answers["Runtime.evaluate"] = {"result": {"value": {}}}
-    page.buffers["network"] = [{"id": "L1", "type": "Document", "loaderId": "L1", "status": 404, "url": page.url}]
+    page.buffers["network"] = [
+        {"id": "L1", "type": "Document", "loaderId": "L1", "status": 404, "url": page.url}
+    ]
     svc = Service(emit=lambda event: None, browser=page)
     assert await run(svc, "browser_navigation", action="navigate", url=page.url) == (
         True, '{"url":"http://127.0.0.1:8001/login.html","status":404,"title":"Recorded"}'
     )  # fmt: skip
-    page.answers["Page.navigate"] = {"frameId": "F", "loaderId": "L2", "errorText": "net::ERR_CONNECTION_REFUSED"}
+    page.answers["Page.navigate"] = {
+        "frameId": "F",
+        "loaderId": "L2",
+        "errorText": "net::ERR_CONNECTION_REFUSED",
+    }
     assert await run(svc, "browser_navigation", action="navigate", url="http://127.0.0.1:9999/") == (
         False, "navigation to http://127.0.0.1:9999/ failed: net::ERR_CONNECTION_REFUSED"
     )  # fmt: skip

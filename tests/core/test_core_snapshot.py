@@ -1,4 +1,4 @@
-"""The outline built from accessibility trees Chrome gave for the e2e fixture pages (tests/support/record_ax.py)."""
+"""The outline from accessibility trees Chrome gave for the e2e fixture pages (tests/support/record_ax.py)."""
 
 from __future__ import annotations
 
@@ -74,7 +74,8 @@ def test_labels_are_said_once_and_states_and_values_are_shown() -> None:
 def test_structure_only_nodes_give_their_children_to_the_parent() -> None:
     # hover.html: <li class=menu><span>Products</span>…: the span is generic, its text joins the list item.
     assert outline_of("hover") == (
-        "navigation [ref=e1]\n  list [ref=e2]\n    listitem [ref=e3]: Products\nparagraph [ref=e4]: Not hovered"
+        "navigation [ref=e1]\n  list [ref=e2]\n    listitem [ref=e3]: Products\n"
+        "paragraph [ref=e4]: Not hovered"
     )
 
 
@@ -85,7 +86,8 @@ def test_a_big_page_is_cut_within_the_budget_and_reads_on_from_the_offset() -> N
     assert len(first) <= 2000
     *shown, cut = first.splitlines()
     match = re.fullmatch(r'\[cut: lines (\d+)–1002 of 1002 not shown\. Read on with browser_page '
-                         r'\{"action": "snapshot", "offset": (\d+)\}, or read one part with \{"ref": \.\.\.\} '
+                         r'\{"action": "snapshot", "offset": (\d+)\}, '
+                         r'or read one part with \{"ref": \.\.\.\} '
                          r"of a line above\]", cut)  # fmt: skip
     assert match is not None, cut
     assert int(match[1]) == len(shown) + 1 and int(match[2]) == len(shown)
@@ -123,8 +125,8 @@ def test_refs_stay_with_their_nodes_within_a_document_and_go_stale_after_navigat
     assert first == again
     user = next(n for f in frames for n in f.nodes if n.get("name", {}).get("value") == "User")
     assert refs.node(7, "e5", 1).backend_id == user["backendDOMNodeId"]
-    with pytest.raises(RespondToModel, match=r"ref e5 is stale \(the page has navigated since that snapshot\)\. "
-                                              r"Take a new snapshot"):  # fmt: skip
+    stale = r"ref e5 is stale \(the page has navigated since that snapshot\)\. Take a new snapshot"
+    with pytest.raises(RespondToModel, match=stale):
         refs.node(7, "e5", 2)
     with pytest.raises(RespondToModel, match="no snapshot of this page gave it"):
         refs.node(7, "e99", 1)

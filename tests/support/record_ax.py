@@ -39,10 +39,20 @@ def _strip(node: dict[str, Any]) -> dict[str, Any]:
 
 def _frames(cdp: CDPSession, tree: dict[str, Any], parent: str | None) -> list[dict[str, Any]]:
     frame = tree["frame"]
-    owner = None if parent is None else cdp.send("DOM.getFrameOwner", {"frameId": frame["id"]})["backendNodeId"]
+    owner = (
+        None if parent is None else cdp.send("DOM.getFrameOwner", {"frameId": frame["id"]})["backendNodeId"]
+    )
     nodes = cdp.send("Accessibility.getFullAXTree", {"frameId": frame["id"]})["nodes"]
-    out = [{"frameId": frame["id"], "parentId": parent, "session": None, "url": frame["url"], "owner": owner,
-            "nodes": [_strip(n) for n in nodes]}]
+    out = [
+        {
+            "frameId": frame["id"],
+            "parentId": parent,
+            "session": None,
+            "url": frame["url"],
+            "owner": owner,
+            "nodes": [_strip(n) for n in nodes],
+        }
+    ]
     for child in tree.get("childFrames", []):
         out += _frames(cdp, child, frame["id"])
     return out
