@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from core.browser.cdp import Command
 from core.browser.context import PageContext
-from core.browser.fields import TabId
+from core.browser.fields import TabId, used_by
 from core.browser.spec import BrowserToolSpec
 from core.errors import RespondToModel
 
@@ -30,7 +30,18 @@ _LEVEL_OF = {
 
 
 class BrowserDevtoolsArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        json_schema_extra=used_by(
+            {
+                "level": ("console",),
+                "filter": ("network",),
+                "limit": ("console", "network"),
+                "id": ("request",),
+            }
+        ),
+    )
 
     action: Literal["console", "network", "request"] = Field(
         description="console messages, network requests, or one request's headers and body."

@@ -6,7 +6,7 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from core.browser.fields import Ref, Selector, TabId, WaitMs
+from core.browser.fields import Ref, Selector, TabId, WaitMs, used_by
 from core.browser.spec import BrowserToolSpec
 
 DomAction = Literal[
@@ -43,8 +43,19 @@ class FormField(BaseModel):
         return self
 
 
+_ELEMENT = ("click", "hover", "type", "press", "select", "check", "drag", "upload", "scroll", "wait_for")
+_FIELD_ACTIONS = {
+    "ref": _ELEMENT, "selector": _ELEMENT, "button": ("click",), "clickCount": ("click",),
+    "modifiers": ("click",), "text": ("type", "wait_for"), "submit": ("type",), "clear": ("type",),
+    "key": ("press",), "values": ("select",), "checked": ("check",), "fields": ("fill_form",),
+    "toRef": ("drag",), "toSelector": ("drag",), "paths": ("upload",), "accept": ("dialog",),
+    "promptText": ("dialog",), "x": ("scroll",), "y": ("scroll",), "textGone": ("wait_for",),
+    "timeoutMs": ("wait_for",),
+}  # fmt: skip
+
+
 class BrowserDomArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=used_by(_FIELD_ACTIONS))
 
     action: DomAction = Field(description="What to do; each action uses only the fields it names.")
     tabId: TabId = None

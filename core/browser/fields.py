@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -15,6 +16,19 @@ Ref = Annotated[
         default=None, pattern=r"^e[0-9]+$", description="An element's ref from the latest snapshot, e.g. e12."
     ),
 ]
+
+
+def used_by(table: dict[str, tuple[str, ...]]) -> Callable[[dict[str, Any]], None]:
+    """A `json_schema_extra` that marks each named field with the actions that use it (`x-actions`), so a
+    form can show only the fields of the chosen action; fields not named are used by every action."""
+
+    def mark(schema: dict[str, Any]) -> None:
+        for name, actions in table.items():
+            schema["properties"][name]["x-actions"] = list(actions)
+
+    return mark
+
+
 Selector = Annotated[
     str | None, Field(default=None, min_length=1, description="A CSS selector (first match).")
 ]

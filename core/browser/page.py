@@ -7,14 +7,20 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from core.browser.fields import Ref, TabId
+from core.browser.fields import Ref, TabId, used_by
 from core.browser.spec import BrowserToolSpec
 
 DEFAULT_MAX_CHARS = 20_000
 
 
+_FIELD_ACTIONS = {
+    "maxChars": ("text", "html", "snapshot", "find"), "ref": ("snapshot",), "offset": ("snapshot",),
+    "text": ("find",), "regex": ("find",),
+}  # fmt: skip
+
+
 class BrowserPageArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=used_by(_FIELD_ACTIONS))
 
     action: Literal["title", "url", "text", "html", "links", "snapshot", "find"] = Field(
         description="title, url, text (visible text), html, links, snapshot (outline with refs), find."
