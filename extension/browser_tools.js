@@ -1,7 +1,7 @@
 // chrome.* executors for the browser tools. Python (core/browser) validates the arguments and decides what
 // to do; this module performs exactly the call it is given and returns plain JSON.
 import { rpcError } from "./host.js";
-import { readBuffer, runCommands } from "./cdp.js";
+import { openDialog, readBuffer, runCommands } from "./cdp.js";
 
 const TOOL_STORAGE_PREFIX = "tool:"; // browser_storage lives in its own namespace, apart from Tabgate's state
 
@@ -152,6 +152,15 @@ async function requireDebuggable(tab, access) {
 async function inPage(tabId, func, args = []) {
   const tab = await targetTab(tabId);
   await requirePageAccess(tab);
+  // A script cannot run while the page waits on a dialog (the modal-state rule, worded as core/browser/cdp.py).
+  const dialog = openDialog(tab.id);
+  if (dialog) {
+    throw rpcError(
+      -32602,
+      `Tab ${tab.id}: a JavaScript ${dialog.type} is open: "${dialog.message}". Answer it first: ` +
+        `browser_dom {"action": "dialog", "accept": true|false}.`,
+    );
+  }
   let result;
   try {
     [result] = await chrome.scripting.executeScript({ target: { tabId: tab.id }, func, args });

@@ -217,6 +217,11 @@ export async function runCommands(tab, a) {
   return answer;
 }
 
+// The JavaScript dialog open in a tab Tabgate is attached to, or null.
+export function openDialog(tabId) {
+  return tabs.get(tabId)?.dialog ?? null;
+}
+
 // {buffer: "console" | "network" | "dialogs"}: what that buffer holds (Python filters and cuts it).
 export async function readBuffer(tab, a) {
   const fresh = !tabs.has(tab.id);

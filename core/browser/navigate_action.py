@@ -68,23 +68,44 @@ async def _go(ctx: PageContext, a: BrowserNavigationArgs, deadline: float) -> tu
     return state.tab_id, started
 
 
+def _controllable(url: str) -> bool:
+    return urlsplit(url).scheme in NAVIGABLE_SCHEMES or url == "about:blank"
+
+
+async def _left_uncontrollable(ctx: PageContext, tab_id: int | None, url: str) -> RespondToModel | None:
+    """If the tab ended on a page Tabgate may not control (Chrome's, an extension's: a redirect can lead
+    there), the tab is sent to about:blank and the error says so; None when the tab is on a web page."""
+    where = {"action": "current_url"} if tab_id is None else {"action": "current_url", "tabId": tab_id}
+    current = await ctx.cdp.legacy("browser_navigation", where)
+    final = str(current.get("url", ""))
+    if _controllable(final):
+        return None
+    blank = {"action": "navigate", "tabId": current["tabId"], "url": "about:blank", "waitForLoad": True,
+             "timeoutMs": 5_000}  # fmt: skip
+    await ctx.cdp.legacy("browser_navigation", blank)
+    return RespondToModel(
+        f"navigation to {url} ended on {final}, a page Tabgate may not control (only http(s) pages); "
+        "the tab was sent to about:blank"
+    )
+
+
 async def navigate(ctx: PageContext, a: BrowserNavigationArgs) -> dict[str, Any]:
     url = a.url or ""
     deadline = time.monotonic() + a.timeoutMs / 1000
     try:
         tab_id, started = await within(_go(ctx, a, deadline), a.timeoutMs)
+        final = (await ctx.cdp.run(tab_id, [], access="navigate", during_dialog=True)).state
     except DeadlineExceeded:
         where = f"tab {a.tabId}" if a.tabId is not None else "the tab"
         raise RespondToModel(f"{where} did not finish loading within {a.timeoutMs} ms") from None
-    final = (await ctx.cdp.run(tab_id, [], access="navigate", during_dialog=True)).state
+    except RespondToModel as error:
+        raise (await _left_uncontrollable(ctx, a.tabId, url)) or error from None
+    if not _controllable(final.url):
+        raise (await _left_uncontrollable(ctx, tab_id, url)) or RespondToModel(f"navigation to {url} failed")
     _, entries, _ = await ctx.cdp.buffer(tab_id, "network", access="navigate")
     document = _document(entries, started.get("loaderId"))
     if document is not None and document.get("errorText"):
         raise RespondToModel(f"navigation to {url} failed: {document['errorText']}")
-    if urlsplit(final.url).scheme not in NAVIGABLE_SCHEMES and final.url != "about:blank":
-        raise RespondToModel(
-            f"navigation to {url} ended on {final.url}, a page Tabgate may not control (only http(s) pages)"
-        )
     status = document.get("status") if document is not None else None
     if not a.waitForLoad:  # the tab may still show the old page: say where it is going
         return {"url": url, "status": status, "title": final.title, "loading": True}
