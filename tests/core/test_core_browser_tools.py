@@ -221,6 +221,10 @@ class RecordedPage:
             return {"granted": args["origins"]}
         if tool == "cdp.buffer":
             return {**self._state(), "entries": self.buffers[args["buffer"]]}
+        if tool == "browser_navigation":  # the chrome.tabs executor: where the tab is, or send it elsewhere
+            if args["action"] == "navigate":
+                self.url = args["url"]
+            return {"tabId": 5, "id": 5, "url": self.url}
         assert tool == "cdp", tool
         if args["unlessDialog"] and self.dialog is not None:
             return {**self._state(), "results": []}
@@ -462,5 +466,9 @@ async def test_navigate_answers_the_status_and_fails_honestly() -> None:
     page.answers["Page.navigate"] = {"frameId": "F", "loaderId": "L3"}
     page.url = "chrome-extension://aiflcfephbehodcbbjggcmhdjpgmidmd/popup.html"
     success, text = await run(svc, "browser_navigation", action="navigate", url="http://127.0.0.1:8001/r")
-    assert (success, text) == (False, f"navigation to http://127.0.0.1:8001/r ended on {page.url}, a page "
-                                      "Tabgate may not control (only http(s) pages)")  # fmt: skip
+    assert (success, text) == (
+        False,
+        "navigation to http://127.0.0.1:8001/r ended on chrome-extension://aiflcfephbehodcbbjggcmhdjpgmidmd/"
+        "popup.html, a page Tabgate may not control (only http(s) pages); the tab was sent to about:blank",
+    )
+    assert page.url == "about:blank"
