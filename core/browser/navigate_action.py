@@ -56,13 +56,35 @@ def _document(entries: list[dict[str, Any]], loader_id: str | None) -> dict[str,
     return documents[-1] if documents else None
 
 
+async def _failed(ctx: PageContext, tab_id: int, url: str, loader_id: Any, error_text: str) -> RespondToModel:
+    """A navigation that failed; one redirected onto a page Tabgate may not control says where, and the tab
+    (which would show Chrome's error page for it) is sent to about:blank."""
+    _, entries, _ = await ctx.cdp.buffer(tab_id, "network", access="navigate")
+    document = _document(entries, loader_id)
+    target = str(document.get("url", "")) if document is not None else ""
+    if not target or _controllable(target):
+        return RespondToModel(f"navigation to {url} failed: {error_text}")
+    blank = {
+        "action": "navigate",
+        "tabId": tab_id,
+        "url": "about:blank",
+        "waitForLoad": True,
+        "timeoutMs": 5_000,
+    }
+    await ctx.cdp.legacy("browser_navigation", blank)
+    return RespondToModel(
+        f"navigation to {url} was redirected to {target}, a page Tabgate may not control "
+        "(only http(s) pages); the tab was sent to about:blank"
+    )
+
+
 async def _go(ctx: PageContext, a: BrowserNavigationArgs, deadline: float) -> tuple[int, dict[str, Any]]:
     url = a.url or ""
     state = await _start(ctx, a)
     answer = await ctx.cdp.run(state.tab_id, [Command("Page.navigate", {"url": url})], access="navigate")
     started = answer.result(0, f"navigate to {url}")
     if started.get("errorText"):
-        raise RespondToModel(f"navigation to {url} failed: {started['errorText']}")
+        raise await _failed(ctx, state.tab_id, url, started.get("loaderId"), str(started["errorText"]))
     if a.waitForLoad:
         await _wait_loaded(ctx, state.tab_id, deadline, a.timeoutMs)
     return state.tab_id, started

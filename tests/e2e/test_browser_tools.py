@@ -932,8 +932,8 @@ def test_navigate_says_the_status_and_fails_on_a_refused_port_or_a_redirect_into
     popup = f"chrome-extension://{ext_cdp.id}/popup.html"
     redirect = f"{shop}/redirect?to={popup}"
     assert fails(ext_cdp, "browser_navigation", action="navigate", tabId=tab_id, url=redirect) == (
-        f"navigation to {redirect} ended on {popup}, a page Tabgate may not control (only http(s) pages); "
-        "the tab was sent to about:blank"
+        f"navigation to {redirect} was redirected to {popup}, a page Tabgate may not control (only http(s) "
+        "pages); the tab was sent to about:blank"
     )
     assert ok(ext_cdp, "browser_navigation", action="current_url", tabId=tab_id)["url"] == "about:blank"
 
@@ -1033,6 +1033,7 @@ def test_the_popup_form_shows_only_the_fields_of_the_chosen_action_and_a_snapsho
     assert shown() == ["action", "tabId", "ref", "selector", "text", "submit", "clear"]
     action.select_option(label="dialog")
     assert shown() == ["action", "tabId", "accept", "promptText"]
+    popup.locator("#back").click()
     popup.locator('button.tool[data-tool="browser_page"]').click()
     popup.locator('#fields .field[data-name="action"] select').select_option(label="snapshot")
     assert shown() == ["action", "tabId", "maxChars", "ref", "offset"]
