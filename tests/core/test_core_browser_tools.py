@@ -472,3 +472,22 @@ async def test_navigate_answers_the_status_and_fails_honestly() -> None:
         "popup.html, a page Tabgate may not control (only http(s) pages); the tab was sent to about:blank",
     )
     assert page.url == "about:blank"
+
+
+async def test_a_redirect_blocked_on_the_way_to_a_browser_page_says_where_it_led() -> None:
+    page = RecordedPage()
+    popup = "chrome-extension://aiflcfephbehodcbbjggcmhdjpgmidmd/popup.html"
+    page.answers["Page.navigate"] = {
+        "frameId": "F",
+        "loaderId": "L4",
+        "errorText": "net::ERR_BLOCKED_BY_CLIENT",
+    }
+    blocked = {"id": "L4", "type": "Document", "loaderId": "L4", "url": popup, "errorText": "blocked"}
+    page.buffers["network"] = [blocked]
+    svc = Service(emit=lambda event: None, browser=page)
+    assert await run(svc, "browser_navigation", action="navigate", url="http://127.0.0.1:8001/r") == (
+        False,
+        f"navigation to http://127.0.0.1:8001/r was redirected to {popup}, a page Tabgate may not control "
+        "(only http(s) pages); the tab was sent to about:blank",
+    )
+    assert page.url == "about:blank"
