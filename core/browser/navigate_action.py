@@ -19,6 +19,7 @@ _LOADED = """new Promise((resolve) => {
   if (document.readyState === "complete") done(); else addEventListener("load", done, {once: true});
 })"""
 _RETRY_S = 0.05
+_ERROR_PAGE_POLLS = 20
 
 
 async def _start(ctx: PageContext, a: BrowserNavigationArgs) -> TabState:
@@ -56,25 +57,25 @@ def _document(entries: list[dict[str, Any]], loader_id: str | None) -> dict[str,
     return documents[-1] if documents else None
 
 
-async def _failed(ctx: PageContext, tab_id: int, url: str, loader_id: Any, error_text: str) -> RespondToModel:
-    """A navigation that failed; one redirected onto a page Tabgate may not control says where, and the tab
-    (which would show Chrome's error page for it) is sent to about:blank."""
-    _, entries, _ = await ctx.cdp.buffer(tab_id, "network", access="navigate")
-    document = _document(entries, loader_id)
-    target = str(document.get("url", "")) if document is not None else ""
-    if not target or _controllable(target):
+async def _failed(ctx: PageContext, state: TabState, url: str, error_text: str) -> RespondToModel:
+    """A navigation that failed. Chrome then shows its error page under the URL that failed; when that is a
+    page Tabgate may not control (a redirect onto an extension's page), the answer says where the
+    navigation led and the tab is sent to about:blank."""
+    where = {"action": "current_url", "tabId": state.tab_id}
+    shown = state.url
+    for _ in range(_ERROR_PAGE_POLLS):  # the error page commits shortly after the failure is known
+        shown = str((await ctx.cdp.legacy("browser_navigation", where)).get("url", ""))
+        if shown != state.url:
+            break
+        await asyncio.sleep(_RETRY_S)
+    if _controllable(shown):
         return RespondToModel(f"navigation to {url} failed: {error_text}")
-    blank = {
-        "action": "navigate",
-        "tabId": tab_id,
-        "url": "about:blank",
-        "waitForLoad": True,
-        "timeoutMs": 5_000,
-    }
+    blank = {"action": "navigate", "tabId": state.tab_id, "url": "about:blank", "waitForLoad": True,
+             "timeoutMs": 5_000}  # fmt: skip
     await ctx.cdp.legacy("browser_navigation", blank)
     return RespondToModel(
-        f"navigation to {url} was redirected to {target}, a page Tabgate may not control "
-        "(only http(s) pages); the tab was sent to about:blank"
+        f"navigation to {url} was redirected to {shown}, a page Tabgate may not control "
+        f"(only http(s) pages; {error_text}); the tab was sent to about:blank"
     )
 
 
@@ -84,7 +85,7 @@ async def _go(ctx: PageContext, a: BrowserNavigationArgs, deadline: float) -> tu
     answer = await ctx.cdp.run(state.tab_id, [Command("Page.navigate", {"url": url})], access="navigate")
     started = answer.result(0, f"navigate to {url}")
     if started.get("errorText"):
-        raise await _failed(ctx, state.tab_id, url, started.get("loaderId"), str(started["errorText"]))
+        raise await _failed(ctx, state, url, str(started["errorText"]))
     if a.waitForLoad:
         await _wait_loaded(ctx, state.tab_id, deadline, a.timeoutMs)
     return state.tab_id, started

@@ -933,7 +933,7 @@ def test_navigate_says_the_status_and_fails_on_a_refused_port_or_a_redirect_into
     redirect = f"{shop}/redirect?to={popup}"
     assert fails(ext_cdp, "browser_navigation", action="navigate", tabId=tab_id, url=redirect) == (
         f"navigation to {redirect} was redirected to {popup}, a page Tabgate may not control (only http(s) "
-        "pages); the tab was sent to about:blank"
+        "pages; net::ERR_BLOCKED_BY_CLIENT); the tab was sent to about:blank"
     )
     assert ok(ext_cdp, "browser_navigation", action="current_url", tabId=tab_id)["url"] == "about:blank"
 
