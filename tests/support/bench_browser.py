@@ -51,7 +51,7 @@ def browser_actions() -> list[Any]:
             with launch(pw, profile):
                 pass
             grant_site_access(pw, profile, [site])
-            with launch(pw, profile) as ext:
+            with launch(pw, profile, open_timeout_ms=120_000) as ext:
                 ext.wait_python_ready()
                 ext.page.goto(f"chrome-extension://{ext.id}/manifest.json")
 
