@@ -387,7 +387,12 @@ const executors = {
   async cdp(a) {
     const tab = await targetTab(a.tabId);
     await requireDebuggable(tab, a.access);
-    return runCommands(tab, a);
+    try {
+      return await runCommands(tab, a);
+    } catch (e) {
+      // Attaching failed (another debugger holds the tab, the page became one Chrome protects, …).
+      throw e.rpc ? e : rpcError(-32603, `Chrome's debugger on tab ${tab.id}: ${e.message ?? e}`);
+    }
   },
 
   async "cdp.buffer"(a) {
