@@ -1046,3 +1046,17 @@ def test_the_popup_form_shows_only_the_fields_of_the_chosen_action_and_a_snapsho
         'heading "Deep card" level=2 [ref=e3]'
     )
     popup.close()
+
+
+def test_after_the_debugger_is_detached_the_next_action_attaches_again(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    # What closing Chrome's "started debugging this browser" bar does: the extension is detached.
+    tab_id = tab(f"{shop}/shadow.html")
+    snapshot(ext_cdp, tab_id)
+    worker = ext_cdp.context.service_workers[0]
+    worker.evaluate("(tabId) => chrome.debugger.detach({tabId})", tab_id)
+    assert says(ext_cdp, "browser_dom", action="click", tabId=tab_id, selector="fancy-card") == (
+        "Clicked fancy-card."
+    )
+    assert '  button "Press deep" [ref=e4]' in snapshot(ext_cdp, tab_id).splitlines()
