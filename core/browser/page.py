@@ -28,7 +28,7 @@ class BrowserPageArgs(BaseModel):
     tabId: TabId = None
     maxChars: int = Field(
         default=DEFAULT_MAX_CHARS,
-        ge=200,
+        ge=1,
         le=1_000_000,
         description="text/html/snapshot/find: cut after this many characters.",
     )
