@@ -195,7 +195,7 @@ function describe(state, tab) {
 // the other, or all at once) and answers their results in order, each {result} or {error} (or {dialog}).
 // Sequential runs stop at the first error unless keepGoing. With unlessDialog nothing runs while a dialog is
 // open. The answer also says the tab, its sessions, its document epoch and any open dialog.
-export async function runCommands(tab, a) {
+export async function runCommands(tab, a, again = true) {
   const state = await attachedTab(tab.id);
   const results = [];
   if (!(a.unlessDialog && state.dialog)) {
@@ -208,6 +208,11 @@ export async function runCommands(tab, a) {
         if (outcome.dialog || (outcome.error && !a.keepGoing)) break;
       }
     }
+  }
+  // Detached without an onDetach event (the extension's own chrome.debugger.detach): attach again once.
+  if (again && results.some((r) => /not attached/i.test(r.error ?? ""))) {
+    tabs.delete(tab.id);
+    return runCommands(tab, a, false);
   }
   const answer = { ...describe(state, await chrome.tabs.get(tab.id)), results };
   if (state.drag) {
