@@ -12,7 +12,7 @@ from typing import Any
 from core.browser.cdp import Answer, Command, TabState
 from core.browser.context import PageContext
 from core.browser.dom import BrowserDomArgs, FormField
-from core.browser.elements import Element, call_on, center, gone_or, locate
+from core.browser.elements import Element, call_on, center, gone_or, locate, object_id
 from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord, type_text
 from core.browser.page_actions import outline
 from core.errors import RespondToModel
@@ -156,6 +156,8 @@ def _keys(commands: Callable[[], list[Command]]) -> list[Command]:
 async def _type_into(
     ctx: PageContext, state: TabState, element: Element, text: str, *, clear: bool, submit: bool
 ) -> tuple[Answer, Any]:
+    # Resolved once: preparing the field and reading its value back then take one round trip each.
+    element = Element(element.session, {"objectId": await object_id(ctx, state, element)}, element.label)
     prepared = await call_on(ctx, state, element, _PREPARE_TYPING, clear)
     if isinstance(prepared, dict) and "error" in prepared:
         raise RespondToModel(f"{element.label} {prepared['error']}")

@@ -8,7 +8,6 @@ import re
 import statistics
 import tempfile
 import threading
-from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,14 @@ _LOOP = """async ([item, n]) => {
 }"""
 
 
+class _QuietPages(SimpleHTTPRequestHandler):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, directory=str(PAGES), **kwargs)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
 def _item(name: str, args: dict[str, Any]) -> dict[str, Any]:
     return {"type": "function_call", "name": name, "arguments": json.dumps(args), "call_id": "bench"}
 
@@ -41,7 +48,7 @@ def _item(name: str, args: dict[str, Any]) -> dict[str, Any]:
 def browser_actions() -> list[Any]:
     from tests.support.bench import Figure  # the shared figure type; bench imports this module lazily
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(SimpleHTTPRequestHandler, directory=str(PAGES)))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _QuietPages)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     site = f"http://127.0.0.1:{server.server_address[1]}"
     big = f"{site}/big.html?n=1000"
