@@ -1060,3 +1060,15 @@ def test_after_the_debugger_is_detached_the_next_action_attaches_again(
         "Clicked fancy-card."
     )
     assert '  button "Press deep" [ref=e4]' in snapshot(ext_cdp, tab_id).splitlines()
+
+
+def test_a_frame_from_a_site_not_granted_is_named_but_not_shown(
+    ext: Extension, open_tab: OpenTab, second_site: str
+) -> None:
+    tab_id, _ = open_tab(f"login.html?frame={second_site}")
+    says(ext, "browser_dom", action="wait_for", tabId=tab_id, selector="iframe")
+    outline = snapshot(ext, tab_id)
+    assert outline.splitlines()[3:] == [
+        'iframe "Sign in" [ref=e3]',
+        f"  [not shown: a frame from {second_site}, which Tabgate has no access to (grant it to see inside)]",
+    ]
