@@ -1002,7 +1002,7 @@ def test_upload_takes_files_only_from_the_allowed_folders(
         ext_cdp.send({"type": "config/set", "patch": {"uploadDirs": []}})
 
 
-def test_a_full_page_screenshot_needs_only_the_site_grant(
+def test_full_page_and_element_screenshots_need_only_the_site_grant(
     ext_cdp: Extension, tab: Callable[[str], int], shop: str
 ) -> None:
     tab_id = tab(f"{shop}/form.html")  # 5000 px of spacer
@@ -1012,6 +1012,11 @@ def test_a_full_page_screenshot_needs_only_the_site_grant(
     assert text["text"].startswith(f"Screenshot of tab {tab_id} (image/png, ")
     width, height = png_size(base64.b64decode(image["image_url"].split(",", 1)[1]))
     assert (width, height > 5000) == (1280, True)
+    go = ref_of(snapshot(ext_cdp, tab_id), 'button "Go"')
+    success, output = call(ext_cdp, "browser_screenshot", {"tabId": tab_id, "ref": go})
+    assert success is True, output
+    width, height = png_size(base64.b64decode(output[1]["image_url"].split(",", 1)[1]))
+    assert 10 < width < 200 and 10 < height < 100, (width, height)  # the button alone
 
 
 def test_the_popup_form_shows_only_the_fields_of_the_chosen_action_and_a_snapshot_as_an_outline(
