@@ -6,7 +6,7 @@ from typing import Any
 
 from core.browser.cdp import Command
 from core.browser.context import PageContext
-from core.browser.elements import gone_or, locate
+from core.browser.elements import gone_or, locate, verify
 from core.browser.screenshot import BrowserScreenshotArgs
 from core.errors import RespondToModel
 
@@ -22,7 +22,7 @@ async def capture(ctx: PageContext, a: BrowserScreenshotArgs) -> dict[str, Any]:
     layout = metrics.result(0, "page size")
     tab_id = metrics.state.tab_id
     if a.ref is not None:
-        _, element = await locate(ctx, tab_id, ref=a.ref, selector=None)
+        state, element = await locate(ctx, tab_id, ref=a.ref, selector=None)
         if element.session is not None:
             raise RespondToModel(
                 f"{a.ref} is inside a frame from another site; take a fullPage screenshot instead"
@@ -36,6 +36,7 @@ async def capture(ctx: PageContext, a: BrowserScreenshotArgs) -> dict[str, Any]:
             ],
             keep_going=True,
         )
+        verify(boxes, state, element)
         try:
             quads = boxes.result(1, "locate")["quads"]
         except RespondToModel as error:

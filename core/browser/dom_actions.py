@@ -12,7 +12,7 @@ from typing import Any
 from core.browser.cdp import Answer, Command, TabState
 from core.browser.context import PageContext
 from core.browser.dom import BrowserDomArgs, FormField
-from core.browser.elements import Element, call_on, center, gone_or, locate, object_id
+from core.browser.elements import Element, call_on, center, gone_or, locate, object_id, verify
 from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord, type_text
 from core.browser.page_actions import outline
 from core.errors import RespondToModel
@@ -322,6 +322,7 @@ async def upload(ctx: PageContext, a: BrowserDomArgs) -> str:
     state, element = await _target(ctx, a)
     params = {**element.params, "files": [posixpath.normpath(p) for p in paths]}
     answer = await ctx.cdp.run(state.tab_id, [Command("DOM.setFileInputFiles", params, element.session)])
+    verify(answer, state, element)
     try:
         answer.result(0, "upload")
     except RespondToModel as error:

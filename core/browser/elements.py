@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from core.browser.cdp import Command, TabState
+from core.browser.cdp import Answer, Command, TabState
 from core.browser.context import PageContext
 from core.browser.refs import stale_ref
 from core.errors import RespondToModel
@@ -26,6 +26,8 @@ class Element:
     session: str | None
     params: dict[str, Any]  # how the debugger names it: {"backendNodeId": n} or {"objectId": id}
     label: str  # how the model named it: the ref, or the selector
+    # A ref taken on trust (no round trip to ask the tab first): the first answer about it is checked.
+    unverified: bool = False
 
     @property
     def is_ref(self) -> bool:
@@ -38,9 +40,23 @@ def gone_or(element: Element, message: str, what: str) -> RespondToModel:
     return RespondToModel(f"{what} {element.label}: {message}")
 
 
+def verify(answer: Answer, state: TabState, element: Element) -> None:
+    """For a ref taken on trust: the tab still shows the document the ref came from, with the frame."""
+    if not element.unverified:
+        return
+    if answer.state.epoch != state.epoch:
+        raise stale_ref(element.label, "the page has navigated since that snapshot")
+    if element.session is not None and element.session not in {s.id for s in answer.state.sessions}:
+        raise stale_ref(element.label, "its frame has reloaded or gone")
+
+
 async def locate(
     ctx: PageContext, tab_id: int | None, *, ref: str | None, selector: str | None
 ) -> tuple[TabState, Element]:
+    if ref is not None and tab_id is not None:  # one round trip fewer: checked with the first answer
+        node, epoch = ctx.refs.peek(tab_id, ref)
+        trusted = TabState(tab_id, url="", title="", epoch=epoch, dialog=None, sessions=())
+        return trusted, Element(node.session, {"backendNodeId": node.backend_id}, ref, unverified=True)
     state = await ctx.cdp.state(tab_id)
     if ref is not None:
         node = ctx.refs.node(state.tab_id, ref, state.epoch)
@@ -65,6 +81,7 @@ async def object_id(ctx: PageContext, state: TabState, element: Element) -> str:
     if "objectId" in element.params:
         return str(element.params["objectId"])
     answer = await ctx.cdp.run(state.tab_id, [Command("DOM.resolveNode", element.params, element.session)])
+    verify(answer, state, element)
     try:
         return str(answer.result(0, "resolve")["object"]["objectId"])
     except RespondToModel as error:
@@ -96,6 +113,7 @@ async def center(ctx: PageContext, state: TabState, element: Element) -> tuple[f
         Command("DOM.getContentQuads", element.params, element.session),
     ]
     answer = await ctx.cdp.run(state.tab_id, commands, keep_going=True)
+    verify(answer, state, element)
     try:
         quads = answer.result(1, "locate")["quads"]
     except RespondToModel as error:

@@ -73,6 +73,13 @@ class TabRefs:
             del self._tables[next(iter(self._tables))]
         return table
 
+    def peek(self, tab_id: int, ref: str) -> tuple[NodeRef, int]:
+        """The node and the epoch of the document it was seen in, to be checked against the tab later."""
+        table = self._tables.get(tab_id)
+        if table is None:
+            raise stale_ref(ref, "no snapshot of this tab was taken")
+        return table.node(ref, table.epoch), table.epoch
+
     def node(self, tab_id: int, ref: str, epoch: int) -> NodeRef:
         table = self._tables.get(tab_id)
         if table is None:

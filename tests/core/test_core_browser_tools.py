@@ -302,6 +302,25 @@ async def test_a_ref_from_before_a_navigation_is_stale_and_nothing_is_sent() -> 
     assert page.inputs() == []
 
 
+async def test_a_ref_named_with_its_tab_is_checked_by_the_first_answer_about_it() -> None:
+    page = RecordedPage()
+    svc = await snapshotted(page)
+    assert await run(svc, "browser_dom", action="click", tabId=5, ref="e8") == (True, "Clicked e8.")
+    assert page.methods() == [
+        "DOM.scrollIntoViewIfNeeded",
+        "DOM.getContentQuads",
+        *["Input.dispatchMouseEvent"] * 3,
+    ]
+    page.sent.clear()
+    page.epoch += 1
+    success, text = await run(svc, "browser_dom", action="click", tabId=5, ref="e8")
+    assert (success, text.split(". ")[0]) == (
+        False,
+        "ref e8 is stale (the page has navigated since that snapshot)",
+    )
+    assert page.inputs() == []
+
+
 async def test_typing_sends_real_keys_and_enter_carries_a_carriage_return() -> None:
     page = RecordedPage()
     page.values = {"setSelectionRange": {"filled": False}, "this.value": "Ab"}
