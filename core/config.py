@@ -13,6 +13,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    field_validator,
 )
 
 from core.validation import format_validation_error
@@ -32,9 +33,19 @@ class ToolsConfig(BaseModel):
     gatewayMcp: StrictBool = False
     gatewayTrusted: tuple[StrictStr, ...] = ()  # agents that act without asking
     approvalTimeoutSec: StrictInt | StrictFloat = Field(default=120, gt=0, le=3600)
+    # Folders browser_dom upload may take files from (absolute paths); none by default.
+    uploadDirs: tuple[StrictStr, ...] = ()
+
+    @field_validator("uploadDirs")
+    @classmethod
+    def _absolute(cls, folders: tuple[str, ...]) -> tuple[str, ...]:
+        for folder in folders:
+            if not folder.startswith("/") and not (len(folder) > 2 and folder[1] == ":"):
+                raise ValueError(f"uploadDirs entries must be absolute paths, got {folder!r}")
+        return folders
 
     def to_wire(self) -> dict[str, Any]:
-        return {
+        wire: dict[str, Any] = {
             "mcpTools": self.mcpTools,
             "disabledTools": list(self.disabledTools),
             "gateway": self.gateway,
@@ -42,6 +53,9 @@ class ToolsConfig(BaseModel):
             "gatewayTrusted": list(self.gatewayTrusted),
             "approvalTimeoutSec": self.approvalTimeoutSec,
         }
+        if self.uploadDirs:  # absent means none, as before uploads existed
+            wire["uploadDirs"] = list(self.uploadDirs)
+        return wire
 
     def patched(self, patch: object) -> ToolsConfig:
         """A new config with `patch` applied over this one; raises `ConfigError` naming the bad key."""

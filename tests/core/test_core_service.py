@@ -58,6 +58,7 @@ async def test_browser_tools_are_offered_only_with_a_browser_capability() -> Non
         "browser_navigation",
         "browser_page",
         "browser_dom",
+        "browser_devtools",
         "browser_screenshot",
         "browser_storage",
     ]

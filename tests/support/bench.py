@@ -19,6 +19,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from tests.support import bench_boot
+from tests.support.bench_browser import browser_actions
 from tests.support.browser import install_host, launch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -299,6 +300,7 @@ BENCHES: dict[str, Callable[[], list[Figure]]] = {
     "host_vs_direct": host_vs_direct,
     "host_rss": host_rss,
     "extension_round_trips": extension_round_trips,
+    "browser_actions": browser_actions,
 }
 
 
