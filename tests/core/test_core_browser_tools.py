@@ -420,7 +420,7 @@ async def test_upload_takes_only_files_inside_the_configured_folders(tmp_path: P
 async def test_upload_dirs_must_be_absolute() -> None:
     svc = Service(emit=lambda event: None, browser=RecordedPage())
     answer = await svc.handle({"type": "config/set", "patch": {"uploadDirs": ["downloads"]}})
-    assert "uploadDirs entries must be absolute paths, got 'downloads'" in answer["error"]
+    assert "uploadDirs entries must be absolute paths, got 'downloads'" in answer["error"]["message"]
 
 
 async def test_console_keeps_the_level_asked_and_above_and_the_latest_entries() -> None:

@@ -60,11 +60,13 @@ class Setup:
         )
         return result
 
-    def dom_calls(self) -> int:
-        return sum(1 for tool, _args, _t in self.browser.calls if tool == "browser_dom")
+    def acted(self) -> int:
+        """How many times the acting call reached the browser."""
+        return sum(1 for tool, args, _t in self.browser.calls if args.get("action") == "activate")
 
 
-CLICK = {"action": "click", "selector": "#buy"}
+# An acting call: it changes which tab is shown (a site is taken from the tab it acts on).
+ACT = {"action": "activate", "tabId": 7}
 
 
 async def test_with_the_gateway_off_agents_see_nothing_and_are_told_how_to_turn_it_on() -> None:
@@ -93,56 +95,56 @@ async def test_reading_runs_at_once_in_the_sessions_own_turn() -> None:
 
 async def test_acting_asks_once_and_allow_for_this_session_covers_the_next_call_on_that_site() -> None:
     setup = await Setup(gateway=True).start()
-    first = setup.call("browser_dom", CLICK)
+    first = setup.call("browser_tab", ACT)
     [request] = await setup.pending()
     assert request["client"] == "codex"
     assert request["site"] == "https://shop.example"
-    assert request["tool"] == "browser_dom" and request["action"] == "click"
-    assert "click" in request["summary"] and "#buy" in request["summary"]
+    assert request["tool"] == "browser_tab" and request["action"] == "activate"
+    assert request["summary"] == "browser_tab activate on https://shop.example"
     assert {"type": "approval", "pending": [request]} in setup.events
-    assert setup.dom_calls() == 0  # nothing acted before the answer
+    assert setup.acted() == 0  # nothing acted before the answer
     assert await setup.answer(request["id"], "session") == {"ok": True}
     assert (await first)["success"] is True
-    assert (await setup.call("browser_dom", CLICK))["success"] is True
-    assert setup.dom_calls() == 2
+    assert (await setup.call("browser_tab", ACT))["success"] is True
+    assert setup.acted() == 2
     assert setup.events[-1]["type"] != "approval" or setup.events[-1]["pending"] == []
 
 
 async def test_allow_once_asks_again_next_time() -> None:
     setup = await Setup(gateway=True).start()
-    first = setup.call("browser_dom", CLICK)
+    first = setup.call("browser_tab", ACT)
     [request] = await setup.pending()
     await setup.answer(request["id"], "once")
     await first
-    second = setup.call("browser_dom", CLICK)
+    second = setup.call("browser_tab", ACT)
     assert len(await setup.pending()) == 1
     second.cancel()
 
 
 async def test_deny_answers_an_error_saying_the_user_denied_it() -> None:
     setup = await Setup(gateway=True).start()
-    call = setup.call("browser_dom", CLICK)
+    call = setup.call("browser_tab", ACT)
     [request] = await setup.pending()
     await setup.answer(request["id"], "deny")
     answer = await call
     assert "denied" in answer["error"]["message"]
-    assert setup.dom_calls() == 0
+    assert setup.acted() == 0
 
 
 async def test_an_unanswered_request_is_denied_when_its_time_runs_out() -> None:
     setup = await Setup(gateway=True, approvalTimeoutSec=0.05).start()
-    answer = await setup.call("browser_dom", CLICK)
+    answer = await setup.call("browser_tab", ACT)
     assert "did not answer" in answer["error"]["message"]
     assert await setup.gateway.handle({"type": "approvals"}) == {"pending": []}
 
 
 async def test_grants_belong_to_one_session() -> None:
     setup = await Setup(gateway=True).start()
-    first = setup.call("browser_dom", CLICK, session="agent-1")
+    first = setup.call("browser_tab", ACT, session="agent-1")
     [request] = await setup.pending()
     await setup.answer(request["id"], "session")
     await first
-    other = setup.call("browser_dom", CLICK, session="agent-2")
+    other = setup.call("browser_tab", ACT, session="agent-2")
     assert len(await setup.pending()) == 1  # another session of the same agent is asked again
     await setup.gateway.handle({"type": "gateway/closed", "session": "agent-2"})
     assert "denied" in (await other)["error"]["message"]
@@ -150,7 +152,7 @@ async def test_grants_belong_to_one_session() -> None:
 
 async def test_an_agent_trusted_to_act_without_asking_is_not_asked() -> None:
     setup = await Setup(gateway=True, gatewayTrusted=["codex"]).start()
-    assert (await setup.call("browser_dom", CLICK))["success"] is True
+    assert (await setup.call("browser_tab", ACT))["success"] is True
     agents = (await setup.gateway.handle({"type": "gateway/agents"}))["agents"]
     assert agents == [
         {
