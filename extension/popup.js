@@ -342,6 +342,8 @@ async function fetchHistory(query) {
 }
 
 function noteEntry(entry) {
+  // A fetch's answer can arrive after a push of a newer version of the same entry.
+  if ((state.history.get(entry.id)?.changedAt ?? -1) > (entry.changedAt ?? 0)) return;
   state.history.set(entry.id, entry);
   state.historySeen = Math.max(state.historySeen, entry.changedAt ?? 0);
 }
