@@ -11,7 +11,7 @@ export const MAX_ENTRIES = 100;
 export const MAX_BYTES = 5 * 1024 * 1024;
 // A call's own arguments are kept so the popup can fill its form again; past this size only their size is.
 const MAX_ITEM_BYTES = 64 * 1024;
-// Changes within this time share one storage write (a call's start and end, usually).
+// Other changes within this time share one storage write (the ends of a burst of calls).
 const WRITE_DELAY_MS = 50;
 export const INTERRUPTED_NOTE =
   "The service worker stopped while this call ran, so its outcome is unknown: it may have finished or not. " +
@@ -95,7 +95,9 @@ function change(entry) {
   }
   listeners.changed(entry);
   if (evicted.length) forget(evicted);
-  scheduleWrite();
+  // A start is written at once: a new worker can only mark as interrupted what reached the storage.
+  if (entry.status === "running") writeNow();
+  else scheduleWrite();
 }
 
 function remove(ids) {
@@ -117,10 +119,14 @@ function forget(ids) {
 }
 
 function scheduleWrite() {
-  writeTimer ??= setTimeout(() => {
-    writeTimer = null;
-    writing = writing.then(write).catch((e) => console.error("tabgate: history", e));
-  }, WRITE_DELAY_MS);
+  writeTimer ??= setTimeout(writeNow, WRITE_DELAY_MS);
+}
+
+function writeNow() {
+  clearTimeout(writeTimer);
+  writeTimer = null;
+  writing = writing.then(write).catch((e) => console.error("tabgate: history", e));
+  return writing;
 }
 
 // One storage call for everything changed since the last write. When the storage refuses it (quota), each
@@ -180,10 +186,11 @@ export async function list({ since, limit } = {}) {
   return entriesFor(metas);
 }
 
-// Calls still running are recorded again when they end.
+// Answered once the storage is empty of them. Calls still running are recorded again when they end.
 export async function clear() {
   await loaded;
   const ids = index.map((m) => m.id);
   if (ids.length) remove(ids);
+  await writeNow();
   return { cleared: ids.length };
 }
