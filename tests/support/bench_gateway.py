@@ -8,14 +8,16 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp import Client
 from playwright.sync_api import sync_playwright
 
 from tests.support.agents import AgentThread, codex_config, params_from_codex, wait_listed
-from tests.support.bench import _PAGE_LOOP, Figure, median
 from tests.support.browser import Extension, install_host, launch
+
+if TYPE_CHECKING:
+    from tests.support.bench import Figure
 
 CALLS = 200
 AGENTS = 8
@@ -70,6 +72,8 @@ async def _many_calls(client: Client, _notices: list[Any]) -> int:
 
 
 def gateway() -> list[Figure]:
+    from tests.support.bench import PAGE_LOOP, Figure, median  # bench imports this module
+
     with sync_playwright() as pw, tempfile.TemporaryDirectory() as tmp:
         profile, env = _gateway_browser(Path(tmp))
         params = params_from_codex(codex_config(env))
@@ -82,7 +86,7 @@ def gateway() -> list[Figure]:
                 "arguments": json.dumps(QUERY),
                 "call_id": "b",
             }
-            page = median(ext.page.evaluate(_PAGE_LOOP, [{"type": "dispatch", "item": item}, CALLS]))
+            page = median(ext.page.evaluate(PAGE_LOOP, [{"type": "dispatch", "item": item}, CALLS]))
             running = AgentThread(params, _timed_calls)
             running.start()
             through_gateway = median(running.outcome(300))
