@@ -34,6 +34,7 @@ LIST_TIMEOUT_SECONDS: Final = 15.0
 # ceiling only guarantees no wait here outlives the longest limit the config allows.
 CALL_CEILING_SECONDS: Final = 86400.0 + 600.0
 MAX_SESSIONS: Final = 64
+BIND_RETRY_SECONDS: Final = 1.0
 
 
 class BrowserGone(Exception):
@@ -116,14 +117,20 @@ class Gateway:
             await self._serve()
 
     async def _serve(self) -> None:
+        refused: str | None = None
         while True:
             await self._until(on=True)
             try:
                 listener = await SocketListener.from_socket(bind_listening_socket(self._path))
             except GatewaySocketError as exc:
-                log.error("agent gateway: %s", exc)
-                await self._until(on=False)
+                # Often the host of a browser that is closing still holds the socket: try again shortly.
+                if str(exc) != refused:
+                    log.error("agent gateway: %s (trying again every %g s)", exc, BIND_RETRY_SECONDS)
+                    refused = str(exc)
+                with anyio.move_on_after(BIND_RETRY_SECONDS):
+                    await self._until(on=False)
                 continue
+            refused = None
             log.info("agent gateway listening on %s", self._path)
             try:
                 async with anyio.create_task_group() as group:

@@ -115,7 +115,7 @@ def test_tools_lists_builtins_and_browser_tools_with_schemas(ext_without_host: E
 def test_a_bad_config_patch_is_refused_and_changes_nothing(ext_without_host: Extension) -> None:
     before = ext_without_host.send({"type": "config/get"})
     answer = ext_without_host.send({"type": "config/set", "patch": {"mcpTools": "yes please"}})
-    assert "mcpTools" in answer["error"]
+    assert answer["error"]["code"] == -32602 and "mcpTools" in answer["error"]["message"]
     assert ext_without_host.send({"type": "config/get"}) == before
 
 

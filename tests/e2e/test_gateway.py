@@ -267,7 +267,10 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
         running.start()
         time.sleep(3)
     closed.set()
-    time.sleep(3)
+    # The closed browser's host removes its socket as it exits; a new browser's host takes over after that.
+    deadline = time.monotonic() + 30
+    while (Path(env["TABGATE_RUNTIME_DIR"]) / "gateway.sock").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
     with browser(pw, profile, env) as ext:
         reopened.set()
         try:
