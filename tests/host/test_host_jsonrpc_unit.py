@@ -13,6 +13,7 @@ from native_host.jsonrpc import (
     ErrorCode,
     Notification,
     Request,
+    Response,
     RpcError,
     dumps,
     parse_message,
@@ -77,7 +78,12 @@ def test_parse_message_shapes() -> None:
     assert parse_message(b'{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}') == Notification(
         "$/cancelRequest", {"id": 1}
     )
-    assert parse_message(b'{"jsonrpc":"2.0","id":1,"result":{}}') is None
+    # The browser answering the host's own requests (the agent gateway's).
+    assert parse_message(b'{"jsonrpc":"2.0","id":"gw:1","result":{}}') == Response("gw:1", {}, None)
+    assert parse_message(b'{"jsonrpc":"2.0","id":"gw:2","error":{"code":-1,"message":"no"}}') == Response(
+        "gw:2", None, {"code": -1, "message": "no"}
+    )
+    assert parse_message(b'{"jsonrpc":"2.0","id":null,"result":{}}') is None  # nobody can be answered
     with pytest.raises(RpcError) as caught:
         parse_message(b'{"jsonrpc":"2.0","id":"x","method":"m","params":5}')
     assert (caught.value.code, caught.value.request_id) == (ErrorCode.INVALID_PARAMS, "x")
