@@ -290,18 +290,21 @@ class Connection:
             if run.startup is not None:
                 run.startup.cancel()  # do not sit out a handshake at shutdown
 
-    async def refresh_tools(self) -> None:
+    async def refresh_tools(self) -> bool:
+        """List the tools of the running server again; False when it is not running (nothing changed)."""
         run = self._run
         if run is None or run.client is None:
-            return
+            return False
         with anyio.fail_after(self.tool_timeout):
             tools = await self._list_tools(run.client)
-        if run.client is not None:
-            if tools != self._tools:
-                # The status changes even when only a tool's schema did: the browser refetches on it.
-                self._tools_version += 1
-            self._tools = tools
-            self._publish()
+        if run.client is None:
+            return False
+        if tools != self._tools:
+            # The status changes even when only a tool's schema did: the browser refetches on it.
+            self._tools_version += 1
+        self._tools = tools
+        self._publish()
+        return True
 
     # -- the supervisor ----------------------------------------------------------------------------------
 
@@ -520,8 +523,8 @@ class Connection:
     async def _refresh_quietly(self) -> None:
         """The tools again after the server said they changed; the browser hears of it once they are in."""
         try:
-            await self.refresh_tools()
-            self._notify(LIST_CHANGED[types.ToolListChangedNotification], {"server": self.name})
+            if await self.refresh_tools():
+                self._notify(LIST_CHANGED[types.ToolListChangedNotification], {"server": self.name})
         except (
             MCPError,
             ValidationError,
