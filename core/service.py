@@ -13,6 +13,7 @@ from core.deadline import DeadlineExceeded, within
 from core.errors import Fatal, RequestError
 from core.events import Emit
 from core.handlers.plan import PlanBoard
+from core.host_views import prompt_get, prompts, server_logs
 from core.items import ItemError, parse_response_item
 from core.mcp_tools import McpTool, McpToolDirectory
 from core.parallel import TurnGates
@@ -59,6 +60,9 @@ class Service:
             "host/state": self._host_state,
             "host/servers": self._host_servers,
             "plan": self._plan_get,
+            "prompts": self._host_view(prompts),
+            "prompt/get": self._host_view(prompt_get),
+            "server/logs": self._host_view(server_logs),
         }
 
     async def handle(self, message: Message) -> Answer:
@@ -136,6 +140,25 @@ class Service:
             self._connected = state.connected
             self._invalidate()
         self._servers.update(state.servers)
+
+    def _host_view(
+        self, view: Callable[[McpCapability, ServerBoard, Message], Awaitable[Answer]]
+    ) -> Callable[[Message], Awaitable[Answer]]:
+        """A message answered by one host request: the worker (re)connects the host first."""
+
+        async def route(message: Message) -> Answer:
+            if self._host is None:
+                raise RequestError(McpErrorCode.SERVER_UNAVAILABLE, "there is no way to the native host here")
+            self._apply_host_state(await self._ensure(self._host))
+            mcp = self._mcp()
+            if mcp is None:
+                raise RequestError(
+                    McpErrorCode.SERVER_UNAVAILABLE,
+                    "the native host is not connected (run `tabgate-host doctor` to see why)",
+                )
+            return await view(mcp, self._servers, message)
+
+        return route
 
     # --- messages ------------------------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ from .jsonrpc import ErrorCode, RpcError
 from .logs import open_server_log
 from .preview import MAX_TIMEOUT_SEC
 from .redact import Scrubber
+from .server_logs import LogEntry, LogRing
 from .status import ServerStatus, State, StatusBoard
 from .stdio_transport import stdio_transport
 
@@ -49,6 +50,19 @@ NOISE_KEYS: Final = ("resultType", "ttlMs", "cacheScope")
 CLOSED_REASON: Final = "connection closed"
 
 type Streams = tuple[Any, Any]
+type Notify = Callable[[str, dict[str, Any]], None]  # a host → browser notification: method, params
+
+# A server's list_changed notification → the one the host sends the browser, with `{server}`.
+LIST_CHANGED: Final[dict[type[BaseModel], str]] = {
+    types.ToolListChangedNotification: "notifications/tools/list_changed",
+    types.ResourceListChangedNotification: "notifications/resources/list_changed",
+    types.PromptListChangedNotification: "notifications/prompts/list_changed",
+}
+SERVER_LOG: Final = "notifications/serverLog"
+
+
+def _drop(method: str, params: dict[str, Any]) -> None:
+    """The notify of a manager nobody listens to (doctor)."""
 
 
 def to_json(model: BaseModel) -> dict[str, Any]:
@@ -164,7 +178,13 @@ class Connection:
     """One configured server: its status, its last known tools, and the supervisor that starts it (again)."""
 
     def __init__(
-        self, config: ServerConfig, *, board: StatusBoard, log_dir: Path, group: anyio.abc.TaskGroup
+        self,
+        config: ServerConfig,
+        *,
+        board: StatusBoard,
+        log_dir: Path,
+        group: anyio.abc.TaskGroup,
+        notify: Notify = _drop,
     ) -> None:
         self.config = config
         self.name = config.name
@@ -174,9 +194,11 @@ class Connection:
         self._board = board
         self._log_dir = log_dir
         self._group = group
+        self._notify = notify
         self._run: _Run | None = None
         self._state: State = "starting" if config.enabled else "disabled"
         self._tools: list[types.Tool] = []  # the last known tools, kept while the server is down
+        self._tools_version = 0  # bumped when the server's list_changed brought a different tool list
         self._error: str | None = None
         self._failures = 0  # runs in a row that ended badly: the backoff's exponent
         self._restarts = 0
@@ -186,6 +208,7 @@ class Connection:
         self._started = False
         self._stopping = False
         self.scrub = self._scrubber()
+        self.logs = LogRing(self.scrub)
 
     def initial_status(self) -> ServerStatus:
         return self._status(None)
@@ -267,15 +290,21 @@ class Connection:
             if run.startup is not None:
                 run.startup.cancel()  # do not sit out a handshake at shutdown
 
-    async def refresh_tools(self) -> None:
+    async def refresh_tools(self) -> bool:
+        """List the tools of the running server again; False when it is not running (nothing changed)."""
         run = self._run
         if run is None or run.client is None:
-            return
+            return False
         with anyio.fail_after(self.tool_timeout):
             tools = await self._list_tools(run.client)
-        if run.client is not None:
-            self._tools = tools
-            self._publish()
+        if run.client is None:
+            return False
+        if tools != self._tools:
+            # The status changes even when only a tool's schema did: the browser refetches on it.
+            self._tools_version += 1
+        self._tools = tools
+        self._publish()
+        return True
 
     # -- the supervisor ----------------------------------------------------------------------------------
 
@@ -488,10 +517,14 @@ class Connection:
             log.info("server %s sent something unreadable: %s", self.name, self.scrub(describe(message)))
         elif isinstance(message, types.ToolListChangedNotification):
             self._group.start_soon(self._refresh_quietly)
+        elif type(message) in LIST_CHANGED:
+            self._notify(LIST_CHANGED[type(message)], {"server": self.name})
 
     async def _refresh_quietly(self) -> None:
+        """The tools again after the server said they changed; the browser hears of it once they are in."""
         try:
-            await self.refresh_tools()
+            if await self.refresh_tools():
+                self._notify(LIST_CHANGED[types.ToolListChangedNotification], {"server": self.name})
         except (
             MCPError,
             ValidationError,
@@ -502,7 +535,15 @@ class Connection:
             log.info("server %s: refreshing tools failed: %s", self.name, self.scrub(describe(exc)))
 
     async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
-        log.debug("server %s log (%s): %s", self.name, params.level, self.scrub(str(params.data))[:2000])
+        entry = self.logs.add(params.level, params.logger, params.data)
+        log.debug("server %s log (%s): %s", self.name, entry["level"], entry["data"])
+        note: dict[str, Any] = {"server": self.name, "level": entry["level"], "data": entry["data"]}
+        if "logger" in entry:
+            note["logger"] = entry["logger"]
+        self._notify(SERVER_LOG, note)
+
+    def log_entries(self) -> list[LogEntry]:
+        return self.logs.entries()
 
     def _publish(self) -> None:
         self._board.set(self._status(self._run))
@@ -524,6 +565,8 @@ class Connection:
         client = run.client if run is not None else None
         if self._state == "ready" and client is not None:
             status["tools"] = len(self._tools)
+            if self._tools_version:
+                status["toolsVersion"] = self._tools_version
             if client.server_capabilities is not None:
                 status["capabilities"] = to_json(client.server_capabilities)
         return status
@@ -544,8 +587,11 @@ def url_secrets(url: str) -> list[str]:
 class ConnectionManager:
     """All configured servers, keyed by their config name; supervisors run in this manager's task group."""
 
-    def __init__(self, servers: Sequence[ServerConfig], *, board: StatusBoard, log_dir: Path) -> None:
+    def __init__(
+        self, servers: Sequence[ServerConfig], *, board: StatusBoard, log_dir: Path, notify: Notify = _drop
+    ) -> None:
         self._servers = servers
+        self._notify = notify
         self._board = board
         self._log_dir = log_dir
         self._connections: dict[str, Connection] = {}
@@ -555,7 +601,7 @@ class ConnectionManager:
         group = await self._stack.enter_async_context(anyio.create_task_group())
         for config in self._servers:
             self._connections[config.name] = Connection(
-                config, board=self._board, log_dir=self._log_dir, group=group
+                config, board=self._board, log_dir=self._log_dir, group=group, notify=self._notify
             )
         return self
 

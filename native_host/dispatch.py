@@ -71,6 +71,10 @@ class CallParams(_Params):
     timeout_ms: float | None = Field(default=None, alias="timeoutMs", gt=0, allow_inf_nan=False)
 
 
+class LogsParams(_Params):
+    server: str
+
+
 class ReadParams(_Params):
     server: str
     uri: str
@@ -115,6 +119,7 @@ class Dispatcher:
             "resources/read": self._resources_read,
             "prompts/list": self._prompts_list,
             "prompts/get": self._prompts_get,
+            "servers/logs": self._servers_logs,
         }
 
     async def __aenter__(self) -> Dispatcher:
@@ -122,7 +127,7 @@ class Dispatcher:
         for problem in config.problems:
             log.warning("config: %s", problem)
         self._manager = await ConnectionManager(
-            list(config.servers.values()), board=self._board, log_dir=log_dir()
+            list(config.servers.values()), board=self._board, log_dir=log_dir(), notify=self._outbox.notify
         ).__aenter__()
         statuses = self._manager.initial_statuses()
         previews = {status["name"]: status for status in preview_statuses(self._config_path)}
@@ -453,3 +458,8 @@ class Dispatcher:
         connection = self.manager.get(params.server)
         result = await self._use(connection, lambda client: client.get_prompt(params.name, params.arguments))
         return to_json(result)
+
+    async def _servers_logs(self, request: Request) -> JsonObject:
+        params = _params(LogsParams, request)
+        connection = self.manager.get(params.server)
+        return {"server": connection.name, "logs": connection.log_entries()}

@@ -21,6 +21,7 @@ LOOP_METHODS: Final = frozenset(
         "resources/read",
         "prompts/list",
         "prompts/get",
+        "servers/logs",
     }
 )
 GATEWAY_STATE: Final = "gateway/state"  # browser → host {enabled}: the agent gateway switch

@@ -15,7 +15,9 @@ class ServerStatus(TypedDict):
 
     `toolTimeoutSec`/`startupTimeoutSec` are the server's own limits, so the browser can wait as long as the
     host does; a `restarting` server says why (`error`), when the next start is due (`retryInMs`, absent
-    while that start runs) and how many restarts there have been."""
+    while that start runs) and how many restarts there have been. `toolsVersion` counts the times a ready
+    server's `list_changed` brought a different tool list (absent until the first), so a replaced tool changes
+    the status too."""
 
     name: str
     transport: Transport
@@ -26,6 +28,7 @@ class ServerStatus(TypedDict):
     retryInMs: NotRequired[int]
     restarts: NotRequired[int]
     tools: NotRequired[int]
+    toolsVersion: NotRequired[int]
     capabilities: NotRequired[dict[str, Any]]
 
 

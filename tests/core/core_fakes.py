@@ -42,6 +42,9 @@ class FakeServer:
     resource_pages: list[list[dict[str, Any]]] = field(default_factory=list)
     template_pages: list[list[dict[str, Any]]] = field(default_factory=list)
     contents: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # Prompt name → its text with `{argument}` placeholders; logs as the host's `servers/logs` keeps them.
+    prompts: dict[str, str] = field(default_factory=dict)
+    logs: list[dict[str, Any]] = field(default_factory=list)
     # A server that is down (contract §4): its last known tools stay listed with `available: false`, it
     # is listed under failedServers, and every request to it fails -32000 naming it and `reason`.
     failing: bool = False
@@ -109,12 +112,22 @@ class FakeHost:
             return self._listing(params, "resourceTemplates", lambda server: server.template_pages)
         if method == "resources/read":
             return self._read(params)
+        if method == "prompts/list":
+            return self._prompts_list(params)
+        if method == "prompts/get":
+            return self._prompts_get(params)
+        if method == "servers/logs":
+            return {"server": params["server"], "logs": self._configured(params["server"]).logs}
         raise McpRequestError(McpErrorCode.METHOD_NOT_FOUND, f"method not found: {method}")
 
-    def _server(self, name: Any) -> FakeServer:
+    def _configured(self, name: Any) -> FakeServer:
         server = self.servers.get(name)
         if server is None:
             raise McpRequestError(McpErrorCode.UNKNOWN_SERVER, f"unknown server '{name}'")
+        return server
+
+    def _server(self, name: Any) -> FakeServer:
+        server = self._configured(name)
         if server.failing:
             message = f"server '{name}' is unavailable: {server.reason}; restarting in 2 s"
             raise McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, message, {"server": name})
@@ -167,6 +180,21 @@ class FakeHost:
         if index + 1 < len(pages):
             answer["nextCursor"] = str(index + 1)
         return answer
+
+    def _prompts_list(self, params: dict[str, Any]) -> dict[str, Any]:
+        names = [params["server"]] if "server" in params else sorted(self.servers)
+        prompts = [
+            {"server": name, "name": prompt} for name in names for prompt in self._server(name).prompts
+        ]
+        return {"prompts": prompts}
+
+    def _prompts_get(self, params: dict[str, Any]) -> dict[str, Any]:
+        server = self._server(params.get("server"))
+        text = server.prompts.get(params["name"])
+        if text is None:
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, f"Unknown prompt: {params['name']}")
+        content = {"type": "text", "text": text.format(**params.get("arguments", {}))}
+        return {"messages": [{"role": "user", "content": content}]}
 
     def _read(self, params: dict[str, Any]) -> dict[str, Any]:
         server = self._server(params.get("server"))

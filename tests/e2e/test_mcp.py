@@ -22,6 +22,7 @@ pytestmark = pytest.mark.e2e
 HERE = Path(__file__).resolve().parent
 DEMO = HERE.parent / "host" / "servers" / "demo_server.py"
 HOSTILE = HERE / "servers" / "hostile_server.py"
+LIVE = HERE.parent / "host" / "servers" / "live_server.py"
 
 
 @pytest.fixture(scope="module")
@@ -41,11 +42,11 @@ def ext(
     install_host(profile, config_file, env=host_env)
     assert "[mcp_servers.notes]" in config_file.read_text()
     with config_file.open("a") as f:
-        for name, script in (("demo", DEMO), ("hostile", HOSTILE)):
+        for name, script in (("demo", DEMO), ("hostile", HOSTILE), ("live", LIVE)):
             f.write(f'\n[mcp_servers.{name}]\ncommand = {json.dumps(sys.executable)}\nargs = ["{script}"]\n')
     with launch(pw, profile, env=host_env) as extension:
         extension.wait_python_ready()
-        wait_for(lambda: servers_ready(extension), "all three MCP servers ready")
+        wait_for(lambda: servers_ready(extension), "all four MCP servers ready")
         yield extension
 
 
@@ -59,7 +60,12 @@ def mcp_on(ext: Extension) -> Extension:
 def servers_ready(ext: Extension) -> bool:
     status = ext.send({"type": "status"})
     states = {s["name"]: s["status"] for s in status["servers"]}
-    return status["host"] == "connected" and states == {"notes": "ready", "demo": "ready", "hostile": "ready"}
+    return status["host"] == "connected" and states == {
+        "notes": "ready",
+        "demo": "ready",
+        "hostile": "ready",
+        "live": "ready",
+    }
 
 
 def wait_for(predicate: Callable[[], object], what: str, timeout_s: float = 30) -> Any:
@@ -247,3 +253,40 @@ def test_a_killed_host_shows_as_exited_and_the_next_call_reconnects(
     assert result["structuredContent"] == {"result": 42}
     assert ext.send({"type": "status"})["host"] == "connected"
     assert host_pids(config_file) not in ([], pids)
+
+
+def tool_names(ext: Extension) -> list[str]:
+    return [tool["name"] for tool in ext.send({"type": "tools"})["tools"]]
+
+
+def test_a_tool_a_server_adds_at_run_time_is_offered_and_runs_without_reopening_anything(
+    mcp_on: Extension,
+) -> None:
+    ext = mcp_on
+    assert "mcp__live__sprout" not in tool_names(ext)
+    ok_result(call(ext, "mcp__live__grow", {"name": "sprout"}, "live-1"))
+    wait_for(lambda: "mcp__live__sprout" in tool_names(ext), "the added tool in `tools`")
+    result = ok_result(call(ext, "mcp__live__sprout", {}, "live-2"))
+    assert result["content"][0]["text"] == "grown:sprout"
+
+
+def test_prompts_are_listed_and_fetched_through_the_runtime_api(ext: Extension) -> None:
+    listed = ext.send({"type": "prompts", "server": "live"})
+    assert [(p["server"], p["name"]) for p in listed["prompts"]] == [("live", "greet")]
+    got = ext.send({"type": "prompt/get", "server": "live", "name": "greet", "arguments": {"name": "Ada"}})
+    assert got["messages"][0]["content"]["text"] == "Hello, Ada!"
+    refused = ext.send({"type": "prompt/get", "server": "nowhere", "name": "greet"})
+    assert refused["error"]["code"] == -32011
+
+
+def test_a_servers_log_messages_are_readable_per_server(mcp_on: Extension) -> None:
+    ext = mcp_on
+    ok_result(call(ext, "mcp__live__say", {"level": "warning", "text": "e2e log line"}, "live-3"))
+
+    def kept() -> list[dict[str, Any]]:
+        logs = ext.send({"type": "server/logs", "server": "live"})
+        assert logs["server"] == "live", logs
+        return [e for e in logs["logs"] if e["data"] == "e2e log line #0"]
+
+    entry = wait_for(kept, "the log line in server/logs")[0]
+    assert (entry["level"], entry["logger"]) == ("warning", "live")
