@@ -88,26 +88,29 @@ def gates(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("fault-gates")
 
 
+SERVERS = ("fault", "exits", "killed", "held")  # `fault` for long and big calls, one per failure scenario
+
+
 @pytest.fixture(scope="module")
 def ext(
     pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str], site: str, gates: Path
 ) -> Iterator[Extension]:
-    """MCP tools on, the fault site granted; `fault` serves the long and big calls, `flaky` is crashed and
-    killed."""
+    """MCP tools on, the fault site granted, four fault servers (each scenario breaks its own server, so
+    one that never comes back does not fail the next scenario)."""
     profile = tmp_path_factory.mktemp("profile-faults")
     config = profile / "config.toml"
     config.write_text(
-        stdio_server("fault", FAULT_SERVER, env={"FAULT_GATE": str(gates / "fault.down")})
-        + stdio_server("flaky", FAULT_SERVER, env={"FAULT_GATE": str(gates / "flaky.down")})
+        "".join(
+            stdio_server(name, FAULT_SERVER, env={"FAULT_GATE": str(gates / f"{name}.down")})
+            for name in SERVERS
+        )
     )
     install_host(profile, config, env=host_env)
     grant_site_access(pw, profile, [site])
     with launch(pw, profile, env=host_env) as extension:
         extension.wait_python_ready()
         assert extension.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
-        wait_for(
-            lambda: server_states(extension) == {"fault": "ready", "flaky": "ready"}, "both servers ready"
-        )
+        wait_for(lambda: server_states(extension) == dict.fromkeys(SERVERS, "ready"), "the servers ready")
         yield extension
 
 
@@ -140,8 +143,8 @@ def failure_text(answer: dict[str, Any]) -> str:
     return str(output["output"])
 
 
-def flaky_pid(ext: Extension, call_id: str) -> int:
-    pid: int = mcp_ok(call(ext, "mcp__flaky__pid", {}, call_id))["structuredContent"]["result"]
+def server_pid(ext: Extension, server: str, call_id: str) -> int:
+    pid: int = mcp_ok(call(ext, f"mcp__{server}__pid", {}, call_id))["structuredContent"]["result"]
     return pid
 
 
@@ -149,18 +152,18 @@ def offered(ext: Extension) -> set[str]:
     return {t["name"] for t in ext.send({"type": "tools"}, timeout_s=10)["tools"]}
 
 
-def works_again(ext: Extension, call_id: str, timeout_s: float = 30) -> dict[str, Any]:
-    """Poll the tool as a model would, with no other action, until a call succeeds."""
+def works_again(ext: Extension, server: str, call_id: str, timeout_s: float = 30) -> dict[str, Any]:
+    """Poll the server's echo tool as a model would, with no other action, until a call succeeds."""
     attempts = iter(range(10_000))
 
     def attempt() -> dict[str, Any] | None:
-        answer = call(ext, "mcp__flaky__echo", {"text": "back"}, f"{call_id}-{next(attempts)}")
+        answer = call(ext, f"mcp__{server}__echo", {"text": "back"}, f"{call_id}-{next(attempts)}")
         if answer.get("success") is True:
             return answer
         assert "unsupported call" not in failure_text(answer), answer
         return None
 
-    answer: dict[str, Any] = wait_for(attempt, "mcp__flaky__echo to work again", timeout_s, every_s=0.2)
+    answer: dict[str, Any] = wait_for(attempt, f"mcp__{server}__echo to work again", timeout_s, every_s=0.2)
     return answer
 
 
@@ -221,81 +224,39 @@ def test_a_browser_call_from_another_page_answers_while_a_long_mcp_call_runs(
 
 
 def test_a_server_that_exits_mid_call_fails_that_call_naming_it_then_works_again(ext: Extension) -> None:
-    flaky_pid(ext, "exit-0")
-    answer = call(ext, "mcp__flaky__crash", {}, "exit-crash")
-    assert "flaky" in failure_text(answer)
-    assert "mcp__flaky__echo" in offered(ext)
-    assert works_again(ext, "exit-after")["output"]["result"]["Ok"]["content"][0]["text"] == "back"
+    before = server_pid(ext, "exits", "exit-0")
+    answer = call(ext, "mcp__exits__crash", {}, "exit-crash")
+    assert "exits" in failure_text(answer)
+    assert "mcp__exits__echo" in offered(ext)
+    assert works_again(ext, "exits", "exit-after")["output"]["result"]["Ok"]["content"][0]["text"] == "back"
+    assert server_pid(ext, "exits", "exit-1") != before
 
 
 def test_a_killed_server_comes_back_by_itself(ext: Extension) -> None:
-    before = flaky_pid(ext, "kill-0")
+    before = server_pid(ext, "killed", "kill-0")
     os.kill(before, signal.SIGKILL)
-    assert "mcp__flaky__echo" in offered(ext)
-    works_again(ext, "kill-after")
-    assert flaky_pid(ext, "kill-1") != before
+    assert "mcp__killed__echo" in offered(ext)
+    works_again(ext, "killed", "kill-after")
+    assert server_pid(ext, "killed", "kill-1") != before
 
 
 def test_while_a_server_is_down_its_tools_stay_offered_and_calls_name_it(ext: Extension, gates: Path) -> None:
-    pid = flaky_pid(ext, "down-0")
-    gate = gates / "flaky.down"
+    pid = server_pid(ext, "held", "down-0")
+    gate = gates / "held.down"
     gate.write_text("held down by the test")
     try:
         os.kill(pid, signal.SIGKILL)
-        wait_for(lambda: server_states(ext).get("flaky") not in ("ready", None), "flaky to be seen down")
-        down = next(s for s in ext.send({"type": "status"})["servers"] if s["name"] == "flaky")
+        wait_for(lambda: server_states(ext).get("held") not in ("ready", None), "the server to be seen down")
+        down = next(s for s in ext.send({"type": "status"})["servers"] if s["name"] == "held")
         assert down["status"] in ("restarting", "failed"), down
-        assert {"mcp__flaky__echo", "mcp__flaky__pid"} <= offered(ext)
-        message = failure_text(call(ext, "mcp__flaky__echo", {"text": "x"}, "down-call"))
-        assert "flaky" in message
+        assert {"mcp__held__echo", "mcp__held__pid"} <= offered(ext)
+        message = failure_text(call(ext, "mcp__held__echo", {"text": "x"}, "down-call"))
+        assert "held" in message
         assert "unsupported call" not in message
         assert mcp_ok(call(ext, "mcp__fault__echo", {"text": "other"}, "down-other"))  # others unaffected
     finally:
         gate.unlink()
-    works_again(ext, "down-after")
-
-
-# ------------------------------------------------------------------ big results through history
-
-
-def test_thirty_large_results_reach_the_caller_whole_and_history_keeps_them_short(
-    ext: Extension, caller: Page
-) -> None:
-    size = 900_000
-    for n in range(30):
-        summary = call_blob(caller, "fault", size, f"big30-{n}")
-        assert blob_intact(summary, size), (n, summary)
-    entries = history(ext)
-    assert len(json.dumps(entries, separators=(",", ":"))) <= HISTORY_BYTES_LIMIT * 1.01
-    mine = wait_for(
-        lambda: (
-            (es := [e for e in history(ext) if e["id"].startswith("big30-")])
-            and all(e["status"] != "running" for e in es)
-            and es
-        ),
-        "the large calls' entries to settle",
-    )
-    assert {e["status"] for e in mine} == {"done"}, [(e["id"], e["status"]) for e in mine]
-    for entry in mine:
-        assert entry["truncated"]["bytes"] >= size, entry["id"]
-        assert len(json.dumps(entry["answer"], separators=(",", ":"))) <= HISTORY_ANSWER_LIMIT * 1.01
-    assert "big30-29" in {e["id"] for e in mine}  # the newest is kept
-    plan = call(ext, "update_plan", {"plan": [{"step": "after", "status": "pending"}]}, "big30-plan")
-    assert plan["success"] is True, plan
-
-
-def test_a_60_mb_result_reaches_the_caller_whole_and_history_shortens_it(
-    ext: Extension, caller: Page
-) -> None:
-    size = 60_000_000
-    summary = call_blob(caller, "fault", size, "big60", timeout_s=120)
-    assert blob_intact(summary, size), summary
-    entry = settled_entry(ext, "big60")
-    assert entry["status"] == "done"
-    assert entry["truncated"]["bytes"] >= size
-    assert len(json.dumps(entry["answer"], separators=(",", ":"))) <= HISTORY_ANSWER_LIMIT * 1.01
-    plan = call(ext, "update_plan", {"plan": [{"step": "after", "status": "pending"}]}, "big60-plan")
-    assert plan["success"] is True, plan
+    works_again(ext, "held", "down-after")
 
 
 # ------------------------------------------------------------------ a worker stopped mid-call
@@ -344,6 +305,49 @@ def test_a_worker_stopped_during_a_dom_wait_leaves_no_entry_running(
         assert "nothing here ever matches" in text["output"]["output"], text
     finally:
         page.close()
+
+
+# ------------------------------------------------------------------ big results through history
+
+
+def test_thirty_large_results_reach_the_caller_whole_and_history_keeps_them_short(
+    ext: Extension, caller: Page
+) -> None:
+    size = 900_000
+    for n in range(30):
+        summary = call_blob(caller, "fault", size, f"big30-{n}")
+        assert blob_intact(summary, size), (n, summary)
+    entries = history(ext)
+    assert len(json.dumps(entries, separators=(",", ":"))) <= HISTORY_BYTES_LIMIT * 1.01
+    mine = wait_for(
+        lambda: (
+            (es := [e for e in history(ext) if e["id"].startswith("big30-")])
+            and all(e["status"] != "running" for e in es)
+            and es
+        ),
+        "the large calls' entries to settle",
+    )
+    assert {e["status"] for e in mine} == {"done"}, [(e["id"], e["status"]) for e in mine]
+    for entry in mine:
+        assert entry["truncated"]["bytes"] >= size, entry["id"]
+        assert len(json.dumps(entry["answer"], separators=(",", ":"))) <= HISTORY_ANSWER_LIMIT * 1.01
+    assert "big30-29" in {e["id"] for e in mine}  # the newest is kept
+    plan = call(ext, "update_plan", {"plan": [{"step": "after", "status": "pending"}]}, "big30-plan")
+    assert plan["success"] is True, plan
+
+
+def test_a_60_mb_result_reaches_the_caller_whole_and_history_shortens_it(
+    ext: Extension, caller: Page
+) -> None:
+    size = 60_000_000
+    summary = call_blob(caller, "fault", size, "big60", timeout_s=120)
+    assert blob_intact(summary, size), summary
+    entry = settled_entry(ext, "big60")
+    assert entry["status"] == "done"
+    assert entry["truncated"]["bytes"] >= size
+    assert len(json.dumps(entry["answer"], separators=(",", ":"))) <= HISTORY_ANSWER_LIMIT * 1.01
+    plan = call(ext, "update_plan", {"plan": [{"step": "after", "status": "pending"}]}, "big60-plan")
+    assert plan["success"] is True, plan
 
 
 # ------------------------------------------------------------------ a server that never answers at start
