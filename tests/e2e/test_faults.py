@@ -105,8 +105,8 @@ def ext(
             for name in SERVERS
         )
     )
+    grant_site_access(pw, profile, [site])  # first, so that its install launch starts no servers
     install_host(profile, config, env=host_env)
-    grant_site_access(pw, profile, [site])
     with launch(pw, profile, env=host_env) as extension:
         extension.wait_python_ready()
         assert extension.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
