@@ -28,6 +28,7 @@ def stdio_server(
     *,
     env: Mapping[str, str] | None = None,
     startup_timeout_sec: float | None = None,
+    tool_timeout_sec: float | None = None,
 ) -> str:
     """One `[mcp_servers.<name>]` table running `script` with this Python."""
     lines = [
@@ -40,6 +41,8 @@ def stdio_server(
         lines.append(f"env = {{ {pairs} }}")
     if startup_timeout_sec is not None:
         lines.append(f"startup_timeout_sec = {startup_timeout_sec}")
+    if tool_timeout_sec is not None:
+        lines.append(f"tool_timeout_sec = {tool_timeout_sec}")
     return "\n".join(lines) + "\n\n"
 
 

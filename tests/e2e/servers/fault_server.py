@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 import anyio
@@ -18,6 +19,7 @@ from mcp.server.mcpserver import MCPServer
 LINE = 10  # blob lines are "%09d\n": line k starts at byte 10·k and holds k
 
 
+@lru_cache(maxsize=2)  # repeated calls for the same size cost the server nothing
 def blob_text(size: int) -> str:
     """`size` ASCII bytes: line k holds k zero-padded to 9 digits, then a newline; '.' pads the tail."""
     lines = size // LINE
