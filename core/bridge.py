@@ -1,23 +1,34 @@
 """The one module that meets JavaScript: adapts the offscreen document's `api` object to the core.
 
-The document passes a JS object with two methods; Pyodide makes their Promises awaitable here, so no
+The document passes a JS object with three methods; Pyodide makes their Promises awaitable here, so no
 `js`/`pyodide` import is needed and everything that crosses the boundary is JSON text:
 
-- ``api.request(kind, payload_json) -> Promise<str>``: ``kind`` is ``"host"`` (one JSON-RPC request to the
-  native host) or ``"browser"`` (one chrome.* tool call); the answer is ``{"result": ...}`` or
-  ``{"error": {"code", "message", "data"?}}``.
+- ``api.request(kind, payload_json) -> Promise<str>``, answered ``{"result": ...}`` or
+  ``{"error": {"code", "message", "data"?}}``:
+  - ``"host"`` ``{method, params, requestKey, timeoutMs, callId?}``: one JSON-RPC request to the native host.
+    ``requestKey`` is unique per request; ``callId`` (the model's call_id) only for ``tools/call``;
+    ``timeoutMs`` is how long Python waits for it before it gives up and cancels it.
+  - ``"hostEnsure"`` ``{}``: the worker (re)connects the host if needed; ``{connected, servers}``.
+  - ``"browser"`` ``{tool, args, timeoutMs}``: one chrome.* tool call.
 - ``api.emit(event_json)``: an event for every ``events`` port.
-- ``api.cancel(call_id)``: the host request made for that tool call is cancelled (``$/cancelRequest``).
+- ``api.cancel(request_key)``: the host request with that ``requestKey`` is cancelled (``$/cancelRequest``).
+
+Runtime messages come in through `Bridge.handle`; a ``dispatch`` is answered ``{answer, record}``: the
+contract §5 answer for the caller and what history stores (`core.history.record_for`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import uuid
 from collections.abc import Awaitable
 from typing import Any, Protocol
 
-from core.capabilities import BrowserToolError, McpRequestError
+from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
+from core.history import record_for
+from core.servers import TIMEOUT_MARGIN_MS, HostState
 from core.service import Service
 
 
@@ -26,7 +37,7 @@ class JsApi(Protocol):
 
     def emit(self, event_json: str) -> None: ...
 
-    def cancel(self, call_id: str) -> None: ...
+    def cancel(self, request_key: str) -> None: ...
 
 
 async def _ask(api: JsApi, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -35,22 +46,41 @@ async def _ask(api: JsApi, kind: str, payload: dict[str, Any]) -> dict[str, Any]
 
 
 class HostMcp:
-    """McpCapability backed by the native host, reached through the service worker."""
+    """HostLink: the native host, reached through the service worker."""
 
     def __init__(self, api: JsApi) -> None:
         self._api = api
+        # Unique across documents too: a restarted document must not reuse a key the worker still tracks.
+        self._key_prefix = f"py-{uuid.uuid4().hex[:12]}-"
+        self._counter = itertools.count(1)
 
-    async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
+    async def ensure(self) -> HostState:
+        reply = await _ask(self._api, "hostEnsure", {})
+        return HostState.from_wire(reply.get("result"))
+
+    async def request(
+        self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+    ) -> Any:
+        key = f"{self._key_prefix}{next(self._counter)}"
+        payload: dict[str, Any] = {
+            "method": method,
+            "params": params,
+            "requestKey": key,
+            "timeoutMs": timeout_ms,
+        }
+        if call_id is not None:
+            payload["callId"] = call_id
         try:
-            reply = await _ask(self._api, "host", {"method": method, "params": params, "callId": call_id})
+            reply = await _ask(self._api, "host", payload)
         except asyncio.CancelledError:
-            # A JS Promise cannot be cancelled from here; the worker cancels the host request instead.
-            if call_id is not None:
-                self._api.cancel(call_id)
+            # The core gave up (its time limit) or the call was cancelled: a JS Promise cannot be cancelled
+            # from here, so the worker cancels the host request and the host stops the work.
+            self._api.cancel(key)
             raise
         if "error" in reply:
             err = reply["error"]
-            raise McpRequestError(int(err.get("code", -32603)), str(err.get("message", "")), err.get("data"))
+            code = err.get("code", McpErrorCode.INTERNAL_ERROR)
+            raise McpRequestError(int(code), str(err.get("message", "")), err.get("data"))
         return reply.get("result")
 
 
@@ -68,19 +98,20 @@ class ServiceWorkerBrowser:
 
 
 class Bridge:
-    def __init__(self, api: JsApi) -> None:
+    def __init__(self, api: JsApi, *, timeout_margin_ms: int = TIMEOUT_MARGIN_MS) -> None:
         self._service = Service(
-            emit=lambda event: api.emit(json.dumps(event)), browser=ServiceWorkerBrowser(api)
+            emit=lambda event: api.emit(json.dumps(event)),
+            browser=ServiceWorkerBrowser(api),
+            host=HostMcp(api),
+            timeout_margin_ms=timeout_margin_ms,
         )
-        self._host = HostMcp(api)
 
     async def handle(self, message_json: str) -> str:
         message = json.loads(message_json)
-        if message.get("type") == "host/state":
-            # The capability exists exactly while the service worker holds a connected host port.
-            self._service.set_mcp(self._host if message.get("connected") else None)
-            return json.dumps({"ok": True})
-        return json.dumps(await self._service.handle(message))
+        answer = await self._service.handle(message)
+        if isinstance(message, dict) and message.get("type") == "dispatch":
+            return json.dumps({"answer": answer, "record": record_for(answer)})
+        return json.dumps(answer)
 
 
 def create_bridge(api: JsApi) -> Bridge:

@@ -6,7 +6,11 @@ A capability is passed in when it exists and is `None` when it does not; the cor
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    # Standard library only at run time: the native host imports the error codes before pydantic loads.
+    from core.servers import HostState
 
 
 class McpErrorCode(IntEnum):
@@ -52,12 +56,24 @@ class BrowserToolError(Exception):
 class McpCapability(Protocol):
     """The connected native host."""
 
-    async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
+    async def request(
+        self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+    ) -> Any:
         """Send one host JSON-RPC request (contract §4) and return its `result`.
 
-        Raises `McpRequestError`. Cancelling the awaiting task must cancel the request on the host
-        (`$/cancelRequest`); `call_id` ties `notifications/progress` to the model's tool call.
+        Raises `McpRequestError`. `timeout_ms` is how long the core waits for it (the caller bounds the
+        await by it); cancelling the awaiting task, for that expiry or any other reason, must cancel the
+        request on the host (`$/cancelRequest`). `call_id` ties `notifications/progress` and the popup's
+        Cancel to the model's tool call.
         """
+        ...
+
+
+class HostLink(McpCapability, Protocol):
+    """The way to the native host through the service worker, whether or not a host is connected now."""
+
+    async def ensure(self) -> HostState:
+        """(Re)connect the host if needed and say whether it is connected, with its server statuses."""
         ...
 
 

@@ -13,15 +13,17 @@ from core.handlers.mcp import McpHandler, McpToolCall
 from core.handlers.mcp_resource import RESOURCE_TOOL_SPECS, McpResourceHandler
 from core.handlers.plan import UPDATE_PLAN, PlanBoard, PlanHandler
 from core.mcp_tools import McpTool
-from core.parallel import ParallelGate
+from core.parallel import TurnGates
 from core.registry import RegisteredTool, ToolRegistry, ToolSource
+from core.servers import ServerBoard
 
 
 def build_registry(
     *,
     emit: Emit,
     plan: PlanBoard,
-    gate: ParallelGate,
+    gates: TurnGates,
+    servers: ServerBoard,
     config: ToolsConfig,
     mcp: McpCapability | None,
     mcp_table: dict[str, McpTool] | None,
@@ -35,7 +37,7 @@ def build_registry(
     # Without a usable MCP path the resource tools and MCP tools are simply absent; the registry's
     # guard then answers their names with the "not supported" / "mcpTools disabled" messages.
     if mcp is not None and config.mcpTools:
-        resources = McpResourceHandler(mcp, emit)
+        resources = McpResourceHandler(mcp, emit, servers)
         tools += [RegisteredTool(spec, resources, ToolSource.BUILTIN) for spec in RESOURCE_TOOL_SPECS]
     if browser is not None:
         tools += [
@@ -43,7 +45,7 @@ def build_registry(
             for spec in browser_tools
         ]
     if mcp is not None and config.mcpTools and mcp_table:
-        handler = McpHandler(McpToolCall(mcp, emit))
+        handler = McpHandler(McpToolCall(mcp, emit, servers))
         tools += [RegisteredTool(tool.spec, handler, ToolSource.MCP, mcp=tool) for tool in mcp_table.values()]
     access = mcp_access(host_connected=mcp is not None, mcp_tools_enabled=config.mcpTools)
-    return ToolRegistry(tools, access=access, disabled=config.disabledTools, gate=gate)
+    return ToolRegistry(tools, access=access, disabled=config.disabledTools, gates=gates, servers=servers)

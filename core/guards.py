@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import Enum
 
 from core.errors import RespondToModel
+from core.servers import ServerStatus
 
 
 class McpAccess(Enum):
@@ -32,3 +33,8 @@ def unknown_tool(name: str, access: McpAccess, *, custom: bool) -> RespondToMode
 
 def disabled_tool(name: str) -> RespondToModel:
     return RespondToModel(f"Tool '{name}' not available (disabled in config)")
+
+
+def server_down(status: ServerStatus) -> RespondToModel:
+    """A name of a configured server that is down and whose tools were never known (failed at first start)."""
+    return RespondToModel(status.why_down())

@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from core.capabilities import McpCapability, McpRequestError
-from core.deadline import DeadlineExceeded, within
-from core.handlers.mcp import DEFAULT_TOOL_TIMEOUT_MS
+from core.deadline import DeadlineExceeded
+from core.host_requests import ask_host
 from core.names import qualified_mcp_tool_name, raw_qualified_name
 from core.spec import ToolSpec, mcp_parameters_schema
 from core.validation import format_validation_error
@@ -29,6 +29,9 @@ class HostTool(BaseModel):
     name: str
     description: str | None = None
     inputSchema: dict[str, Any]
+    # False for the last known tools of a server that is down; still offered, and a call to one gets the
+    # host's answer naming the server and why (contract §4, §6).
+    available: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +39,7 @@ class McpTool:
     server: str
     tool: str
     spec: ToolSpec
+    available: bool = True
 
 
 class McpToolListError(Exception):
@@ -68,7 +72,7 @@ def build_mcp_tool_table(result: Any) -> dict[str, McpTool]:
             # codex offers every MCP tool without parallel support.
             supports_parallel=False,
         )
-        table[name] = McpTool(tool.server, tool.name, spec)
+        table[name] = McpTool(tool.server, tool.name, spec, tool.available)
     return dict(sorted(table.items()))
 
 
@@ -90,7 +94,7 @@ class McpToolDirectory:
         # A fetch still running for the old host must not install its answer.
         self._generation += 1
 
-    async def load(self, current: Callable[[], McpCapability | None]) -> None:
+    async def load(self, current: Callable[[], McpCapability | None], *, limit_ms: int) -> None:
         """Fetch the table unless it is there; a failure is kept in `error` and retried next time.
 
         When the host or its servers change while the fetch runs, its answer is stale and is fetched again:
@@ -102,7 +106,7 @@ class McpToolDirectory:
                     return
                 generation = self._generation
                 try:
-                    table = build_mcp_tool_table(await _list_tools(mcp))
+                    table = build_mcp_tool_table(await _list_tools(mcp, limit_ms))
                 except McpToolListError as error:
                     if generation == self._generation:
                         self.error = str(error)
@@ -113,8 +117,8 @@ class McpToolDirectory:
                     return
 
 
-async def _list_tools(mcp: McpCapability) -> Any:
+async def _list_tools(mcp: McpCapability, limit_ms: int) -> Any:
     try:
-        return await within(mcp.request("tools/list", {}), DEFAULT_TOOL_TIMEOUT_MS)
+        return await ask_host(mcp, "tools/list", {}, limit_ms=limit_ms)
     except (McpRequestError, DeadlineExceeded) as error:
         raise McpToolListError(f"tools/list failed: {error}") from None

@@ -1,13 +1,16 @@
-"""The gate that keeps serial tools exclusive (codex `tools/parallel.rs`: one RwLock per session).
+"""The gates that keep serial tools exclusive within a turn (codex `tools/parallel.rs`: one RwLock per turn).
 
-Tools that support parallel calls hold it shared, every other tool holds it alone. Waiters are served in
-arrival order, so a serial call waits for the running parallel ones and later calls wait for it.
+Within one turn, tools that support parallel calls hold the gate shared and every other tool holds it alone.
+Waiters are served in arrival order, so a serial call waits for the running parallel ones and later calls
+wait for it. Calls of different turns never wait for each other; a call without a turn is a turn of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from types import TracebackType
 
 
@@ -86,3 +89,34 @@ class _Hold:
         traceback: TracebackType | None,
     ) -> None:
         self._gate._release(self._exclusive)
+
+
+class TurnGates:
+    """One `ParallelGate` per running turn, dropped when the turn's last call is over (bounded memory)."""
+
+    def __init__(self) -> None:
+        self._gates: dict[str, tuple[ParallelGate, int]] = {}
+
+    def __len__(self) -> int:
+        """How many turns have a call running or waiting."""
+        return len(self._gates)
+
+    @asynccontextmanager
+    async def hold(self, turn: str | None, *, parallel: bool) -> AsyncIterator[None]:
+        if turn is None:
+            # Its own turn: nothing else can be in it, so there is nothing to wait for.
+            yield
+            return
+        gate, users = self._gates.get(turn, (None, 0))
+        if gate is None:
+            gate = ParallelGate()
+        self._gates[turn] = (gate, users + 1)
+        try:
+            async with gate.hold(parallel=parallel):
+                yield
+        finally:
+            gate, users = self._gates[turn]
+            if users == 1:
+                del self._gates[turn]
+            else:
+                self._gates[turn] = (gate, users - 1)

@@ -8,11 +8,12 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from core.errors import Fatal
-from core.guards import McpAccess, disabled_tool, unknown_tool
+from core.guards import McpAccess, disabled_tool, server_down, unknown_tool
 from core.mcp_tools import McpTool
 from core.output import ToolOutput
-from core.parallel import ParallelGate
+from core.parallel import TurnGates
 from core.payload import CustomPayload, PayloadKind, ToolCall
+from core.servers import ServerBoard
 from core.spec import ToolSpec
 
 
@@ -50,7 +51,8 @@ class ToolRegistry:
         *,
         access: McpAccess,
         disabled: Iterable[str],
-        gate: ParallelGate,
+        gates: TurnGates,
+        servers: ServerBoard,
     ) -> None:
         self._tools: dict[str, RegisteredTool] = {}
         for tool in tools:
@@ -58,7 +60,8 @@ class ToolRegistry:
             self._tools.setdefault(tool.spec.name, tool)
         self._access = access
         self._disabled = frozenset(disabled)
-        self._gate = gate
+        self._gates = gates
+        self._servers = servers
         self.mcp_tools: dict[str, McpTool] = {
             name: tool.mcp for name, tool in self._tools.items() if tool.mcp is not None
         }
@@ -71,16 +74,23 @@ class ToolRegistry:
     def offered(self) -> list[dict[str, Any]]:
         return list(self._offered)
 
-    async def dispatch(self, call: ToolCall) -> ToolOutput:
+    def knows(self, name: str) -> bool:
+        """Whether this registry answers `name` by itself; any other name falls through to the MCP path."""
+        return name in self._tools or name in self._disabled
+
+    async def dispatch(self, call: ToolCall, turn: str | None = None) -> ToolOutput:
         name = call.tool_name
         if name in self._disabled:
             raise disabled_tool(name)
         tool = self._tools.get(name)
         if tool is None:
+            down = self._servers.down_server_for(name) if self._access is McpAccess.ENABLED else None
+            if down is not None:
+                raise server_down(down)
             raise unknown_tool(name, self._access, custom=isinstance(call.payload, CustomPayload))
         if call.payload.kind not in tool.handler.accepts:
             raise Fatal(f"tool {name} invoked with incompatible payload")
-        async with self._gate.hold(parallel=tool.spec.supports_parallel):
+        async with self._gates.hold(turn, parallel=tool.spec.supports_parallel):
             return await tool.handler.handle(call)
 
 
@@ -94,4 +104,6 @@ def _offer(tool: RegisteredTool) -> dict[str, Any]:
     }
     if tool.mcp is not None:
         entry["server"] = tool.mcp.server
+        if not tool.mcp.available:
+            entry["available"] = False
     return entry

@@ -49,11 +49,20 @@ def build_tool_call(item: ResponseItem, mcp_tools: Mapping[str, McpTool]) -> Too
     return ToolCall(LOCAL_SHELL.name, call_id, LocalShellPayload(params))
 
 
-async def dispatch_tool_call(registry: ToolRegistry, call: ToolCall) -> ResponseInputItem:
+def tool_name_of(item: ResponseItem) -> str:
+    """The registry name an item is looked up under."""
+    if isinstance(item, FunctionCallItem | CustomToolCallItem):
+        return item.name
+    return LOCAL_SHELL.name
+
+
+async def dispatch_tool_call(
+    registry: ToolRegistry, call: ToolCall, turn: str | None = None
+) -> ResponseInputItem:
     """`Fatal` propagates; every other error becomes the failed output the model sees."""
     custom = isinstance(call.payload, CustomPayload)
     try:
-        output = await registry.dispatch(call)
+        output = await registry.dispatch(call, turn)
     except Fatal:
         raise
     except FunctionCallError as error:
@@ -70,8 +79,11 @@ def failure_response(call_id: str, custom: bool, error: FunctionCallError) -> Re
     )
 
 
-async def handle_response_item(item: ResponseItem, registry: ToolRegistry) -> ResponseInputItem:
-    """One model item through the router, answered the way codex's turn loop answers it."""
+async def handle_response_item(
+    item: ResponseItem, registry: ToolRegistry, turn: str | None = None
+) -> ResponseInputItem:
+    """One model item through the router, answered the way codex's turn loop answers it; `turn` picks the
+    parallel gate the call shares with the other calls of its turn."""
     try:
         call = build_tool_call(item, registry.mcp_tools)
     except MissingLocalShellCallId as error:
@@ -79,4 +91,4 @@ async def handle_response_item(item: ResponseItem, registry: ToolRegistry) -> Re
         return FunctionCallOutputItem(
             call_id="", output=FunctionCallOutputPayload(content=str(error), success=None)
         )
-    return await dispatch_tool_call(registry, call)
+    return await dispatch_tool_call(registry, call, turn)

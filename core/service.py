@@ -6,31 +6,46 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from core.browser.registry import BROWSER_TOOLS
-from core.capabilities import BrowserCapability, McpCapability
+from core.capabilities import BrowserCapability, HostLink, McpCapability, McpErrorCode
 from core.catalog import build_registry
 from core.config import ConfigError, ToolsConfig, load_config
-from core.errors import Fatal
+from core.deadline import DeadlineExceeded, within
+from core.errors import Fatal, RequestError
 from core.events import Emit
 from core.handlers.plan import PlanBoard
 from core.items import ItemError, parse_response_item
 from core.mcp_tools import McpTool, McpToolDirectory
-from core.parallel import ParallelGate
+from core.parallel import TurnGates
 from core.registry import ToolRegistry
-from core.router import handle_response_item
+from core.router import handle_response_item, tool_name_of
+from core.servers import TIMEOUT_MARGIN_MS, HostState, ServerBoard, parse_statuses
 
 type Message = dict[str, Any]
 type Answer = dict[str, Any]
 
+# How long a call that falls through to the MCP path waits for the service worker to (re)connect the host.
+HOST_ENSURE_LIMIT_MS = 10_000
+
 
 class Service:
-    def __init__(self, *, emit: Emit, browser: BrowserCapability | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        emit: Emit,
+        browser: BrowserCapability | None = None,
+        host: HostLink | None = None,
+        timeout_margin_ms: int = TIMEOUT_MARGIN_MS,
+    ) -> None:
         self._emit = emit
         self._browser = browser
-        self._mcp: McpCapability | None = None
+        # The way to the host exists from the start; whether a host is connected is what the worker says.
+        self._host = host
+        self._connected = False
+        self._servers = ServerBoard(margin_ms=timeout_margin_ms)
         self._config = ToolsConfig()
         self._plan = PlanBoard()
-        # One gate for the service's lifetime: calls started under an older registry still count.
-        self._gate = ParallelGate()
+        # Gates per turn for the service's lifetime: calls started under an older registry still count.
+        self._gates = TurnGates()
         self._mcp_tools = McpToolDirectory()
         self._registry: ToolRegistry | None = None
         self._registry_table: dict[str, McpTool] | None = None
@@ -40,34 +55,41 @@ class Service:
             "config/get": self._config_get,
             "config/set": self._config_set,
             "config/load": self._config_load,
+            "host/state": self._host_state,
             "host/servers": self._host_servers,
             "plan": self._plan_get,
         }
 
-    def set_mcp(self, mcp: McpCapability | None) -> None:
-        """The native host connected (its capability) or went away (`None`)."""
-        self._mcp = mcp
-        self._mcp_tools.invalidate()
-        self._registry = None
-
     async def handle(self, message: Message) -> Answer:
         kind = message.get("type") if isinstance(message, dict) else None
         route = self._routes.get(kind) if isinstance(kind, str) else None
-        if route is None:
-            return {"error": f"unknown message type: {kind!r}"}
-        return await route(message)
+        try:
+            if route is None:
+                raise RequestError(McpErrorCode.METHOD_NOT_FOUND, f"unknown message type: {kind!r}")
+            return await route(message)
+        except RequestError as error:
+            return error.to_wire()
 
-    async def _current_registry(self) -> ToolRegistry:
-        if self._mcp is not None and self._config.mcpTools:
-            await self._mcp_tools.load(lambda: self._mcp)
+    # --- what can run now ----------------------------------------------------------------------------
+
+    def _mcp(self) -> McpCapability | None:
+        return self._host if self._connected else None
+
+    def _invalidate(self) -> None:
+        self._mcp_tools.invalidate()
+        self._registry = None
+
+    def _registry_now(self) -> ToolRegistry:
+        """The registry from what is known now; never waits (built-in and browser calls go through this)."""
         table = self._mcp_tools.table
         if self._registry is None or self._registry_table is not table:
             self._registry = build_registry(
                 emit=self._emit,
                 plan=self._plan,
-                gate=self._gate,
+                gates=self._gates,
+                servers=self._servers,
                 config=self._config,
-                mcp=self._mcp,
+                mcp=self._mcp(),
                 mcp_table=table,
                 browser=self._browser,
                 browser_tools=BROWSER_TOOLS,
@@ -75,8 +97,34 @@ class Service:
             self._registry_table = table
         return self._registry
 
+    async def _registry_with_mcp_tools(self) -> ToolRegistry:
+        if self._mcp() is not None and self._config.mcpTools:
+            await self._mcp_tools.load(self._mcp, limit_ms=self._servers.tools_list_limit_ms())
+        return self._registry_now()
+
+    async def _mcp_path_registry(self) -> ToolRegistry:
+        """For a name no built-in or browser tool answers: the worker (re)connects the host first, so an
+        exited host is back before a call is refused as "not supported", then the MCP table is loaded."""
+        if self._host is not None:
+            self._apply_host_state(await self._ensure(self._host))
+        return await self._registry_with_mcp_tools()
+
+    async def _ensure(self, host: HostLink) -> HostState:
+        try:
+            return await within(host.ensure(), HOST_ENSURE_LIMIT_MS)
+        except DeadlineExceeded:
+            return HostState(connected=False)
+
+    def _apply_host_state(self, state: HostState) -> None:
+        if state.connected != self._connected:
+            self._connected = state.connected
+            self._invalidate()
+        self._servers.update(state.servers)
+
+    # --- messages ------------------------------------------------------------------------------------
+
     async def _tools(self, message: Message) -> Answer:
-        registry = await self._current_registry()
+        registry = await self._registry_with_mcp_tools()
         answer: Answer = {"tools": registry.offered()}
         if self._mcp_tools.error is not None:
             answer["mcpError"] = self._mcp_tools.error
@@ -86,10 +134,15 @@ class Service:
         try:
             item = parse_response_item(message.get("item"))
         except ItemError as error:
-            return {"error": str(error)}
-        registry = await self._current_registry()
+            raise RequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
+        turn = message.get("turn")
+        if turn is not None and not isinstance(turn, str):
+            raise RequestError(McpErrorCode.INVALID_PARAMS, "turn must be a string")
+        registry = self._registry_now()
+        if not registry.knows(tool_name_of(item)):
+            registry = await self._mcp_path_registry()
         try:
-            output = await handle_response_item(item, registry)
+            output = await handle_response_item(item, registry, turn)
         except Fatal as error:
             return {"fatal": error.message}
         return {"output": output.to_wire(), "success": output.success}
@@ -101,14 +154,14 @@ class Service:
         try:
             config = self._config.patched(message.get("patch"))
         except ConfigError as error:
-            return {"error": str(error)}
+            raise RequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
         return self._apply(config)
 
     async def _config_load(self, message: Message) -> Answer:
         try:
             config = load_config(message.get("config"))
         except ConfigError as error:
-            return {"error": str(error)}
+            raise RequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
         return self._apply(config)
 
     def _apply(self, config: ToolsConfig) -> Answer:
@@ -116,11 +169,18 @@ class Service:
         self._registry = None
         return config.to_wire()
 
+    async def _host_state(self, message: Message) -> Answer:
+        # The worker's host port connected, was replaced or went away: what the old host listed is gone.
+        self._connected = message.get("connected") is True and self._host is not None
+        self._servers.update(parse_statuses(message.get("servers")))
+        self._invalidate()
+        return {"ok": True}
+
     async def _host_servers(self, message: Message) -> Answer:
         # A server started, stopped or failed: its tools changed. Fetch now, so `tools` is fresh.
-        self._mcp_tools.invalidate()
-        self._registry = None
-        await self._current_registry()
+        self._servers.update(parse_statuses(message.get("servers")))
+        self._invalidate()
+        await self._registry_with_mcp_tools()
         return {"ok": True}
 
     async def _plan_get(self, message: Message) -> Answer:

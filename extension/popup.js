@@ -1,5 +1,6 @@
 // Tabgate popup: renders what the service worker reports and sends what the person asks for. Calls are
-// recorded by the service worker, so the popup may close at any time; on opening it reads the history.
+// recorded by the service worker, so the popup may close at any time; on opening it reads the recent history
+// once, then the service worker pushes each change (after a worker restart, only what changed is fetched).
 // All text from tools, servers and the host goes in with textContent (ui_dom.el), never as HTML.
 import { $, el, clear, send, subscribe, formatDuration, formatTime } from "./ui_dom.js";
 import { describeStatus, statusFix, SERVER_TEXT, serverToolCount } from "./ui_status.js";
@@ -9,6 +10,7 @@ import { renderSiteAccess } from "./ui_site_access.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const HISTORY_SHOWN = 30;
+const BADGES = { done: "ok", running: "running", interrupted: "running" };
 
 const state = {
   status: null,
@@ -19,8 +21,9 @@ const state = {
   viewing: null, // call_id whose result the tool view shows
   viewingRunning: false, // …and that call was running when last shown
   running: new Map(), // call_id → {name, source} for calls this popup started
-  history: [],
-  pollTimer: null,
+  awaiting: new Set(), // call_ids whose answer was lost with a stopped service worker: the history will tell
+  history: new Map(), // id → entry
+  historySeen: 0, // the latest changedAt received: after a reconnection only newer changes are fetched
 };
 
 // ------------------------------------------------------------------ status
@@ -249,13 +252,16 @@ async function run(tool, args) {
   setCall(callId, { cancellable: tool.source === "mcp" });
   state.form.runButton.disabled = true;
   clear($("result"), renderResult({ name: tool.name, status: "running" }));
-  setTimeout(refreshHistory, 150); // the service worker records the start before dispatching
   const started = performance.now();
   let answer;
   try {
     answer = await send({ type: "dispatch", item });
-  } catch (e) {
-    answer = { error: `The service worker stopped before answering (${e.message}); see Recent calls.` };
+  } catch {
+    // Chrome stopped the service worker mid-call and closed the channel: the call's history entry says how it
+    // ended (the next worker marks it interrupted), so watch for that instead of showing Chrome's error.
+    state.running.delete(callId);
+    awaitOutcome(callId);
+    return;
   }
   state.running.delete(callId);
   if (state.viewing === callId) {
@@ -263,7 +269,6 @@ async function run(tool, args) {
     clear($("result"), renderResult({ name: tool.name, answer, durationMs: performance.now() - started }));
     if (state.form) state.form.runButton.disabled = false;
   }
-  refreshHistory();
 }
 
 async function cancel() {
@@ -295,23 +300,77 @@ function onProgress(e) {
 
 // ------------------------------------------------------------------ history
 
-let historyBusy = false;
-async function refreshHistory() {
-  if (historyBusy) return;
-  historyBusy = true;
-  try {
-    const entries = await send({ type: "history" });
-    if (Array.isArray(entries)) {
-      state.history = entries;
-      renderHistory();
+async function awaitOutcome(callId) {
+  state.awaiting.add(callId);
+  if (state.viewing === callId) $("progress-text").textContent = "The service worker restarted; waiting for the outcome…";
+  await fetchHistory({ since: state.historySeen }); // this wakes the next worker, which marks the entry first
+  settleAwaited();
+}
+
+// Calls whose answer was lost: a finished entry shows its outcome; a running one waits for its push; a missing
+// one was never recorded by the stopped worker, so nothing will say more.
+function settleAwaited() {
+  for (const callId of state.awaiting) {
+    const entry = state.history.get(callId);
+    if (entry && entry.status !== "running") showOutcome(entry);
+    else if (!entry) {
+      state.awaiting.delete(callId);
+      if (state.viewing !== callId) continue;
+      setCall(null);
+      const note = "The service worker stopped before it recorded this call, so its outcome is unknown.";
+      clear($("result"), noteResult(state.tool?.name ?? "", "interrupted", note));
     }
-  } catch {
-    // the service worker restarts; the next refresh will do
-  } finally {
-    historyBusy = false;
   }
-  clearTimeout(state.pollTimer);
-  if (state.history.some((e) => e.status === "running")) state.pollTimer = setTimeout(refreshHistory, 1000);
+}
+
+function showOutcome(entry) {
+  state.awaiting.delete(entry.id);
+  if (state.viewing === entry.id) showEntryResult(entry);
+}
+
+// One request: the newest entries when the popup opens, then after a reconnection only what changed since.
+async function fetchHistory(query) {
+  let entries;
+  try {
+    entries = await send({ type: "history", ...query });
+  } catch {
+    return; // the service worker is restarting; the events port reconnects and asks again
+  }
+  if (!Array.isArray(entries)) return;
+  for (const entry of entries) noteEntry(entry);
+  renderHistory();
+}
+
+function noteEntry(entry) {
+  state.history.set(entry.id, entry);
+  state.historySeen = Math.max(state.historySeen, entry.changedAt ?? 0);
+}
+
+function onHistoryEntry(entry) {
+  noteEntry(entry);
+  renderHistory();
+  if (state.awaiting.has(entry.id) && entry.status !== "running") showOutcome(entry);
+}
+
+function onHistoryRemoved(ids) {
+  for (const id of ids) state.history.delete(id);
+  renderHistory();
+}
+
+async function clearHistory() {
+  const button = $("history-clear");
+  button.disabled = true;
+  try {
+    const answer = await send({ type: "history/clear" });
+    if (typeof answer?.cleared !== "number") throw new Error(answer?.error ?? "no answer");
+    state.history.clear();
+    renderHistory();
+  } catch (e) {
+    $("history-empty").hidden = false;
+    $("history-empty").textContent = `Could not clear the history: ${e.message}`;
+  } finally {
+    button.disabled = false;
+  }
 }
 
 function entryArguments(item = {}) {
@@ -325,9 +384,17 @@ function entryArguments(item = {}) {
   return null;
 }
 
+function newestEntries() {
+  return [...state.history.values()].sort((a, b) => b.startedAt - a.startedAt).slice(0, HISTORY_SHOWN);
+}
+
 function renderHistory() {
-  const shown = state.history.slice(0, HISTORY_SHOWN);
+  const shown = newestEntries();
+  // What is not shown is forgotten (a push brings back any entry that changes), so the popup holds little.
+  const kept = new Set([...shown.map((e) => e.id), state.viewing, ...state.awaiting]);
+  for (const id of [...state.history.keys()]) if (!kept.has(id)) state.history.delete(id);
   $("history-empty").hidden = shown.length > 0;
+  $("history-empty").textContent = "No calls yet.";
   clear(
     $("history"),
     shown.map((entry) => {
@@ -345,7 +412,7 @@ function renderHistory() {
             "aria-current": state.viewing === entry.id ? "true" : null,
             onclick: () => openEntry(entry),
           },
-          el("span", { class: `badge ${status === "done" ? "ok" : status === "running" ? "running" : "error"}` }, status),
+          el("span", { class: `badge ${BADGES[status] ?? "error"}` }, status),
           el("span", { class: "h-name" }, String(entry.name ?? "")),
           el("span", { class: "muted h-time" }, [formatTime(entry.startedAt), duration].filter(Boolean).join(" · ")),
         ),
@@ -354,7 +421,7 @@ function renderHistory() {
   );
   // The entry the tool view shows finished while we watched it (perhaps started in an earlier popup).
   if (state.viewingRunning && !state.running.has(state.viewing)) {
-    const viewed = state.history.find((e) => e.id === state.viewing);
+    const viewed = state.history.get(state.viewing);
     if (viewed && viewed.status !== "running") showEntryResult(viewed);
   }
 }
@@ -363,6 +430,12 @@ function showEntryResult(entry) {
   if (entry.status !== "running") {
     setCall(null);
     state.viewing = entry.id;
+    if (state.form) state.form.runButton.disabled = false;
+  }
+  if (entry.status !== "running" && entry.answer === undefined) {
+    // Interrupted, or the answer could not be stored: the entry's note is all there is to show.
+    clear($("result"), noteResult(entry.name, entry.status, entry.note ?? "The answer was not kept."));
+    return;
   }
   clear(
     $("result"),
@@ -372,6 +445,22 @@ function showEntryResult(entry) {
       status: entry.status,
       durationMs: entry.finishedAt && entry.startedAt ? entry.finishedAt - entry.startedAt : undefined,
     }),
+    entry.truncated ? el("p", { class: "muted history-note" }, `Shortened for the history: the answer was ${entry.truncated.bytes} bytes.`) : null,
+  );
+}
+
+// A result panel for an outcome without an answer to show (e.g. a call the service worker's stop interrupted).
+function noteResult(name, status, note) {
+  return el(
+    "div",
+    { class: "result result-error", dataset: { kind: String(status) } },
+    el(
+      "div",
+      { class: "result-head" },
+      el("span", { class: `badge ${BADGES[status] ?? "error"}` }, String(status)),
+      el("span", { class: "result-name" }, String(name ?? "")),
+    ),
+    el("div", { class: "result-body" }, el("p", { class: "history-note" }, String(note))),
   );
 }
 
@@ -435,15 +524,16 @@ function onEvent(e) {
       return;
     case "PlanUpdate":
       renderPlan(e);
-      refreshHistory();
       return;
-    case "McpToolCallBegin":
-    case "McpToolCallEnd":
-      refreshHistory();
+    case "history":
+      onHistoryEntry(e.entry);
+      return;
+    case "history/removed":
+      onHistoryRemoved(e.ids ?? []);
       return;
     case "reconnected":
       refreshStatus();
-      refreshHistory();
+      fetchHistory({ since: state.historySeen }).then(settleAwaited);
       return;
     default:
   }
@@ -461,7 +551,7 @@ $("tool-filter").addEventListener("keydown", (e) => {
 $("back").addEventListener("click", backToList);
 $("cancel").addEventListener("click", cancel);
 $("mcp-tools").addEventListener("change", (e) => setMcpTools(e.target.checked));
-$("history-refresh").addEventListener("click", refreshHistory);
+$("history-clear").addEventListener("click", clearHistory);
 $("open-options").addEventListener("click", () => chrome.runtime.openOptionsPage());
 document.addEventListener("keydown", (e) => {
   if (e.key === "Escape" && !$("view-tool").hidden) backToList();
@@ -469,7 +559,7 @@ document.addEventListener("keydown", (e) => {
 
 subscribe(onEvent);
 refreshStatus();
-refreshHistory();
+fetchHistory({ limit: HISTORY_SHOWN });
 refreshPlan();
 renderSiteAccess();
 $("tool-filter").focus();

@@ -7,7 +7,9 @@ import * as history from "./history.js";
 
 const CONFIG_KEY = "config";
 const eventPorts = new Set();
-// JSON-RPC id of each running MCP call, by the model's call_id: progress and Cancel need the mapping.
+// JSON-RPC id of each running host request, by Python's requestKey and, for tool calls, by the model's
+// call_id: Python's give-up cancels by requestKey, the popup's Cancel by call_id, and progress maps back.
+const hostIdsByKey = new Map();
 const hostIdsByCall = new Map();
 const callsByHostId = new Map();
 
@@ -38,41 +40,54 @@ const python = new PythonConnection({
   onRequest: (req) => pythonRequest(req),
 });
 
+history.start({
+  changed: (entry) => broadcast({ type: "history", entry }),
+  removed: (ids) => broadcast({ type: "history/removed", ids }),
+});
+
 async function pythonRequest(req) {
   switch (req.kind) {
-    case "host": {
+    case "host":
+      return hostRequest(req);
+    case "hostEnsure":
+      // Python asks only when a call needs the MCP path; the worker (re)connects and says how it went.
       await host.ensure();
-      const onSent = req.callId ? (id) => trackCall(req.callId, id) : undefined;
-      try {
-        return await host.request(req.method, req.params ?? {}, { onSent });
-      } finally {
-        if (req.callId) untrackCall(req.callId);
-      }
-    }
+      return { connected: host.connected, servers: host.state.servers ?? [] };
     case "browser":
       return executeBrowserTool(req.tool, req.args ?? {}, req.timeoutMs);
     case "event":
       broadcast(req.event);
       return null;
     case "cancel":
-      return cancelCall(req.callId);
+      return cancelRequest(req.callId);
     default:
       throw rpcError(-32601, `unknown request kind ${req.kind}`);
   }
 }
 
-function trackCall(callId, hostId) {
-  hostIdsByCall.set(callId, hostId);
-  callsByHostId.set(hostId, callId);
+// One host request for Python. Python enforces its time limit and cancels by requestKey when it gives up.
+async function hostRequest({ method, params, requestKey, callId }) {
+  let hostId;
+  const onSent = (id) => {
+    hostId = id;
+    if (requestKey !== undefined) hostIdsByKey.set(requestKey, id);
+    if (callId) {
+      hostIdsByCall.set(callId, id);
+      callsByHostId.set(id, callId);
+    }
+  };
+  try {
+    return await host.request(method, params ?? {}, { onSent });
+  } finally {
+    if (hostIdsByKey.get(requestKey) === hostId) hostIdsByKey.delete(requestKey);
+    if (hostIdsByCall.get(callId) === hostId) hostIdsByCall.delete(callId);
+    callsByHostId.delete(hostId);
+  }
 }
 
-function untrackCall(callId) {
-  callsByHostId.delete(hostIdsByCall.get(callId));
-  hostIdsByCall.delete(callId);
-}
-
-function cancelCall(callId) {
-  const hostId = hostIdsByCall.get(callId);
+// `key` is Python's requestKey or, from the popup, a call_id.
+function cancelRequest(key) {
+  const hostId = hostIdsByKey.get(key) ?? hostIdsByCall.get(key);
   if (hostId !== undefined) host.cancel(hostId);
   return { cancelled: hostId !== undefined };
 }
@@ -128,28 +143,22 @@ chrome.runtime.onConnect.addListener((port) => {
 
 // ------------------------------------------------------------------ the runtime API (contract §5)
 
-// Python decides whether the MCP path exists from the host state it was told, so a call reconnects a host
-// that exited before Python sees it (and is not refused as "not supported"). Listing tools does not: the
-// popup keeps showing that the host exited until the person runs something.
-async function withHost(message, { restartExited = true } = {}) {
-  await host.ensure({ restartExited });
-  return python.call(message);
-}
-
-async function dispatch(message) {
+// A dispatch is recorded around the call, never in its way: Python answers {answer, record} (the outcome it
+// decided and the answer shortened for storage); the caller gets `answer` first, the history `record` after.
+async function dispatch(message, respond) {
   const item = message.item ?? {};
   const id = item.call_id ?? item.id ?? crypto.randomUUID();
-  // Recorded behind the call: the entry is in memory at once and reaches storage without delaying the answer.
   history.recordStart({ id, name: item.name ?? item.type, item, startedAt: Date.now() });
-  let answer;
+  let envelope;
   try {
-    answer = await withHost(message);
+    envelope = await python.call(message);
   } catch (e) {
-    answer = { fatal: String(e.message) };
+    // Python never answered (its document went away or did not start): that is the outcome.
+    const answer = { fatal: String(e.message) };
+    envelope = { answer, record: { status: "fatal", answer } };
   }
-  const outcome = answer.fatal !== undefined ? "fatal" : answer.success === false ? "failed" : "done";
-  history.recordEnd(id, { status: outcome, answer, finishedAt: Date.now() });
-  return answer;
+  respond(envelope.answer);
+  history.recordEnd(id, envelope.record);
 }
 
 async function configSet(message) {
@@ -161,13 +170,13 @@ async function configSet(message) {
 
 const handlers = {
   status: () => status(),
-  tools: (m) => withHost(m, { restartExited: false }),
-  dispatch: (m) => dispatch(m),
+  tools: (m) => python.call(m),
   "config/get": (m) => python.call(m),
   "config/set": (m) => configSet(m),
-  history: () => history.list(),
+  history: (m) => history.list({ since: m.since, limit: m.limit }),
+  "history/clear": () => history.clear(),
   plan: (m) => python.call(m),
-  cancel: async (m) => cancelCall(m.call_id),
+  cancel: async (m) => cancelRequest(m.call_id),
   "host/request": async (m) => {
     await host.ensure();
     try {
@@ -180,8 +189,14 @@ const handlers = {
 
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   // Only this extension's own pages may drive it; content scripts and web pages are not senders here.
-  if (sender.id !== chrome.runtime.id || !message || !(message.type in handlers)) return false;
-  handlers[message.type](message).then(sendResponse, (e) => sendResponse({ error: String(e.message ?? e) }));
+  if (sender.id !== chrome.runtime.id || !message) return false;
+  if (message.type === "dispatch") {
+    dispatch(message, sendResponse);
+    return true;
+  }
+  // Python answers every type the worker does not handle itself, unknown ones with error -32601.
+  const handler = handlers[message.type] ?? ((m) => python.call(m));
+  handler(message).then(sendResponse, (e) => sendResponse({ error: String(e.message ?? e) }));
   return true;
 });
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from .config import write_default_config
+from .files import FileWriteError
 from .install import current_platform, install_at, uninstall_at
 from .locations import BROWSERS, Browser, Location, browser_location, user_data_dir_location
 from .paths import default_config_path, log_dir
@@ -94,6 +95,14 @@ def _config_file(options: argparse.Namespace) -> Path:
 
 def run_admin(args: list[str]) -> int:
     options = _parser().parse_args(args)
+    try:
+        return _run(options)
+    except FileWriteError as exc:  # nothing half-written: say which file and why
+        print(f"tabgate-host: {exc}", file=sys.stderr)
+        return 1
+
+
+def _run(options: argparse.Namespace) -> int:
     if options.command == "install":
         config = options.config.expanduser().absolute() if options.config else None
         for location in _locations(options):

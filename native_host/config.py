@@ -5,22 +5,25 @@ half-applied) and the valid ones are served."""
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal, Self
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+import tomlkit
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import ErrorDetails
 
+from .files import PRIVATE_FILE, write_atomically
 from .preview import infer_transport
 from .status import Transport
 
 NAME_PATTERN: Final = r"^[a-zA-Z0-9_-]+$"
 DEFAULT_STARTUP_TIMEOUT_SEC: Final = 10.0
 DEFAULT_TOOL_TIMEOUT_SEC: Final = 60.0
+MAX_TIMEOUT_SEC: Final = 86400.0  # one day: any longer is a typo, and 1e308 would never end
 STDIO_ONLY: Final = ("args", "env", "env_vars", "cwd")
 HTTP_ONLY: Final = ("bearer_token_env_var", "http_headers", "env_http_headers")
 # codex keys that have no meaning here: accepted so a codex config can be pasted in, then ignored.
@@ -49,8 +52,12 @@ class ServerConfig(BaseModel):
     required: bool = (
         False  # a required server that fails makes `doctor` fail; the host still serves the others
     )
-    startup_timeout_sec: float = Field(default=DEFAULT_STARTUP_TIMEOUT_SEC, gt=0, allow_inf_nan=False)
-    tool_timeout_sec: float = Field(default=DEFAULT_TOOL_TIMEOUT_SEC, gt=0, allow_inf_nan=False)
+    startup_timeout_sec: float = Field(
+        default=DEFAULT_STARTUP_TIMEOUT_SEC, gt=0, le=MAX_TIMEOUT_SEC, allow_inf_nan=False
+    )
+    tool_timeout_sec: float = Field(
+        default=DEFAULT_TOOL_TIMEOUT_SEC, gt=0, le=MAX_TIMEOUT_SEC, allow_inf_nan=False
+    )
     enabled_tools: tuple[str, ...] | None = None
     disabled_tools: tuple[str, ...] = ()
     handshake: Literal["legacy", "auto"] = (
@@ -63,48 +70,68 @@ class ServerConfig(BaseModel):
         return allowed and tool not in self.disabled_tools
 
 
-class _RawServer(BaseModel):
-    """A `[mcp_servers.<name>]` table as written, before transport inference."""
+def _no_nul(value: str) -> str:
+    if "\0" in value:
+        raise ValueError("contains a NUL character, which no command line or environment can hold")
+    return value
 
-    model_config = ConfigDict(extra="forbid")
+
+# Text handed to a process (command, arguments, environment, folder).
+type ProcessText = Annotated[str, AfterValidator(_no_nul)]
+
+
+class _RawServer(BaseModel):
+    """A `[mcp_servers.<name>]` table as written, before transport inference. Strict: nothing is coerced
+    (`"10"` is not a number, `true` is not a number, `1` is not a string)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     transport: Literal["stdio", "streamable_http", "sse"] | None = None
-    command: str | None = Field(default=None, min_length=1)
-    args: list[str] | None = None
-    env: dict[str, str] | None = None
-    env_vars: list[str] | None = None
-    cwd: str | None = None
+    command: ProcessText | None = Field(default=None, min_length=1)
+    args: list[ProcessText] | None = None
+    env: dict[ProcessText, ProcessText] | None = None
+    env_vars: list[ProcessText] | None = None
+    cwd: ProcessText | None = None
     url: str | None = Field(default=None, pattern=r"^https?://")
     bearer_token_env_var: str | None = Field(default=None, min_length=1)
     http_headers: dict[str, str] | None = None
     env_http_headers: dict[str, str] | None = None
     enabled: bool = True
     required: bool = False
-    startup_timeout_sec: float | None = None
-    startup_timeout_ms: int | None = Field(default=None, gt=0)
-    tool_timeout_sec: float | None = None
+    startup_timeout_sec: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_SEC, allow_inf_nan=False)
+    startup_timeout_ms: int | None = Field(default=None, gt=0, le=MAX_TIMEOUT_SEC * 1000)
+    tool_timeout_sec: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_SEC, allow_inf_nan=False)
     enabled_tools: list[str] | None = None
     disabled_tools: list[str] | None = None
     handshake: Literal["legacy", "auto"] = "legacy"
 
-    @model_validator(mode="after")
-    def _one_transport(self) -> Self:
+    def transport_problems(self) -> list[tuple[str, str]]:
+        """(key, message) for settings that do not fit together, each one named."""
         transport = self.transport or infer_transport(self.model_dump(exclude_none=True))
+        problems: list[tuple[str, str]] = []
         if transport == "stdio":
             if self.command is None:
-                raise ValueError("a server needs `command` (stdio) or `url` (streamable HTTP, or SSE)")
-            misplaced = [key for key in ("url", *HTTP_ONLY) if getattr(self, key) is not None]
-            if misplaced:
-                raise ValueError(f"`{misplaced[0]}` is not supported for stdio (this server has `command`)")
+                problems.append(
+                    ("command", "a server needs `command` (stdio) or `url` (streamable HTTP, or SSE)")
+                )
+            problems += [
+                (key, f"`{key}` is not supported for stdio (this server has `command`)")
+                for key in ("url", *HTTP_ONLY)
+                if getattr(self, key) is not None
+            ]
         else:
             if self.url is None:
-                raise ValueError(f"transport {transport!r} needs `url`")
-            misplaced = [key for key in ("command", *STDIO_ONLY) if getattr(self, key) is not None]
-            if misplaced:
-                raise ValueError(f"`{misplaced[0]}` is not supported for {transport} (this server has `url`)")
+                problems.append(("url", f"transport {transport!r} needs `url`"))
+            problems += [
+                (key, f"`{key}` is not supported for {transport} (this server has `url`)")
+                for key in ("command", *STDIO_ONLY)
+                if getattr(self, key) is not None
+            ]
         if self.startup_timeout_sec is not None and self.startup_timeout_ms is not None:
-            raise ValueError("set `startup_timeout_sec` or `startup_timeout_ms`, not both")
-        return self
+            problems.append(
+                ("startup_timeout_ms", "set `startup_timeout_sec` or `startup_timeout_ms`, not both")
+            )
+        return problems
 
     def resolve(self, name: str) -> ServerConfig:
         startup = self.startup_timeout_sec
@@ -149,15 +176,69 @@ class LoadedConfig:
         return [p for p in self.problems if p.server == server]
 
 
+_EXPECTED: Final = {
+    "float_type": "a number",
+    "int_type": "an integer",
+    "string_type": "a string",
+    "bool_type": "true or false",
+    "list_type": "a list",
+    "dict_type": "a table",
+}
+
+
+def type_name(value: object) -> str:
+    """What a TOML (or JSON) value is, in the words a config's author uses."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a float"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a table"
+    if value is None:
+        return "null"
+    return f"a {type(value).__name__}"
+
+
+def _key(location: tuple[int | str, ...]) -> str | None:
+    parts = [str(part) for part in location if part != "[key]"]
+    return ".".join(part if part.isprintable() else ascii(part) for part in parts) or None
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _message(item: ErrorDetails) -> str:
+    """pydantic's error in config words; never the value itself, which may be a secret."""
+    kind = item["type"]
+    context = item.get("ctx", {})
+    if kind in _EXPECTED:
+        return f"must be {_EXPECTED[kind]}, not {type_name(item.get('input'))}"
+    if kind == "extra_forbidden":
+        return "unknown key (check its spelling)"
+    if kind == "less_than_equal":
+        unit = {"_sec": " seconds (one day)", "_ms": " milliseconds (one day)"}
+        key = str(item["loc"][0]) if item["loc"] else ""
+        suffix = next((text for end, text in unit.items() if key.endswith(end)), "")
+        return f"must be at most {_number(context['le'])}{suffix}"
+    if kind == "greater_than":
+        return f"must be greater than {_number(context['gt'])}"
+    if kind == "finite_number":
+        return "must be a finite number"
+    return item["msg"].removeprefix("Value error, ")
+
+
 def _problems(path: Path, server: str, error: ValidationError) -> list[ConfigProblem]:
-    problems = []
-    for item in error.errors(include_url=False, include_input=False):
-        key = ".".join(str(part) for part in item["loc"]) or None
-        message = item["msg"].removeprefix("Value error, ")
-        if item["type"] == "extra_forbidden":
-            message = "unknown key (check its spelling)"
-        problems.append(ConfigProblem(path, server, key, message))
-    return problems
+    return [
+        ConfigProblem(path, server, _key(item["loc"]), _message(item))
+        for item in error.errors(include_url=False)
+    ]
 
 
 def parse_servers(path: Path, tables: Mapping[str, object], loaded: LoadedConfig) -> None:
@@ -187,10 +268,17 @@ def parse_servers(path: Path, tables: Mapping[str, object], loaded: LoadedConfig
             loaded.invalid[name] = infer_transport(table)
             continue
         try:
-            loaded.servers[name] = _RawServer.model_validate(usable).resolve(name)
+            raw = _RawServer.model_validate(usable)
         except ValidationError as exc:
             loaded.problems.extend(_problems(path, name, exc))
             loaded.invalid[name] = infer_transport(table)
+            continue
+        mismatched = raw.transport_problems()
+        if mismatched:
+            loaded.problems += [ConfigProblem(path, name, key, message) for key, message in mismatched]
+            loaded.invalid[name] = infer_transport(table)
+            continue
+        loaded.servers[name] = raw.resolve(name)
 
 
 def load_config(path: Path) -> LoadedConfig:
@@ -213,17 +301,12 @@ def load_config(path: Path) -> LoadedConfig:
     return loaded
 
 
-def toml_string(value: str) -> str:
-    # JSON's string escapes (\" \\ \n \uXXXX ...) are all valid in a TOML basic string.
-    return json.dumps(value, ensure_ascii=False)
-
-
 def default_config_text(python: str) -> str:
     return (
         "# Tabgate native host configuration: the same keys as codex's [mcp_servers.<name>].\n"
         "# Check it with `tabgate-host config check`; add servers with `tabgate-host config import FILE`.\n\n"
         "[mcp_servers.notes]  # the bundled notes server (SQLite in the Tabgate data folder)\n"
-        f"command = {toml_string(python)}\n"
+        f"command = {tomlkit.string(python).as_string()}\n"
         'args = ["-P", "-m", "native_host.notes_server"]\n'
         "# passed on when set, so a host run with TABGATE_DATA_DIR keeps its notes there too\n"
         'env_vars = ["TABGATE_DATA_DIR"]\n'
@@ -231,9 +314,9 @@ def default_config_text(python: str) -> str:
 
 
 def write_default_config(path: Path, python: str) -> bool:
-    """Create the config with the bundled notes server; False (and nothing written) when one exists."""
+    """Create the config with the bundled notes server, readable by the user only; False (and nothing
+    written) when one exists. Raises FileWriteError when it cannot be written."""
     if path.exists():
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(default_config_text(python), encoding="utf-8")
+    write_atomically(path, default_config_text(python).encode("utf-8"), mode=PRIVATE_FILE)
     return True

@@ -1,10 +1,11 @@
-"""The MCP connection manager: one supervisor task per configured server.
+"""The MCP connection manager: one supervisor task per configured server, for the host's whole life.
 
-Each supervisor owns its `Client` from entry to exit (the SDK requires both in one task), bounds the handshake
-and the first tools/list by `startup_timeout_sec`, then waits until the server goes away or the host stops.
-Requests from any task use the client while it is ready. A server that dies is reported, its pending calls
-fail with the SDK's "Connection closed" (-32000), and it is started again on its next use, with backoff
-after failed starts."""
+The supervisor owns each run's `Client` from entry to exit (the SDK requires both in one task), bounds the
+handshake (initialize and the first tools/list) by `startup_timeout_sec` alone, then waits until the server
+goes away or the host stops. A server that exits, hangs up or fails to start is started again in the
+background: backoff 1 s doubling to 60 s, back to 1 s after 60 s of health or when someone uses the server.
+Its last known tools stay listed (unavailable) meanwhile, and requests to it fail at once, saying why and when
+the next start is due. Requests from any task use the client while it is ready."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import IO, Any, Final
+from urllib.parse import unquote, urlsplit
 
 import anyio
 import anyio.abc
@@ -32,16 +34,19 @@ from .config import ServerConfig
 from .identity import HOST_NAME, HOST_VERSION
 from .jsonrpc import ErrorCode, RpcError
 from .logs import open_server_log
+from .preview import MAX_TIMEOUT_SEC
 from .redact import Scrubber
 from .status import ServerStatus, State, StatusBoard
 
 log = logging.getLogger(__name__)
 
 CLIENT_INFO: Final = types.Implementation(name=HOST_NAME, version=HOST_VERSION, title="Tabgate")
-FIRST_RETRY_SECONDS: Final = 0.5
-MAX_RETRY_SECONDS: Final = 30.0
+FIRST_RETRY_SECONDS: Final = 1.0
+MAX_RETRY_SECONDS: Final = 60.0
+HEALTHY_SECONDS: Final = 60.0  # a server up this long starts its backoff over when it next goes away
 MAX_PAGES: Final = 10_000
 NOISE_KEYS: Final = ("resultType", "ttlMs", "cacheScope")
+CLOSED_REASON: Final = "connection closed"
 
 type Streams = tuple[Any, Any]
 
@@ -79,8 +84,17 @@ def timeout_message(name: str, seconds: float) -> str:
     )
 
 
+def retry_delay(failures: int) -> float:
+    """The wait before the next start after `failures` (>= 1) runs in a row that ended badly."""
+    return min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2.0 ** min(failures - 1, 16))
+
+
 class CommandNotFound(FileNotFoundError):
     """A stdio server's command is not on the PATH the host has (browsers start hosts with a minimal one)."""
+
+
+class CannotStart(RuntimeError):
+    """A start no retry can fix while this host runs (its environment lacks a variable the config names)."""
 
 
 class Unavailable(RpcError):
@@ -140,89 +154,112 @@ class _Run:
     def __init__(self) -> None:
         self.client: Client | None = None
         self.settled = anyio.Event()  # ready, or failed to start
-        self.finished = anyio.Event()  # fully closed
         self.lost = anyio.Event()  # the server went away, or the host is stopping
         self.startup: anyio.CancelScope | None = None
+        self.ready_at: float | None = None
+        self.ended = False  # the run's end is accounted for (status, backoff)
 
 
 class Connection:
-    """One configured server: its status, its current run, and the supervisor that owns that run's client."""
+    """One configured server: its status, its last known tools, and the supervisor that starts it (again)."""
 
     def __init__(
         self, config: ServerConfig, *, board: StatusBoard, log_dir: Path, group: anyio.abc.TaskGroup
     ) -> None:
         self.config = config
         self.name = config.name
+        # Contract §3 caps both at a day; the cap here keeps deadlines finite whatever the config held.
+        self.startup_timeout = min(config.startup_timeout_sec, MAX_TIMEOUT_SEC)
+        self.tool_timeout = min(config.tool_timeout_sec, MAX_TIMEOUT_SEC)
         self._board = board
         self._log_dir = log_dir
         self._group = group
         self._run: _Run | None = None
-        self._tools: list[types.Tool] = []
+        self._state: State = "starting" if config.enabled else "disabled"
+        self._tools: list[types.Tool] = []  # the last known tools, kept while the server is down
         self._error: str | None = None
+        self._failures = 0  # runs in a row that ended badly: the backoff's exponent
+        self._restarts = 0
+        self._retry_at: float | None = None  # when the next start is due, while waiting for it
+        self._nudged = anyio.Event()
+        self._first_settled = anyio.Event()
+        self._started = False
         self._stopping = False
-        self._failures = 0
-        self._retry_at = 0.0
         self.scrub = self._scrubber()
 
     def initial_status(self) -> ServerStatus:
-        return {
-            "name": self.name,
-            "transport": self.config.transport,
-            "status": "starting" if self.config.enabled else "disabled",
-        }
+        return self._status(None)
 
     # -- what the dispatcher uses ------------------------------------------------------------------------
 
     @property
     def tools(self) -> list[types.Tool]:
-        return self._tools if self._run is not None and self._run.client is not None else []
+        """The tools of the last run that listed them (after the config's filters), ready or not."""
+        return self._tools
+
+    @property
+    def available(self) -> bool:
+        run = self._run
+        return run is not None and run.client is not None and not run.lost.is_set()
 
     def start(self) -> None:
-        if self.config.enabled and not self._stopping and (self._run is None or self._run.finished.is_set()):
-            self._run = _Run()
-            self._group.start_soon(self._supervise, self._run, name=f"mcp-server {self.name}")
+        if self.config.enabled and not self._started:
+            self._started = True
+            self._group.start_soon(self._supervise, name=f"mcp-server {self.name}")
 
     async def client(self) -> Client:
-        """The ready client; starts the server again if it died (after a backoff when starts keep failing)."""
+        """The ready client; during the first start, after that start. A server that is down fails at once."""
+        run = self._run
+        if self._state == "starting" and run is not None:
+            await run.settled.wait()
+        return self.ready_client()
+
+    def ready_client(self) -> Client:
+        """The ready client, or Unavailable saying why and when the next start is due (which it brings
+        forward: using a server that is down starts it again soon)."""
+        run = self._run
+        if run is not None and run.client is not None and not run.lost.is_set():
+            return run.client
         if not self.config.enabled:
             raise Unavailable(
-                self.name, f"MCP server '{self.name}' is disabled in the config (enabled = false)"
+                self.name, f"server '{self.name}' is unavailable: disabled in the config (enabled = false)"
             )
-        run = self._run
-        if run is not None and not run.finished.is_set():
-            if run.client is not None:
-                return run.client
-            # Still starting: wait for the outcome. Closing after a failure or a death: wait for the end.
-            await (run.finished if run.settled.is_set() else run.settled).wait()
-            if run.client is not None:
-                return run.client
-            if not run.finished.is_set():
-                raise self._unavailable()
-        wait = self._retry_at - anyio.current_time()
-        if wait > 0:
-            raise self._unavailable(f" (next attempt in {math.ceil(wait)} s)")
-        self.start()
-        run = self._run
-        assert run is not None
-        await run.settled.wait()
-        if run.client is None:
-            raise self._unavailable()
-        return run.client
+        self._nudge()
+        raise self.unavailable()
 
-    def _unavailable(self, suffix: str = "") -> Unavailable:
-        return Unavailable(self.name, (self._error or f"MCP server '{self.name}' is not available") + suffix)
+    def unavailable(self) -> Unavailable:
+        reason = self._error or ("still starting" if self._state == "starting" else CLOSED_REASON)
+        message = f"server '{self.name}' is unavailable: {reason}"
+        if self._state == "restarting":
+            message += f"; restarting {self._when()}"
+        return Unavailable(self.name, message)
+
+    def _when(self) -> str:
+        if self._retry_at is None:
+            return "now"
+        return f"in {max(1, math.ceil(self._retry_at - anyio.current_time()))} s"
 
     async def wait_settled(self) -> None:
-        if self._run is not None:
-            await self._run.settled.wait()
+        """Until the first start has succeeded or failed (doctor's question)."""
+        if self._started:
+            await self._first_settled.wait()
+
+    async def wait_attempt(self) -> None:
+        """Until the start under way, if any, has succeeded or failed."""
+        run = self._run
+        if run is not None and self._retry_at is None:
+            await run.settled.wait()
 
     def connection_lost(self) -> None:
         """A request saw the connection close (HTTP transports may not notice on their own)."""
-        if self._run is not None:
-            self._run.lost.set()
+        run = self._run
+        if run is not None and not self._stopping:
+            self._ended(run, CLOSED_REASON)
+            run.lost.set()
 
     async def stop(self) -> None:
         self._stopping = True
+        self._nudged.set()
         run = self._run
         if run is not None:
             run.lost.set()
@@ -233,18 +270,53 @@ class Connection:
         run = self._run
         if run is None or run.client is None:
             return
-        self._tools = await self._list_tools(run.client)
-        self._publish("ready")
+        with anyio.fail_after(self.tool_timeout):
+            tools = await self._list_tools(run.client)
+        if run.client is not None:
+            self._tools = tools
+            self._publish()
 
     # -- the supervisor ----------------------------------------------------------------------------------
 
-    async def _supervise(self, run: _Run) -> None:
+    async def _supervise(self) -> None:
+        while not self._stopping:
+            run = self._run = _Run()
+            self._retry_at = None
+            self._publish()
+            permanent = await self._start(run)
+            self._first_settled.set()
+            if self._stopping:
+                return
+            self._ended(run, CLOSED_REASON)  # a run must never end unaccounted: that would restart at once
+            if permanent:
+                self._state = "failed"
+                self._publish()
+                return
+            await self._sit_out_backoff()
+
+    async def _sit_out_backoff(self) -> None:
+        while not self._stopping and self._retry_at is not None:
+            remaining = self._retry_at - anyio.current_time()
+            if remaining <= 0:
+                return
+            with anyio.move_on_after(remaining):
+                await self._nudged.wait()
+            self._nudged = anyio.Event()
+
+    def _nudge(self) -> None:
+        """Someone wants this server: the backoff starts over and the next start is at most 1 s away."""
+        self._failures = 0
+        soon = anyio.current_time() + FIRST_RETRY_SECONDS
+        if self._retry_at is not None and soon < self._retry_at:
+            self._retry_at = soon
+            self._publish()
+            self._nudged.set()
+
+    async def _start(self, run: _Run) -> bool:
+        """One run, from spawn to exit; True when it cannot start and retrying cannot help."""
         config = self.config
-        self._publish("starting")
-        became_ready = False
-        error: str | None = None
         try:
-            with anyio.CancelScope(deadline=anyio.current_time() + config.startup_timeout_sec) as startup:
+            with anyio.CancelScope(deadline=anyio.current_time() + self.startup_timeout) as startup:
                 run.startup = startup
                 async with AsyncExitStack() as stack:
                     transport = await self._transport(stack)
@@ -252,7 +324,9 @@ class Connection:
                         Client(
                             _watched(transport, run.lost),
                             mode=config.handshake,
-                            read_timeout_seconds=config.tool_timeout_sec,
+                            # No session-wide limit: the startup scope bounds the handshake, and every
+                            # request after it carries its own (tool_timeout_sec or the caller's).
+                            read_timeout_seconds=None,
                             client_info=CLIENT_INFO,
                             message_handler=self._on_message,
                             logging_callback=self._on_log,
@@ -263,38 +337,50 @@ class Connection:
                     startup.deadline = math.inf
                     run.startup = None
                     self._tools, run.client = tools, client
-                    self._error, self._failures, became_ready = None, 0, True
-                    self._publish("ready")
+                    run.ready_at = anyio.current_time()
+                    self._state, self._error = "ready", None
+                    self._publish()
                     run.settled.set()
                     log.info("server %s ready (%d tools)", self.name, len(tools))
                     await run.lost.wait()
                     run.client = None
-            if startup.cancelled_caught and not self._stopping:
-                error = timeout_message(self.name, config.startup_timeout_sec)
-            elif not self._stopping:
-                error = f"MCP server '{self.name}' closed the connection (it exited or hung up)"
+                    self._ended(run, CLOSED_REASON + " (the server exited or hung up)")
+            if startup.cancelled_caught:
+                self._ended(run, timeout_message(self.name, self.startup_timeout))
+        except CannotStart as exc:
+            self._ended(run, f"MCP client for `{self.name}` cannot start: {exc}", permanent=True)
+            return True
         except Exception as exc:
-            error = (
+            self._ended(
+                run,
                 self._start_error(exc)
-                if not became_ready
-                else f"MCP server '{self.name}' failed: {describe(exc)}"
+                if run.ready_at is None
+                else f"MCP server '{self.name}' failed: {describe(exc)}",
             )
         finally:
             run.client = run.startup = None
-            if not became_ready:
-                self._failures += 1
-            delay = (
-                0.0
-                if became_ready
-                else min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2 ** (self._failures - 1))
-            )
-            self._retry_at = anyio.current_time() + delay
-            if error is not None:
-                self._error = self.scrub(error)
-                log.warning("server %s: %s", self.name, self._error)
-                self._publish("failed")
             run.settled.set()
-            run.finished.set()
+        return False
+
+    def _ended(self, run: _Run, reason: str, *, permanent: bool = False) -> None:
+        """Account for the end of `run` once: why, the backoff, the status."""
+        if run.ended or self._stopping:
+            return
+        run.ended = True
+        now = anyio.current_time()
+        if run.ready_at is not None and now - run.ready_at >= HEALTHY_SECONDS:
+            self._failures = 0
+        self._error = self.scrub(reason)
+        if permanent:
+            log.warning("server %s: %s", self.name, self._error)
+            return
+        self._failures += 1
+        self._restarts += 1
+        delay = retry_delay(self._failures)
+        self._retry_at = now + delay
+        self._state = "restarting"
+        log.warning("server %s: %s; restarting in %g s", self.name, self._error, delay)
+        self._publish()
 
     def _start_error(self, exc: BaseException) -> str:
         leaf = _leaf(exc)
@@ -353,9 +439,9 @@ class Connection:
             variable = self.config.bearer_token_env_var
             token = os.environ.get(variable)
             if token is None:
-                raise RuntimeError(f"Environment variable {variable} for MCP server '{self.name}' is not set")
+                raise CannotStart(f"Environment variable {variable} for MCP server '{self.name}' is not set")
             if not token:
-                raise RuntimeError(f"Environment variable {variable} for MCP server '{self.name}' is empty")
+                raise CannotStart(f"Environment variable {variable} for MCP server '{self.name}' is empty")
             headers["Authorization"] = f"Bearer {token}"
         return headers
 
@@ -366,6 +452,8 @@ class Connection:
         for variable in (*config.env_http_headers.values(), config.bearer_token_env_var):
             if variable and os.environ.get(variable):
                 secrets.append(os.environ[variable])
+        if config.url:
+            secrets += url_secrets(config.url)
         return Scrubber(secrets, [config.url] if config.url else [])
 
     async def _list_tools(self, client: Client) -> list[types.Tool]:
@@ -391,22 +479,53 @@ class Connection:
     async def _refresh_quietly(self) -> None:
         try:
             await self.refresh_tools()
-        except (MCPError, ValidationError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+        except (
+            MCPError,
+            ValidationError,
+            TimeoutError,
+            anyio.BrokenResourceError,
+            anyio.ClosedResourceError,
+        ) as exc:
             log.info("server %s: refreshing tools failed: %s", self.name, self.scrub(describe(exc)))
 
     async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         log.debug("server %s log (%s): %s", self.name, params.level, self.scrub(str(params.data))[:2000])
 
-    def _publish(self, state: State) -> None:
-        status: ServerStatus = {"name": self.name, "transport": self.config.transport, "status": state}
-        if state == "failed" and self._error:
+    def _publish(self) -> None:
+        self._board.set(self._status(self._run))
+
+    def _status(self, run: _Run | None) -> ServerStatus:
+        status: ServerStatus = {
+            "name": self.name,
+            "transport": self.config.transport,
+            "status": self._state,
+            "toolTimeoutSec": self.tool_timeout,
+            "startupTimeoutSec": self.startup_timeout,
+        }
+        if self._state in ("restarting", "failed") and self._error:
             status["error"] = self._error
-        client = self._run.client if self._run is not None else None
-        if state == "ready" and client is not None:
+        if self._state == "restarting":
+            status["restarts"] = self._restarts
+            if self._retry_at is not None:
+                status["retryInMs"] = max(0, math.ceil((self._retry_at - anyio.current_time()) * 1000))
+        client = run.client if run is not None else None
+        if self._state == "ready" and client is not None:
             status["tools"] = len(self._tools)
             if client.server_capabilities is not None:
                 status["capabilities"] = to_json(client.server_capabilities)
-        self._board.set(status)
+        return status
+
+
+def url_secrets(url: str) -> list[str]:
+    """The password and query values of a server URL, as written and decoded: they must not leak alone."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
+    values = [pair.partition("=")[2] for pair in parts.query.split("&")]
+    if parts.password:
+        values.append(parts.password)
+    return [text for value in values if value for text in {value, unquote(value)}]
 
 
 class ConnectionManager:

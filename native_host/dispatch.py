@@ -6,7 +6,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Final
 
 import anyio
 import mcp_types as types
@@ -16,15 +16,29 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from core.names import qualified_mcp_tool_name
 
 from .config import load_config
-from .connections import Connection, ConnectionManager, Unavailable, describe, paginate, to_json
+from .connections import Connection, ConnectionManager, describe, paginate, to_json
 from .jsonrpc import CANCEL_METHOD, ErrorCode, JsonObject, Notification, Request, RequestId, RpcError
 from .outbox import Outbox
 from .paths import default_config_path, log_dir
+from .preview import MAX_TIMEOUT_SEC, preview_statuses
+from .redact import Scrubber
 from .status import ServerStatus, StatusBoard
 
 log = logging.getLogger(__name__)
 
 TOOL_KEYS = ("title", "description", "inputSchema", "outputSchema", "annotations")
+LISTING_WAIT_SECONDS: Final = 1.0  # contract §4: no listing waits longer for servers still starting
+
+
+def scrub_data(value: Any, scrub: Scrubber) -> Any:
+    """A server's `error.data` with the configured secrets taken out of every string in it, keys included."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {scrub(str(key)): scrub_data(item, scrub) for key, item in value.items()}
+    if isinstance(value, list):
+        return [scrub_data(item, scrub) for item in value]
+    return value
 
 
 class _Params(BaseModel):
@@ -98,9 +112,14 @@ class Dispatcher:
             list(config.servers.values()), board=self._board, log_dir=log_dir()
         ).__aenter__()
         statuses = self._manager.initial_statuses()
+        previews = {status["name"]: status for status in preview_statuses(self._config_path)}
         for name, transport in config.invalid.items():
             message = "; ".join(str(p) for p in config.problems_for(name))
-            statuses.append(ServerStatus(name=name, transport=transport, status="failed", error=message))
+            status = ServerStatus(name=name, transport=transport, status="failed", error=message)
+            if name in previews:  # the limits as far as the broken table tells them
+                status["toolTimeoutSec"] = previews[name]["toolTimeoutSec"]
+                status["startupTimeoutSec"] = previews[name]["startupTimeoutSec"]
+            statuses.append(status)
         self._board.replace(statuses)
         self._manager.start_all()
         return self
@@ -166,42 +185,49 @@ class Dispatcher:
     # -- talking to one server ---------------------------------------------------------------------------
 
     async def _use[T](
-        self, connection: Connection, action: Callable[[Client], Awaitable[T]], timeout: float | None = None
+        self,
+        connection: Connection,
+        action: Callable[[Client], Awaitable[T]],
+        timeout: float | None = None,
+        *,
+        wait_for_start: bool = True,
     ) -> T:
-        """Run `action` on the server's client, turning every failure into the protocol's error codes."""
-        client = await connection.client()
+        """Run `action` on the server's client within `timeout` (the server's `tool_timeout_sec` by default),
+        turning every failure into the protocol's error codes, with the server's secrets taken out."""
+        client = await connection.client() if wait_for_start else connection.ready_client()
         name = connection.name
+        seconds = connection.tool_timeout if timeout is None else min(timeout, MAX_TIMEOUT_SEC)
+        scrub = connection.scrub
         try:
-            return await action(client)
+            # When this scope or the caller's ends a request, the SDK sends notifications/cancelled.
+            with anyio.fail_after(seconds):
+                return await action(client)
+        except TimeoutError:
+            raise RpcError(
+                ErrorCode.TIMED_OUT,
+                f"MCP server '{name}' did not answer within {seconds:g} s "
+                "(raise `tool_timeout_sec` in the config, or pass timeoutMs)",
+                {"server": name},
+            ) from None
         except MCPError as exc:
             if exc.code == types.CONNECTION_CLOSED:
                 connection.connection_lost()
-                raise Unavailable(
-                    name, f"MCP server '{name}': connection closed ({connection.scrub(exc.message)})"
-                ) from None
-            if exc.code == types.REQUEST_TIMEOUT:
-                seconds = timeout if timeout is not None else connection.config.tool_timeout_sec
-                raise RpcError(
-                    ErrorCode.TIMED_OUT,
-                    f"MCP server '{name}' did not answer within {seconds:g} s "
-                    "(raise `tool_timeout_sec` in the config, or pass timeoutMs)",
-                    {"server": name},
-                ) from None
+                raise connection.unavailable() from None
             data: dict[str, Any] = {"server": name}
             if isinstance(exc.data, dict):
-                data = {**exc.data, "server": name}
+                data = {**scrub_data(exc.data, scrub), "server": name}
             elif exc.data is not None:
-                data["data"] = exc.data
-            raise RpcError(exc.code, connection.scrub(exc.message), data) from None
+                data["data"] = scrub_data(exc.data, scrub)
+            raise RpcError(exc.code, scrub(exc.message), data) from None
         except ValidationError as exc:
             raise RpcError(
                 ErrorCode.INTERNAL_ERROR,
-                f"MCP server '{name}' sent an invalid answer: {exc}",
+                scrub(f"MCP server '{name}' sent an invalid answer: {exc}"),
                 {"server": name},
             ) from None
         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
             connection.connection_lost()
-            raise Unavailable(name, f"MCP server '{name}': connection closed") from None
+            raise connection.unavailable() from None
 
     async def _list_all[P: BaseModel, T](
         self,
@@ -223,24 +249,30 @@ class Dispatcher:
                     return []
                 raise
 
-        return await self._use(connection, walk)
+        return await self._use(connection, walk, wait_for_start=False)
 
     def _targets(self, server: str | None) -> list[Connection]:
         if server is not None:
             return [self.manager.get(server)]
         return [c for c in self.manager.all() if c.config.enabled]
 
+    async def _settle_briefly(self, connections: list[Connection]) -> None:
+        """Give starts under way up to LISTING_WAIT_SECONDS (together) to finish; listings then answer with
+        what is ready, so a hung or slow server never holds them up."""
+        with anyio.move_on_after(LISTING_WAIT_SECONDS):
+            for connection in connections:
+                await connection.wait_attempt()
+
     # -- methods -----------------------------------------------------------------------------------------
 
     async def _tools_list(self, request: Request) -> JsonObject:
         params = _params(ServerParam, request)
         connections = self._targets(params.server)
-        # Servers still starting are waited for (each is bounded by its startup_timeout_sec), as codex's
-        # lazy clients are: a list asked for right after `initialize` must not come back empty.
-        for connection in connections:
-            await connection.wait_settled()
+        await self._settle_briefly(connections)
         tools = []
         for connection in connections:
+            # A server that is down keeps its last known tools, marked unavailable (contract §4).
+            available = connection.available
             for tool in connection.tools:
                 data = to_json(tool)
                 entry: JsonObject = {
@@ -249,6 +281,7 @@ class Dispatcher:
                     "qualifiedName": qualified_mcp_tool_name(connection.name, tool.name),
                 }
                 entry.update({key: data[key] for key in TOOL_KEYS if key in data})
+                entry["available"] = available
                 tools.append(entry)
         tools.sort(key=lambda entry: entry["qualifiedName"])
         return {"tools": tools}
@@ -263,9 +296,7 @@ class Dispatcher:
                 "(enabled_tools / disabled_tools)",
                 {"server": params.server},
             )
-        timeout = (
-            params.timeout_ms / 1000 if params.timeout_ms is not None else connection.config.tool_timeout_sec
-        )
+        timeout = params.timeout_ms / 1000 if params.timeout_ms is not None else None
 
         async def report(progress: float, total: float | None, message: str | None) -> None:
             note: JsonObject = {"requestId": request.id, "progress": progress}
@@ -283,7 +314,6 @@ class Dispatcher:
                     params=types.CallToolRequestParams(name=params.tool, arguments=params.arguments)
                 ),
                 types.CallToolResult,
-                request_read_timeout_seconds=timeout,
                 progress_callback=report,
             )
 
@@ -321,6 +351,7 @@ class Dispatcher:
 
         if params.server is not None:
             connection = self.manager.get(params.server)
+            await self._settle_briefly([connection])
 
             async def one_page(client: Client) -> JsonObject:
                 capabilities = client.server_capabilities
@@ -333,7 +364,7 @@ class Dispatcher:
                         return {key: []}
                     raise
 
-            page = await self._use(connection, one_page)
+            page = await self._use(connection, one_page, wait_for_start=False)
             answer: JsonObject = {"server": params.server, key: page.get(key, [])}
             if page.get("nextCursor") is not None:
                 answer["nextCursor"] = page["nextCursor"]
@@ -350,8 +381,10 @@ class Dispatcher:
     async def _gather(
         self, key: str, listing: Callable[[Connection], Awaitable[list[JsonObject]]]
     ) -> JsonObject:
-        """One listing from every enabled server, concurrently; failures go to `failedServers`."""
+        """One listing from every enabled server, concurrently; failures, and servers not ready after a
+        brief wait, go to `failedServers`."""
         connections = self._targets(None)
+        await self._settle_briefly(connections)
         found: dict[str, list[JsonObject]] = {}
         failed: dict[str, str] = {}
 
@@ -393,6 +426,7 @@ class Dispatcher:
 
         if params.server is not None:
             connection = self.manager.get(params.server)
+            await self._settle_briefly([connection])
             return {"prompts": [{"server": connection.name, **item} for item in await listing(connection)]}
         return await self._gather("prompts", listing)
 

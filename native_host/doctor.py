@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shlex
+import stat
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,14 @@ class Finding:
 REINSTALL = "run: tabgate-host install"
 
 
+@dataclass(frozen=True, slots=True)
+class Installed:
+    """An installed launcher and the config it passes (None: the host's default config)."""
+
+    launcher: Path
+    config: Path | None
+
+
 def all_locations(platform: Platform, home: PurePath, env: Mapping[str, str]) -> list[Location]:
     return [
         browser_location(platform, browser, system=system, home=home, env=env)
@@ -56,16 +65,16 @@ def _launcher_interpreter(launcher: Path) -> tuple[str | None, str | None]:
     return None, None
 
 
-def check_manifest(location: Location) -> list[Finding]:
+def check_manifest(location: Location) -> tuple[list[Finding], Installed | None]:
     manifest = Path(location.manifest)
     where = f"{location.browser or 'profile'}{' (system)' if location.system else ''}: {manifest}"
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        return [Finding(False, f"{where} cannot be read as JSON ({exc})", REINSTALL)]
+        return [Finding(False, f"{where} cannot be read as JSON ({exc})", REINSTALL)], None
     findings = []
     if not isinstance(data, dict) or data.get("name") != HOST_NAME or data.get("type") != "stdio":
-        return [Finding(False, f"{where} is not a valid {HOST_NAME} manifest", REINSTALL)]
+        return [Finding(False, f"{where} is not a valid {HOST_NAME} manifest", REINSTALL)], None
     origins = data.get("allowed_origins")
     if origins != [EXTENSION_ORIGIN]:
         findings.append(
@@ -79,7 +88,7 @@ def check_manifest(location: Location) -> list[Finding]:
     launcher = Path(str(data.get("path", "")))
     if not launcher.is_absolute() or not launcher.is_file():
         findings.append(Finding(False, f"{where}: the launcher {launcher} does not exist", REINSTALL))
-        return findings
+        return findings, None
     if os.name != "nt" and not os.access(launcher, os.X_OK):
         findings.append(
             Finding(False, f"{where}: the launcher {launcher} is not executable", f"chmod +x {launcher}")
@@ -93,11 +102,9 @@ def check_manifest(location: Location) -> list[Finding]:
                 "run `tabgate-host install` again with the Python you want the host to use",
             )
         )
-    if config is not None and not Path(config).is_file():
-        findings.append(Finding(False, f"{where}: the launcher's config {config} does not exist", REINSTALL))
     if not findings:
         findings.append(Finding(True, f"{where} (launcher {launcher}, Python {interpreter})"))
-    return findings
+    return findings, Installed(launcher, Path(config) if config is not None else None)
 
 
 def _misplaced(location: Location) -> list[Path]:
@@ -127,9 +134,11 @@ def _rivals(location: Location) -> list[Path]:
     return rivals
 
 
-def check_locations(locations: Sequence[Location]) -> list[Finding]:
+def check_locations(locations: Sequence[Location]) -> tuple[list[Finding], list[Installed]]:
+    """Findings for every location, and the launchers found (whose configs doctor then checks)."""
     findings: list[Finding] = []
     installed: list[Location] = []
+    launchers: list[Installed] = []
     for location in locations:
         manifest = Path(location.manifest)
         if location.registry is not None:
@@ -147,7 +156,9 @@ def check_locations(locations: Sequence[Location]) -> list[Finding]:
                 )
         if manifest.is_file():
             installed.append(location)
-            findings += check_manifest(location)
+            found, launcher = check_manifest(location)
+            findings += found
+            launchers += [launcher] if launcher is not None else []
         for wrong in _misplaced(location):
             findings.append(
                 Finding(
@@ -180,7 +191,7 @@ def check_locations(locations: Sequence[Location]) -> list[Finding]:
         findings.append(
             Finding(False, "the host is not installed for any browser", f"{REINSTALL} [--browser chrome|...]")
         )
-    return findings
+    return findings, launchers
 
 
 def check_log_dir(path: Path) -> Finding:
@@ -197,19 +208,45 @@ def check_log_dir(path: Path) -> Finding:
     return Finding(True, f"log folder {path}")
 
 
-def check_config(path: Path) -> tuple[LoadedConfig, list[Finding]]:
+def configs_in_use(launchers: Sequence[Installed], default: Path) -> dict[Path, str]:
+    """Each config the installed launchers make the host read, with why it is the one checked."""
+    users: dict[Path, list[Installed]] = {}
+    for launcher in launchers:
+        users.setdefault(launcher.config or default, []).append(launcher)
+    if not users:
+        return {default: "the default config"}
+    configs = {}
+    for path, using in users.items():
+        names = ", ".join(str(launcher.launcher) for launcher in using)
+        passed = any(launcher.config is not None for launcher in using)
+        configs[path] = f"passed by the launcher {names}" if passed else f"the default config of {names}"
+    return configs
+
+
+def check_config(path: Path, why: str) -> tuple[LoadedConfig, list[Finding]]:
     loaded = load_config(path)
     if not loaded.exists:
         return loaded, [
-            Finding(False, f"no config at {path}: no MCP servers", REINSTALL + " (it writes a default)")
+            Finding(
+                False, f"no config at {path} ({why}): no MCP servers", REINSTALL + " (it writes a default)"
+            )
         ]
     findings = [Finding(False, str(problem), f"edit {path}") for problem in loaded.problems]
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if os.name != "nt" and mode & 0o077:
+        findings.append(
+            Finding(
+                False,
+                f"config {path} can be read by other users (mode {mode:04o}); it can hold secrets",
+                f"chmod 600 {path}",
+            )
+        )
     if not findings:
-        findings.append(Finding(True, f"config {path}: {len(loaded.servers)} server(s)"))
+        findings.append(Finding(True, f"config {path} ({why}): {len(loaded.servers)} server(s)"))
     return loaded, findings
 
 
-async def check_servers(loaded: LoadedConfig, log_dir: Path) -> list[Finding]:
+async def check_servers(loaded: LoadedConfig, log_dir: Path, label: str = "") -> list[Finding]:
     """Start every enabled server as the host would, and report how each one fared."""
     from .connections import ConnectionManager
     from .status import StatusBoard
@@ -224,7 +261,9 @@ async def check_servers(loaded: LoadedConfig, log_dir: Path) -> list[Finding]:
         for status in board.snapshot():
             name = status["name"]
             if status["status"] == "ready":
-                findings.append(Finding(True, f"server {name}: ready, {status.get('tools', 0)} tool(s)"))
+                findings.append(
+                    Finding(True, f"server {name}{label}: ready, {status.get('tools', 0)} tool(s)")
+                )
                 continue
             error = status.get("error", "did not start")
             fix = f"see its log: {log_dir / 'servers' / (name + '.log')}"
@@ -232,7 +271,7 @@ async def check_servers(loaded: LoadedConfig, log_dir: Path) -> list[Finding]:
                 fix = f"raise startup_timeout_sec under [mcp_servers.{name}], or {fix}"
             elif "command not found" in error:
                 fix = f"install it, or give `command` as an absolute path under [mcp_servers.{name}]"
-            findings.append(Finding(False, f"server {name}: {error}", fix))
+            findings.append(Finding(False, f"server {name}{label}: {error}", fix))
     return findings
 
 
@@ -244,14 +283,18 @@ def run_doctor(
     out: TextIO,
     start_servers: bool = True,
 ) -> int:
+    """`config_path` is the default config: the one launchers that pass no `--config` make the host read."""
     import anyio
 
-    findings = check_locations(locations)
+    findings, launchers = check_locations(locations)
     findings.append(check_log_dir(log_dir))
-    loaded, config_findings = check_config(config_path)
-    findings += config_findings
-    if start_servers and loaded.servers:
-        findings += anyio.run(check_servers, loaded, log_dir)
+    configs = configs_in_use(launchers, config_path)
+    for path, why in configs.items():
+        loaded, config_findings = check_config(path, why)
+        findings += config_findings
+        if start_servers and loaded.servers:
+            label = f" (in {path})" if len(configs) > 1 else ""
+            findings += anyio.run(check_servers, loaded, log_dir, label)
     for finding in findings:
         print(finding.render(), file=out)
     problems = sum(not finding.ok for finding in findings)

@@ -1,10 +1,12 @@
 """`tabgate-host config import FILE`: servers from Claude Desktop / Cursor / VS Code JSON or a codex TOML,
-validated, then appended to the user's config (existing servers are left alone); and the TOML writer."""
+validated with the config's own strict rules, then added to the user's config.
+
+Name clashes are never resolved silently: a server already configured with the same settings is reported as
+already there; one with other settings is reported as a conflict and left as the user wrote it."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import tomllib
 from collections.abc import Mapping
@@ -12,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import ConfigProblem, LoadedConfig, load_config, parse_servers, toml_string
+from .config import ConfigProblem, LoadedConfig, load_config, parse_servers, type_name
+from .config_write import ConfigWriteError, unrepresentable, with_servers_added, write_config
 
 # JSON keys (Claude Desktop, Cursor, VS Code) that map onto ours.
 _JSON_KEYS = {
@@ -33,27 +36,35 @@ class ImportResult:
     problems: list[ConfigProblem] = field(default_factory=list)
 
 
-def toml_value(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return toml_string(value)
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(toml_value(item) for item in value) + "]"
-    if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{toml_string(str(k))} = {toml_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(f"cannot write {type(value).__name__} to TOML")
-
-
-def render_tables(tables: Mapping[str, Mapping[str, object]]) -> str:
-    blocks = []
-    for name, table in tables.items():
-        lines = [f"[mcp_servers.{name}]"]
-        lines += [f"{key} = {toml_value(value)}" for key, value in table.items()]
-        blocks.append("\n".join(lines) + "\n")
-    return "\n".join(blocks)
+def _json_table(
+    path: Path, name: str, entry: Mapping[str, object], result: ImportResult
+) -> dict[str, Any] | None:
+    """One JSON server in our keys; None (with the problem recorded) when it cannot be imported."""
+    table: dict[str, Any] = {}
+    for key, value in entry.items():
+        if value is None:
+            continue  # JSON null: not set
+        if key in _JSON_KEYS:
+            table[_JSON_KEYS[key]] = value
+        elif key == "type":
+            if value == "sse":
+                table["transport"] = "sse"
+            elif value not in _HTTP_TYPES | {"stdio"}:  # http and stdio are implied by `url` or `command`
+                result.problems.append(
+                    ConfigProblem(
+                        path, name, "type", f"{value!r} is not a transport Tabgate knows (stdio, http, sse)"
+                    )
+                )
+                return None
+        elif key in ("disabled", "enabled"):
+            if not isinstance(value, bool):
+                message = f"must be true or false, not {type_name(value)}"
+                result.problems.append(ConfigProblem(path, name, key, message))
+                return None
+            table["enabled"] = value if key == "enabled" else not value
+        else:
+            result.notes.append(f"{name}: ignored {key!r} (no Tabgate equivalent)")
+    return table
 
 
 def _from_json(path: Path, data: object, result: ImportResult) -> dict[str, object]:
@@ -68,21 +79,9 @@ def _from_json(path: Path, data: object, result: ImportResult) -> dict[str, obje
         if not isinstance(entry, dict):
             tables[name] = entry  # reported by validation
             continue
-        table: dict[str, Any] = {}
-        for key, value in entry.items():
-            if key in _JSON_KEYS:
-                table[_JSON_KEYS[key]] = value
-            elif key == "type" and value == "sse":
-                table["transport"] = "sse"
-            elif key == "type" and value in _HTTP_TYPES | {"stdio"}:
-                pass  # implied by `url` or `command`
-            elif key == "disabled" and isinstance(value, bool):
-                table["enabled"] = not value
-            elif key == "enabled" and isinstance(value, bool):
-                table["enabled"] = value
-            else:
-                result.notes.append(f"{name}: ignored {key!r} (no Tabgate equivalent)")
-        tables[name] = table
+        table = _json_table(path, name, entry, result)
+        if table is not None:
+            tables[name] = table
     return tables
 
 
@@ -118,26 +117,42 @@ def read_servers(path: Path) -> ImportResult:
     checked = LoadedConfig(path, exists=True)
     parse_servers(path, renamed, checked)
     result.problems += checked.problems
-    result.tables = {name: dict(renamed[name]) for name in checked.servers}  # type: ignore[call-overload]
+    for name in checked.servers:
+        table = dict(renamed[name])  # type: ignore[call-overload]
+        cannot = unrepresentable(path, name, table)
+        if cannot:
+            result.problems += cannot
+        else:
+            result.tables[name] = table
     return result
 
 
-def merge_into(config: Path, tables: Mapping[str, Mapping[str, object]]) -> tuple[list[str], list[str]]:
-    """Append the servers not yet configured; returns (added, already there)."""
-    existing = set(load_config(config).servers) | set(load_config(config).invalid)
-    added = [name for name in tables if name not in existing]
-    skipped = [name for name in tables if name in existing]
-    if added:
-        config.parent.mkdir(parents=True, exist_ok=True)
-        before = config.read_text(encoding="utf-8") if config.exists() else ""
-        separator = (
-            "" if not before or before.endswith("\n\n") else ("\n" if before.endswith("\n") else "\n\n")
-        )
-        text = before + separator + render_tables({name: tables[name] for name in added})
-        # Imported servers may carry tokens in `env` or headers: the file is for this user only.
-        descriptor = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as out:
-            out.write(text)
-        if os.name != "nt":
-            config.chmod(0o600)
-    return added, skipped
+@dataclass(slots=True)
+class Merge:
+    added: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)  # already configured with the same settings
+    conflicts: list[str] = field(default_factory=list)  # already configured otherwise: left as they are
+
+
+def merge_into(config: Path, tables: Mapping[str, Mapping[str, object]]) -> Merge:
+    """Add the servers not configured yet, in one atomic write; raises ConfigWriteError or FileWriteError
+    (the config then unchanged)."""
+    current = load_config(config)
+    imported = LoadedConfig(config, exists=True)
+    parse_servers(config, tables, imported)
+    merge = Merge()
+    for name in tables:
+        if name in current.servers and current.servers[name] == imported.servers.get(name):
+            merge.unchanged.append(name)
+        elif name in current.servers or name in current.invalid:
+            merge.conflicts.append(name)
+        else:
+            merge.added.append(name)
+    if merge.added:
+        try:
+            # Bytes, not read_text: universal newlines would turn the user's CRLF into LF.
+            text = config.read_bytes().decode("utf-8") if config.exists() else ""
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigWriteError(f"cannot read {config}: {exc}") from exc
+        write_config(config, with_servers_added(config, text, {name: tables[name] for name in merge.added}))
+    return merge

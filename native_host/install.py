@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
+from .files import PRIVATE_FILE, PRIVATE_FOLDER, write_atomically
 from .identity import EXTENSION_ORIGIN, HOST_DESCRIPTION, HOST_NAME
 from .locations import Location, Platform, RegistryKey
 
@@ -50,14 +51,6 @@ def render_launcher(platform: Platform, python: str, config: PurePath | None) ->
     )
 
 
-def _write(path: Path, text: str, mode: int) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text, encoding="utf-8", newline="")
-    temporary.chmod(mode)
-    temporary.replace(path)
-
-
 @dataclass(frozen=True, slots=True)
 class Written:
     what: str  # "manifest", "launcher", "registry"
@@ -72,8 +65,12 @@ def install_at(
 ) -> list[Written]:
     launcher = Path(launcher_path(location))
     manifest = Path(location.manifest)
-    _write(launcher, render_launcher(platform, python or sys.executable, config), 0o755)
-    _write(manifest, json.dumps(render_manifest(launcher), indent=2) + "\n", 0o644)
+    # A per-user install is the user's alone; a system-wide one must be readable by every user's browser.
+    folder, script, data = (0o755, 0o755, 0o644) if location.system else (PRIVATE_FOLDER, 0o700, PRIVATE_FILE)
+    launcher_text = render_launcher(platform, python or sys.executable, config)
+    write_atomically(launcher, launcher_text.encode("utf-8"), mode=script, folder_mode=folder)
+    manifest_text = json.dumps(render_manifest(launcher), indent=2) + "\n"
+    write_atomically(manifest, manifest_text.encode("utf-8"), mode=data, folder_mode=folder)
     written = [Written("launcher", str(launcher)), Written("manifest", str(manifest))]
     if location.registry is not None:
         _set_registry(location.registry, str(manifest))

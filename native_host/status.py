@@ -7,16 +7,24 @@ from collections.abc import Callable, Iterable
 from typing import Any, Literal, NotRequired, TypedDict
 
 type Transport = Literal["stdio", "streamable_http", "sse"]
-type State = Literal["starting", "ready", "failed", "disabled"]
+type State = Literal["starting", "ready", "restarting", "failed", "disabled"]
 
 
 class ServerStatus(TypedDict):
-    """Contract §4 `ServerStatus`; `tools` is the number of tools offered after the config's filters."""
+    """Contract §4 `ServerStatus`; `tools` is the number of tools offered after the config's filters.
+
+    `toolTimeoutSec`/`startupTimeoutSec` are the server's own limits, so the browser can wait as long as the
+    host does; a `restarting` server says why (`error`), when the next start is due (`retryInMs`, absent
+    while that start runs) and how many restarts there have been."""
 
     name: str
     transport: Transport
     status: State
+    toolTimeoutSec: NotRequired[float]
+    startupTimeoutSec: NotRequired[float]
     error: NotRequired[str]
+    retryInMs: NotRequired[int]
+    restarts: NotRequired[int]
     tools: NotRequired[int]
     capabilities: NotRequired[dict[str, Any]]
 

@@ -9,9 +9,10 @@ from pydantic import ValidationError
 
 from core.arguments import InvalidJson, parse_json_arguments
 from core.capabilities import McpCapability, McpRequestError
-from core.deadline import DeadlineExceeded, within
+from core.deadline import DeadlineExceeded
 from core.errors import RespondToModel
 from core.events import CANCELLED, Emit, McpCallSpan, McpInvocation
+from core.host_requests import ask_host
 from core.items import (
     CallToolResult,
     FunctionCallOutputItem,
@@ -21,16 +22,8 @@ from core.items import (
 )
 from core.output import FunctionOutput, McpOutput, ToolOutput
 from core.payload import McpPayload, PayloadKind, ToolCall
+from core.servers import ServerBoard
 from core.validation import format_validation_error
-
-# codex DEFAULT_TOOL_TIMEOUT, used for resource calls. Tool calls send no `timeoutMs` unless one is given:
-# the host applies each server's `tool_timeout_sec` (default 60 s), which only the user's config knows.
-DEFAULT_TOOL_TIMEOUT_MS = 60_000
-# Without an explicit limit we still stop waiting at some point, should the host never answer at all;
-# it matches the service worker's own limit for one call.
-HOST_SILENCE_LIMIT_MS = 600_000
-# Our own bound waits this much longer, so the host's timeout error (with its reason) normally wins.
-LOCAL_TIMEOUT_MARGIN_MS = 5_000
 
 
 class McpToolCaller(Protocol):
@@ -40,20 +33,16 @@ class McpToolCaller(Protocol):
 
 
 class McpToolCall:
-    """Runs one MCP tool call through the host, with begin/end events and a time limit."""
+    """Runs one MCP tool call through the host, with begin/end events and the server's own time limit.
 
-    def __init__(
-        self,
-        mcp: McpCapability,
-        emit: Emit,
-        *,
-        timeout_ms: int | None = None,
-        margin_ms: int = LOCAL_TIMEOUT_MARGIN_MS,
-    ) -> None:
+    The host applies the server's `tool_timeout_sec` itself; the core waits that long (plus the startup
+    timeout while the server is not ready) and a margin, then gives up and the host request is cancelled.
+    """
+
+    def __init__(self, mcp: McpCapability, emit: Emit, servers: ServerBoard) -> None:
         self._mcp = mcp
         self._emit = emit
-        self._timeout_ms = timeout_ms
-        self._margin_ms = margin_ms
+        self._servers = servers
 
     async def __call__(self, call_id: str, server: str, tool: str, raw_arguments: str) -> ResponseInputItem:
         try:
@@ -75,14 +64,11 @@ class McpToolCall:
 
     async def _call(self, call_id: str, invocation: McpInvocation) -> CallToolResult | str:
         params: dict[str, Any] = {"server": invocation.server, "tool": invocation.tool}
-        if self._timeout_ms is not None:
-            params["timeoutMs"] = self._timeout_ms
         if invocation.arguments is not None:
             params["arguments"] = invocation.arguments
-        request = self._mcp.request("tools/call", params, call_id=call_id)
-        limit_ms = self._timeout_ms if self._timeout_ms is not None else HOST_SILENCE_LIMIT_MS
+        limit_ms = self._servers.request_limit_ms(invocation.server)
         try:
-            raw = await within(request, limit_ms + self._margin_ms)
+            raw = await ask_host(self._mcp, "tools/call", params, limit_ms=limit_ms, call_id=call_id)
         except McpRequestError as error:
             return f"tool call error: {error}"
         except DeadlineExceeded as error:

@@ -12,13 +12,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSche
 
 from core.arguments import InvalidJson, parse_json_arguments, validate_arguments
 from core.capabilities import McpCapability, McpRequestError
-from core.deadline import DeadlineExceeded, within
+from core.deadline import DeadlineExceeded
 from core.errors import RespondToModel
 from core.events import CANCELLED, Emit, McpCallSpan, McpInvocation
-from core.handlers.mcp import DEFAULT_TOOL_TIMEOUT_MS
+from core.host_requests import ask_host
 from core.items import CallToolResult
 from core.output import FunctionOutput
 from core.payload import FunctionPayload, PayloadKind, ToolCall
+from core.servers import ServerBoard
 from core.spec import ToolSpec, parameters_schema
 from core.validation import format_validation_error
 
@@ -133,11 +134,21 @@ def _invalid_answer(method: str, detail: str) -> RespondToModel:
     return RespondToModel(f"{method} failed: invalid answer from the host: {detail}")
 
 
+class _FailedServer(BaseModel):
+    """A server the host could not list in an all-servers listing (contract §4 `failedServers`)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    server: str
+    message: str
+
+
 class _ResourcesPage(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     resources: list[Json]
     nextCursor: str | None = None
+    failedServers: list[_FailedServer] = []
 
     @property
     def items(self) -> list[Json]:
@@ -149,6 +160,7 @@ class _TemplatesPage(BaseModel):
 
     resourceTemplates: list[Json]
     nextCursor: str | None = None
+    failedServers: list[_FailedServer] = []
 
     @property
     def items(self) -> list[Json]:
@@ -186,10 +198,10 @@ _TEMPLATES = _Listing(
 class McpResourceHandler:
     accepts = frozenset({PayloadKind.FUNCTION})
 
-    def __init__(self, mcp: McpCapability, emit: Emit, *, timeout_ms: int = DEFAULT_TOOL_TIMEOUT_MS) -> None:
+    def __init__(self, mcp: McpCapability, emit: Emit, servers: ServerBoard) -> None:
         self._mcp = mcp
         self._emit = emit
-        self._timeout_ms = timeout_ms
+        self._servers = servers
 
     async def handle(self, call: ToolCall) -> FunctionOutput:
         if not isinstance(call.payload, FunctionPayload):
@@ -224,7 +236,8 @@ class McpResourceHandler:
                     raise RespondToModel("cursor can only be used when a server is specified")
                 return await self._list_all(listing)
             params = {"server": server} if cursor is None else {"server": server, "cursor": cursor}
-            page = listing.page(await self._request(listing.method, params))
+            limit_ms = self._servers.request_limit_ms(server)
+            page = listing.page(await self._request(listing.method, params, limit_ms))
             answer: Json = {
                 "server": server,
                 listing.key: [{"server": server, **item} for item in page.items],
@@ -236,7 +249,8 @@ class McpResourceHandler:
         return await self._run(call_id, invocation, payload)
 
     async def _list_all(self, listing: _Listing) -> Json:
-        page = listing.page(await self._request(listing.method, {}))
+        limit_ms = self._servers.all_servers_limit_ms()
+        page = listing.page(await self._request(listing.method, {}, limit_ms))
         entries: list[Json] = []
         for item in page.items:
             server = item.get("server")
@@ -244,9 +258,12 @@ class McpResourceHandler:
                 raise _invalid_answer(listing.method, "an entry has no server")
             entries.append({"server": server, **item})
         # Sorted by server name, each server's own order kept (sort is stable). Servers the host could
-        # not list are left out, as codex drops them.
+        # not list are named, so the model knows the list is partial (contract §6).
         entries.sort(key=lambda entry: entry["server"])
-        return {listing.key: entries}
+        answer: Json = {listing.key: entries}
+        if page.failedServers:
+            answer["failedServers"] = [failed.model_dump() for failed in page.failedServers]
+        return answer
 
     async def _read(self, call_id: str, arguments: Any) -> FunctionOutput:
         if arguments is None:
@@ -257,7 +274,8 @@ class McpResourceHandler:
         invocation = McpInvocation(server, READ_RESOURCE, arguments)
 
         async def payload() -> Json:
-            raw = await self._request("resources/read", {"server": server, "uri": uri})
+            params = {"server": server, "uri": uri}
+            raw = await self._request("resources/read", params, self._servers.request_limit_ms(server))
             try:
                 result = _ReadResult.model_validate(raw)
             except ValidationError as error:
@@ -267,9 +285,9 @@ class McpResourceHandler:
 
         return await self._run(call_id, invocation, payload)
 
-    async def _request(self, method: str, params: Json) -> Any:
+    async def _request(self, method: str, params: Json, limit_ms: int) -> Any:
         try:
-            return await within(self._mcp.request(method, params), self._timeout_ms)
+            return await ask_host(self._mcp, method, params, limit_ms=limit_ms)
         except (McpRequestError, DeadlineExceeded) as error:
             raise RespondToModel(f"{method} failed: {error}") from None
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
+from core.servers import HostState, ServerStatus
+from core.service import Service
 
 type ToolFn = Callable[[Any], Awaitable[dict[str, Any]]]
 
@@ -38,8 +41,22 @@ class FakeServer:
     resource_pages: list[list[dict[str, Any]]] = field(default_factory=list)
     template_pages: list[list[dict[str, Any]]] = field(default_factory=list)
     contents: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    # A failed server: listed by the host under failedServers, and every request to it fails.
+    # A server that is down (contract §4): its last known tools stay listed with `available: false`, it
+    # is listed under failedServers, and every request to it fails -32000 naming it and `reason`.
     failing: bool = False
+    reason: str = "connection closed"
+    tool_timeout_sec: float | None = None
+    startup_timeout_sec: float | None = None
+
+    def status(self, name: str) -> dict[str, Any]:
+        status: dict[str, Any] = {"name": name, "transport": "stdio", "status": "ready"}
+        if self.failing:
+            status |= {"status": "restarting", "error": self.reason, "retryInMs": 2000, "restarts": 1}
+        if self.tool_timeout_sec is not None:
+            status["toolTimeoutSec"] = self.tool_timeout_sec
+        if self.startup_timeout_sec is not None:
+            status["startupTimeoutSec"] = self.startup_timeout_sec
+        return status
 
 
 @dataclass
@@ -47,20 +64,40 @@ class Request:
     method: str
     params: dict[str, Any]
     call_id: str | None
+    timeout_ms: int | None = None
 
 
 class FakeHost:
-    """An `McpCapability` behaving like the native host: same methods, shapes and error codes."""
+    """A `HostLink` behaving like the service worker and the native host behind it: same methods, shapes
+    and error codes. `connected` is what `hostEnsure` answers."""
 
-    def __init__(self, servers: dict[str, FakeServer] | None = None) -> None:
+    def __init__(self, servers: dict[str, FakeServer] | None = None, *, connected: bool = True) -> None:
         self.servers = servers or {}
+        self.connected = connected
         self.requests: list[Request] = []
+        self.ensures = 0
+        # Statuses of configured servers with no tools ever known (failed at first start, still starting).
+        self.extra_statuses: list[dict[str, Any]] = []
 
     def methods(self) -> list[str]:
         return [request.method for request in self.requests]
 
-    async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
-        self.requests.append(Request(method, dict(params), call_id))
+    def statuses(self) -> list[dict[str, Any]]:
+        return [server.status(name) for name, server in self.servers.items()] + self.extra_statuses
+
+    def state_message(self) -> dict[str, Any]:
+        """The `host/state` notification the service worker sends when its host port changes."""
+        return {"type": "host/state", "connected": self.connected, "servers": self.statuses()}
+
+    async def ensure(self) -> HostState:
+        self.ensures += 1
+        statuses = tuple(ServerStatus.model_validate(status) for status in self.statuses())
+        return HostState(connected=self.connected, servers=statuses if self.connected else ())
+
+    async def request(
+        self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+    ) -> Any:
+        self.requests.append(Request(method, dict(params), call_id, timeout_ms))
         if method == "tools/list":
             return self._tools_list()
         if method == "tools/call":
@@ -78,20 +115,20 @@ class FakeHost:
         if server is None:
             raise McpRequestError(McpErrorCode.UNKNOWN_SERVER, f"unknown server '{name}'")
         if server.failing:
-            raise McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, f"server '{name}' is not running")
+            message = f"server '{name}' is unavailable: {server.reason}; restarting in 2 s"
+            raise McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, message, {"server": name})
         return server
 
     def _tools_list(self) -> dict[str, Any]:
         tools = []
         for server_name, server in self.servers.items():
-            if server.failing:
-                continue
             for tool in server.tools:
                 entry: dict[str, Any] = {
                     "server": server_name,
                     "name": tool.name,
                     "qualifiedName": f"mcp__{server_name}__{tool.name}",
                     "inputSchema": tool.input_schema,
+                    "available": not server.failing,
                 }
                 if tool.description is not None:
                     entry["description"] = tool.description
@@ -116,7 +153,7 @@ class FakeHost:
             for name in sorted(self.servers):
                 server = self.servers[name]
                 if server.failing:
-                    failed.append({"server": name, "message": "not running"})
+                    failed.append({"server": name, "message": server.reason})
                     continue
                 items += [{"server": name, **item} for page in pages_of(server) for item in page]
             return {key: items, "failedServers": failed}
@@ -178,5 +215,87 @@ def custom_call(name: str, input: str = "", call_id: str = "call-1") -> dict[str
     return {"type": "custom_tool_call", "name": name, "input": input, "call_id": call_id}
 
 
-def dispatch(item: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "dispatch", "item": item}
+def dispatch(item: dict[str, Any], turn: str | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"type": "dispatch", "item": item}
+    if turn is not None:
+        message["turn"] = turn
+    return message
+
+
+async def connect(svc: Service, host: FakeHost, *, mcp_tools: bool = True) -> None:
+    """What the service worker tells Python about its host, and the user's `mcpTools` switch."""
+    assert (await svc.handle(host.state_message())) == {"ok": True}
+    config = await svc.handle({"type": "config/set", "patch": {"mcpTools": mcp_tools}})
+    assert config["mcpTools"] is mcp_tools
+
+
+def never_settles() -> Awaitable[str]:
+    """What a worker that never answers gives back: under Pyodide a real JS Promise that never settles (so
+    the core's time limits are checked against Pyodide's own event loop), under CPython a Future."""
+    if sys.platform == "emscripten":
+        import js  # type: ignore[import-not-found]  # only inside Pyodide
+
+        promise: Awaitable[str] = js.Promise.new(lambda resolve, reject: None)
+        return promise
+    return asyncio.get_running_loop().create_future()
+
+
+class FakeJsApi:
+    """The offscreen document's `api` object (core/bridge.py, I2) as the service worker answers it: `host`
+    requests go to a `FakeHost`, `hostEnsure` says the host's state, `browser` calls go to a `FakeBrowser`.
+    Records every request (kind, payload) and every `cancel(requestKey)`."""
+
+    def __init__(self, host: FakeHost, browser: FakeBrowser | None = None) -> None:
+        self.host = host
+        self.browser = browser or FakeBrowser()
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.events: list[dict[str, Any]] = []
+        self.cancels: list[str] = []
+        # Host methods the worker takes and never answers (a hung host).
+        self.silent: set[str] = set()
+        self.ensure_error: dict[str, Any] | None = None
+
+    def kinds(self) -> list[str]:
+        return [kind for kind, _ in self.requests]
+
+    def host_payloads(self) -> list[dict[str, Any]]:
+        return [payload for kind, payload in self.requests if kind == "host"]
+
+    def request(self, kind: str, payload_json: str) -> Awaitable[str]:
+        payload = json.loads(payload_json)
+        self.requests.append((kind, payload))
+        if kind == "host" and payload["method"] in self.silent:
+            return never_settles()
+        return self._answer(kind, payload)
+
+    async def _answer(self, kind: str, payload: dict[str, Any]) -> str:
+        try:
+            if kind == "hostEnsure":
+                if self.ensure_error is not None:
+                    return json.dumps({"error": self.ensure_error})
+                state = await self.host.ensure()
+                servers = [status.model_dump(exclude_none=True) for status in state.servers]
+                return json.dumps({"result": {"connected": state.connected, "servers": servers}})
+            if kind == "host":
+                result = await self.host.request(
+                    payload["method"],
+                    payload["params"],
+                    timeout_ms=payload["timeoutMs"],
+                    call_id=payload.get("callId"),
+                )
+                return json.dumps({"result": result})
+            if kind == "browser":
+                args = payload["args"]
+                answer = await self.browser.call(payload["tool"], args, timeout_ms=payload["timeoutMs"])
+                return json.dumps({"result": answer})
+        except McpRequestError as error:
+            return json.dumps({"error": {"code": error.code, "message": error.message, "data": error.data}})
+        except BrowserToolError as error:
+            return json.dumps({"error": {"code": -32000, "message": error.message}})
+        return json.dumps({"error": {"code": -32601, "message": f"unknown request kind {kind}"}})
+
+    def emit(self, event_json: str) -> None:
+        self.events.append(json.loads(event_json))
+
+    def cancel(self, request_key: str) -> None:
+        self.cancels.append(request_key)

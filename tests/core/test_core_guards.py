@@ -6,7 +6,16 @@ import time
 from typing import Any
 
 import pytest
-from core_fakes import FakeBrowser, FakeHost, FakeServer, FakeTool, custom_call, dispatch, function_call
+from core_fakes import (
+    FakeBrowser,
+    FakeHost,
+    FakeServer,
+    FakeTool,
+    connect,
+    custom_call,
+    dispatch,
+    function_call,
+)
 from pydantic import BaseModel
 
 from core.browser.registry import BrowserToolRegistry
@@ -16,8 +25,9 @@ from core.config import ToolsConfig
 from core.handlers.plan import PlanBoard
 from core.items import parse_response_item
 from core.mcp_tools import build_mcp_tool_table
-from core.parallel import ParallelGate
+from core.parallel import TurnGates
 from core.router import handle_response_item
+from core.servers import ServerBoard
 from core.service import Service
 
 pytestmark = pytest.mark.unit
@@ -32,8 +42,9 @@ def notes_host() -> FakeHost:
 
 
 async def service(*, host: FakeHost | None = None, mcp_tools: bool = False, **config: Any) -> Service:
-    svc = Service(emit=lambda event: None, browser=FakeBrowser({"browser_tab": [{"id": 1}]}))
-    svc.set_mcp(host)
+    svc = Service(emit=lambda event: None, browser=FakeBrowser({"browser_tab": [{"id": 1}]}), host=host)
+    if host is not None:
+        await connect(svc, host, mcp_tools=mcp_tools)
     await svc.handle({"type": "config/set", "patch": {"mcpTools": mcp_tools, **config}})
     return svc
 
@@ -176,7 +187,8 @@ def registry_with_browser_tools(*names: str, host: FakeHost) -> Any:
     return build_registry(
         emit=lambda event: None,
         plan=PlanBoard(),
-        gate=ParallelGate(),
+        gates=TurnGates(),
+        servers=ServerBoard(),
         config=ToolsConfig(mcpTools=True),
         mcp=host,
         mcp_table=table,

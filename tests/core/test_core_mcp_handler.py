@@ -12,6 +12,7 @@ from core_fakes import (
     FakeTool,
     Gate,
     blocking_tool,
+    connect,
     dispatch,
     function_call,
     text_result,
@@ -30,6 +31,7 @@ from core.items import (
 )
 from core.output import FunctionOutput, McpOutput
 from core.payload import FunctionPayload, McpPayload, ToolCall
+from core.servers import ServerBoard, ServerStatus
 from core.service import Service
 
 pytestmark = pytest.mark.unit
@@ -38,9 +40,8 @@ pytestmark = pytest.mark.unit
 async def figma_service(tool: FakeTool) -> tuple[Service, FakeHost, list[dict[str, Any]]]:
     events: list[dict[str, Any]] = []
     host = FakeHost({"figma": FakeServer(tools=[tool])})
-    svc = Service(emit=events.append)
-    svc.set_mcp(host)
-    await svc.handle({"type": "config/set", "patch": {"mcpTools": True}})
+    svc = Service(emit=events.append, host=host)
+    await connect(svc, host)
     return svc, host, events
 
 
@@ -218,9 +219,12 @@ class SilentHost:
     def __init__(self) -> None:
         self.cancelled = asyncio.Event()
         self.params: dict[str, Any] = {}
+        self.timeout_ms: int | None = None
 
-    async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
-        self.params = params
+    async def request(
+        self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+    ) -> Any:
+        self.params, self.timeout_ms = params, timeout_ms
         try:
             await asyncio.Event().wait()
         except asyncio.CancelledError:
@@ -228,17 +232,25 @@ class SilentHost:
             raise
 
 
-async def test_a_host_that_never_answers_is_bounded_locally_after_the_timeout_plus_a_margin() -> None:
+def board(**status: Any) -> ServerBoard:
+    servers = ServerBoard(margin_ms=10)
+    servers.update([ServerStatus.model_validate({"name": "figma", "status": "ready", **status})])
+    return servers
+
+
+async def test_a_host_that_never_answers_is_bounded_by_the_servers_tool_timeout_plus_a_margin() -> None:
     host = SilentHost()
     events: list[dict[str, Any]] = []
-    call = McpToolCall(host, events.append, timeout_ms=20, margin_ms=10)
+    call = McpToolCall(host, events.append, board(toolTimeoutSec=0.02))
     response = await call("c1", "figma", "list_files", "{}")
     assert response.to_wire() == {
         "type": "mcp_tool_call_output",
         "call_id": "c1",
         "result": {"Err": "tool call error: no answer from the native host, timed out after 30 ms"},
     }
-    assert host.params["timeoutMs"] == 20
+    # The host applies the server's own timeout: the core sends none, it only bounds its own wait.
+    assert "timeoutMs" not in host.params
+    assert host.timeout_ms == 30
     assert host.cancelled.is_set()
     assert [event["type"] for event in events] == ["McpToolCallBegin", "McpToolCallEnd"]
 
@@ -265,3 +277,28 @@ async def test_cancelling_a_running_call_cancels_the_host_request_releases_the_g
     plan = function_call("update_plan", '{"plan":[]}', "c2")
     answer = await asyncio.wait_for(svc.handle(dispatch(plan)), 1)
     assert answer["output"]["output"] == "Plan updated"
+
+
+@pytest.mark.parametrize(
+    ("status", "limit_ms"),
+    [
+        ({"status": "ready", "toolTimeoutSec": 120}, 120_010),
+        ({"status": "ready", "toolTimeoutSec": 0.5}, 510),
+        # Not ready: the host starts it on this call, so its startup timeout counts as well.
+        ({"status": "restarting", "toolTimeoutSec": 30, "startupTimeoutSec": 20}, 50_010),
+        ({"status": "starting"}, 70_010),  # codex's defaults: 60 s per call, 10 s to start
+        ({"status": "ready", "toolTimeoutSec": 1e308}, 2**31 - 1),  # never an overflowing timer
+    ],
+)
+async def test_the_core_waits_as_long_as_the_servers_own_config_says(
+    status: dict[str, Any], limit_ms: int
+) -> None:
+    host = FakeHost({"figma": FakeServer(tools=[FakeTool("list_files")])})
+    await McpToolCall(host, lambda event: None, board(**status))("c1", "figma", "list_files", "{}")
+    assert host.requests[-1].timeout_ms == limit_ms
+
+
+async def test_a_server_the_core_has_no_status_for_gets_the_default_tool_timeout() -> None:
+    host = FakeHost({"figma": FakeServer(tools=[FakeTool("list_files")])})
+    await McpToolCall(host, lambda event: None, ServerBoard(margin_ms=10))("c1", "figma", "list_files", "{}")
+    assert host.requests[-1].timeout_ms == 60_010

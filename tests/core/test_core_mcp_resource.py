@@ -7,11 +7,12 @@ import json
 from typing import Any
 
 import pytest
-from core_fakes import FakeHost, FakeServer, dispatch, function_call
+from core_fakes import FakeHost, FakeServer, connect, dispatch, function_call
 
 from core.errors import RespondToModel
 from core.handlers.mcp_resource import McpResourceHandler
 from core.payload import CustomPayload, FunctionPayload, ToolCall
+from core.servers import TIMEOUT_MARGIN_MS, ServerBoard, ServerStatus
 from core.service import Service
 
 pytestmark = pytest.mark.unit
@@ -41,9 +42,8 @@ def host() -> FakeHost:
 async def resource_service(fake: FakeHost | None = None) -> tuple[Service, FakeHost, list[dict[str, Any]]]:
     fake = fake or host()
     events: list[dict[str, Any]] = []
-    svc = Service(emit=events.append)
-    svc.set_mcp(fake)
-    await svc.handle({"type": "config/set", "patch": {"mcpTools": True}})
+    svc = Service(emit=events.append, host=fake)
+    await connect(svc, fake)
     return svc, fake, events
 
 
@@ -116,7 +116,9 @@ async def test_list_resources_of_all_servers_is_merged_and_sorted_by_server_name
 
 async def test_all_servers_listing_is_sorted_even_when_the_host_answers_unsorted() -> None:
     class UnsortedHost:
-        async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
+        async def request(
+            self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+        ) -> Any:
             return {
                 "resources": [
                     {"server": "b", "uri": "1"},
@@ -125,7 +127,7 @@ async def test_all_servers_listing_is_sorted_even_when_the_host_answers_unsorted
                 ]
             }
 
-    handler = McpResourceHandler(UnsortedHost(), lambda event: None)
+    handler = McpResourceHandler(UnsortedHost(), lambda event: None, ServerBoard())
     output = await handler.handle(ToolCall("list_mcp_resources", "r1", FunctionPayload("")))
     assert [entry["uri"] for entry in json.loads(output.content)["resources"]] == ["2", "1", "3"]
 
@@ -136,7 +138,7 @@ async def test_list_resources_with_a_cursor_but_no_server_is_refused_after_the_b
         "cursor can only be used when a server is specified",
         False,
     )
-    assert fake.requests == [fake.requests[0]]  # only the tools/list of the table
+    assert fake.requests == []  # a built-in: not even the MCP tool table is fetched
     assert ended_with(events) == {"Err": "cursor can only be used when a server is specified"}
 
 
@@ -243,12 +245,35 @@ async def test_listing_an_unknown_server_reports_the_hosts_error() -> None:
     )
 
 
-async def test_a_failing_server_is_left_out_of_the_all_servers_listing() -> None:
+async def test_a_server_that_could_not_be_listed_is_named_under_failed_servers() -> None:
     fake = host()
     fake.servers["beta"].failing = True
+    fake.servers["beta"].reason = "timed out after 60 s"
     svc, _, _ = await resource_service(fake)
-    output, _ = await call(svc, "list_mcp_resources", "")
-    assert [entry["server"] for entry in json.loads(output)["resources"]] == ["alpha", "alpha", "figma"]
+    output, success = await call(svc, "list_mcp_resources", "")
+    payload = json.loads(output)
+    assert [entry["server"] for entry in payload["resources"]] == ["alpha", "alpha", "figma"]
+    assert payload["failedServers"] == [{"server": "beta", "message": "timed out after 60 s"}]
+    assert success is True
+    templates, _ = await call(svc, "list_mcp_resource_templates", "")
+    assert json.loads(templates)["failedServers"] == [{"server": "beta", "message": "timed out after 60 s"}]
+
+
+async def test_each_resource_request_waits_as_long_as_its_servers_own_tool_timeout() -> None:
+    fake = host()
+    fake.servers["figma"].tool_timeout_sec = 2
+    fake.servers["alpha"].tool_timeout_sec = 300
+    svc, _, _ = await resource_service(fake)
+    await call(svc, "read_mcp_resource", '{"server":"figma","uri":"memo://123"}')
+    await call(svc, "list_mcp_resources", '{"server":"beta"}')
+    await call(svc, "list_mcp_resources", "")
+    limits = [(request.method, request.params.get("server"), request.timeout_ms) for request in fake.requests]
+    assert limits == [
+        ("resources/read", "figma", 2_000 + TIMEOUT_MARGIN_MS),
+        ("resources/list", "beta", 60_000 + TIMEOUT_MARGIN_MS),  # no toolTimeoutSec: codex's 60 s
+        # Every server: the slowest one's timeout; the host waits at most 1 s for servers still starting.
+        ("resources/list", None, 300_000 + 1_000 + TIMEOUT_MARGIN_MS),
+    ]
 
 
 async def test_list_resource_templates_for_one_server_and_for_all_servers() -> None:
@@ -278,10 +303,12 @@ async def test_list_resource_templates_with_a_cursor_but_no_server_is_refused() 
 
 async def test_an_invalid_host_answer_is_reported_naming_the_field() -> None:
     class BadHost:
-        async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
+        async def request(
+            self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+        ) -> Any:
             return {"server": "s", "resources": "none"}
 
-    handler = McpResourceHandler(BadHost(), lambda event: None)
+    handler = McpResourceHandler(BadHost(), lambda event: None, ServerBoard())
     with pytest.raises(RespondToModel) as raised:
         await handler.handle(ToolCall("list_mcp_resources", "r1", FunctionPayload('{"server":"s"}')))
     assert (
@@ -292,16 +319,20 @@ async def test_an_invalid_host_answer_is_reported_naming_the_field() -> None:
 
 async def test_a_resource_request_the_host_never_answers_times_out() -> None:
     class SilentHost:
-        async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
+        async def request(
+            self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+        ) -> Any:
             await asyncio.Event().wait()
 
-    handler = McpResourceHandler(SilentHost(), lambda event: None, timeout_ms=10)
+    servers = ServerBoard(margin_ms=5)
+    servers.update([ServerStatus(name="s", status="ready", toolTimeoutSec=0.005)])
+    handler = McpResourceHandler(SilentHost(), lambda event: None, servers)
     with pytest.raises(RespondToModel, match=r"^resources/read failed: timed out after 10 ms$"):
         await handler.handle(ToolCall("read_mcp_resource", "r1", FunctionPayload('{"server":"s","uri":"u"}')))
 
 
 async def test_the_handler_refuses_other_tool_names_and_payloads() -> None:
-    handler = McpResourceHandler(host(), lambda event: None)
+    handler = McpResourceHandler(host(), lambda event: None, ServerBoard())
     with pytest.raises(RespondToModel, match=r"^unsupported MCP resource tool: read_everything$"):
         await handler.handle(ToolCall("read_everything", "r1", FunctionPayload("")))
     with pytest.raises(RespondToModel, match=r"^mcp_resource handler received unsupported payload$"):
@@ -339,13 +370,15 @@ async def test_cancelling_a_resource_call_ends_its_events_and_propagates() -> No
         def __init__(self) -> None:
             self.asked = asyncio.Event()
 
-        async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
+        async def request(
+            self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+        ) -> Any:
             self.asked.set()
             await asyncio.Event().wait()
 
     held = HeldHost()
     events: list[dict[str, Any]] = []
-    handler = McpResourceHandler(held, events.append)
+    handler = McpResourceHandler(held, events.append, ServerBoard())
     running = asyncio.create_task(
         handler.handle(ToolCall("read_mcp_resource", "r1", FunctionPayload('{"server":"s","uri":"u"}')))
     )

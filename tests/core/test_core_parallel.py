@@ -1,4 +1,5 @@
-"""Parallel calls (spec 004 §5): parallel tools share the gate; serial ones hold it alone, in turn."""
+"""Parallel calls (spec 004 §5, contract §5 `turn`): within a turn parallel tools share the gate and serial
+ones hold it alone; calls of different turns, and calls without a turn, never wait for each other."""
 
 from __future__ import annotations
 
@@ -7,9 +8,18 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
-from core_fakes import FakeHost, FakeServer, FakeTool, Gate, blocking_tool, dispatch, function_call
+from core_fakes import (
+    FakeHost,
+    FakeServer,
+    FakeTool,
+    Gate,
+    blocking_tool,
+    connect,
+    dispatch,
+    function_call,
+)
 
-from core.parallel import ParallelGate
+from core.parallel import ParallelGate, TurnGates
 from core.service import Service
 
 pytestmark = pytest.mark.unit
@@ -100,7 +110,9 @@ class SlowListingHost(FakeHost):
         self.log = log
         self.gates: defaultdict[str, Gate] = defaultdict(Gate)
 
-    async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
+    async def request(
+        self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+    ) -> Any:
         if method == "resources/list":
             label = f"list {params['server']}"
             gate = self.gates[label]
@@ -108,7 +120,7 @@ class SlowListingHost(FakeHost):
             gate.started.set()
             await gate.release.wait()
             self.log.append(f"{label} end")
-        return await super().request(method, params, call_id=call_id)
+        return await super().request(method, params, timeout_ms=timeout_ms, call_id=call_id)
 
 
 async def concurrent_service() -> tuple[Service, SlowListingHost, dict[str, Gate], list[str]]:
@@ -116,19 +128,25 @@ async def concurrent_service() -> tuple[Service, SlowListingHost, dict[str, Gate
     tool_gates = {"slow1": Gate(), "slow2": Gate()}
     tools = [FakeTool(name, blocking_tool(gate, log, name)) for name, gate in tool_gates.items()]
     host = SlowListingHost({"a": FakeServer(tools=tools), "b": FakeServer()}, log)
-    svc = Service(emit=lambda event: None)
-    svc.set_mcp(host)
-    await svc.handle({"type": "config/set", "patch": {"mcpTools": True}})
+    svc = Service(emit=lambda event: None, host=host)
+    await connect(svc, host)
     await svc.handle({"type": "tools"})
     return svc, host, tool_gates, log
 
 
-def list_call(server: str) -> dict[str, Any]:
-    return dispatch(function_call("list_mcp_resources", f'{{"server":"{server}"}}', f"list-{server}"))
+TURN = "turn-1"
 
 
-def mcp_call(tool: str) -> dict[str, Any]:
-    return dispatch(function_call(f"mcp__a__{tool}", "{}", tool))
+def list_call(server: str, turn: str | None = TURN) -> dict[str, Any]:
+    return dispatch(function_call("list_mcp_resources", f'{{"server":"{server}"}}', f"list-{server}"), turn)
+
+
+def mcp_call(tool: str, turn: str | None = TURN) -> dict[str, Any]:
+    return dispatch(function_call(f"mcp__a__{tool}", "{}", tool), turn)
+
+
+def plan_call(turn: str | None = TURN) -> dict[str, Any]:
+    return dispatch(function_call("update_plan", '{"plan":[]}', "p"), turn)
 
 
 async def test_parallel_resource_calls_run_at_the_same_time() -> None:
@@ -182,13 +200,70 @@ async def test_update_plan_waits_for_a_running_mcp_call() -> None:
     svc, _, tool_gates, _ = await concurrent_service()
     running = asyncio.create_task(svc.handle(mcp_call("slow1")))
     await asyncio.wait_for(tool_gates["slow1"].started.wait(), SOON)
-    plan = asyncio.create_task(svc.handle(dispatch(function_call("update_plan", '{"plan":[]}', "p"))))
+    plan = asyncio.create_task(svc.handle(plan_call()))
     await settle()
     assert not plan.done()
     tool_gates["slow1"].release.set()
     answer = await asyncio.wait_for(plan, SOON)
     assert answer["output"]["output"] == "Plan updated"
     await running
+
+
+async def test_calls_of_different_turns_never_wait_for_each_other() -> None:
+    svc, _, tool_gates, log = await concurrent_service()
+    running = asyncio.create_task(svc.handle(mcp_call("slow1", "turn-a")))
+    await asyncio.wait_for(tool_gates["slow1"].started.wait(), SOON)
+    # A serial built-in of another turn answers while the first turn's serial MCP call still runs...
+    answer = await asyncio.wait_for(svc.handle(plan_call("turn-b")), SOON)
+    assert answer["output"]["output"] == "Plan updated"
+    # ...and so does a serial MCP call of that other turn: both hold their own turn's gate alone.
+    other = asyncio.create_task(svc.handle(mcp_call("slow2", "turn-b")))
+    await asyncio.wait_for(tool_gates["slow2"].started.wait(), SOON)
+    assert log == ["slow1 start", "slow2 start"]
+    tool_gates["slow1"].release.set()
+    tool_gates["slow2"].release.set()
+    answers = await asyncio.gather(running, other)
+    assert [answer["success"] for answer in answers] == [True, True]
+
+
+async def test_calls_without_a_turn_are_each_their_own_turn() -> None:
+    svc, _, tool_gates, log = await concurrent_service()
+    tasks = [asyncio.create_task(svc.handle(mcp_call(name, None))) for name in ("slow1", "slow2")]
+    await asyncio.wait_for(tool_gates["slow1"].started.wait(), SOON)
+    await asyncio.wait_for(tool_gates["slow2"].started.wait(), SOON)
+    answer = await asyncio.wait_for(svc.handle(plan_call(None)), SOON)
+    assert answer["success"] is True
+    for gate in tool_gates.values():
+        gate.release.set()
+    await asyncio.gather(*tasks)
+    assert sorted(log) == ["slow1 end", "slow1 start", "slow2 end", "slow2 start"]
+
+
+async def test_a_turn_keeps_its_gate_only_while_one_of_its_calls_runs_or_waits() -> None:
+    gates, log = TurnGates(), []
+    release, never = asyncio.Event(), asyncio.Event()
+
+    async def hold_turn(turn: str | None, parallel: bool, label: str, until: asyncio.Event) -> None:
+        async with gates.hold(turn, parallel=parallel):
+            log.append(f"{label} in")
+            await until.wait()
+
+    running = asyncio.create_task(hold_turn("a", False, "a1", release))
+    waiting = asyncio.create_task(hold_turn("a", False, "a2", never))
+    other = asyncio.create_task(hold_turn("b", True, "b1", release))
+    own = asyncio.create_task(hold_turn(None, False, "none", release))
+    await settle()
+    assert log == ["a1 in", "b1 in", "none in"]
+    assert len(gates) == 2  # a call without a turn holds no gate at all
+    waiting.cancel()
+    release.set()
+    await asyncio.gather(running, other, own)
+    assert waiting.cancelled()
+    assert len(gates) == 0
+    # A turn id used again later starts from a fresh gate.
+    async with asyncio.timeout(SOON), gates.hold("a", parallel=False):
+        assert len(gates) == 1
+    assert len(gates) == 0
 
 
 async def test_each_offered_tool_declares_whether_it_supports_parallel_calls() -> None:

@@ -11,7 +11,7 @@ from core.guards import McpAccess
 from core.items import parse_response_item
 from core.mcp_tools import McpTool
 from core.output import FunctionOutput, ToolOutput
-from core.parallel import ParallelGate
+from core.parallel import TurnGates
 from core.payload import (
     CustomPayload,
     FunctionPayload,
@@ -23,6 +23,7 @@ from core.payload import (
 )
 from core.registry import RegisteredTool, ToolRegistry, ToolSource
 from core.router import build_tool_call, dispatch_tool_call, failure_response, handle_response_item
+from core.servers import ServerBoard
 from core.spec import ToolSpec
 
 pytestmark = pytest.mark.unit
@@ -55,7 +56,7 @@ def spec(name: str) -> ToolSpec:
 
 
 def registry(*tools: RegisteredTool, access: McpAccess = McpAccess.ENABLED) -> ToolRegistry:
-    return ToolRegistry(tools, access=access, disabled=(), gate=ParallelGate())
+    return ToolRegistry(tools, access=access, disabled=(), gates=TurnGates(), servers=ServerBoard())
 
 
 MCP_TABLE = {"mcp__figma__list_files": McpTool("figma", "list_files", spec("mcp__figma__list_files"))}

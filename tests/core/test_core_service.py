@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from core_fakes import FakeBrowser, FakeHost, FakeServer, FakeTool, dispatch, function_call
+from core_fakes import FakeBrowser, FakeHost, FakeServer, FakeTool, connect, dispatch, function_call
 
 from core.capabilities import McpErrorCode, McpRequestError
 from core.service import Service
@@ -34,9 +34,10 @@ def notes_host() -> FakeHost:
     )
 
 
-async def enabled(svc: Service, host: FakeHost) -> None:
-    svc.set_mcp(host)
-    assert (await svc.handle({"type": "config/set", "patch": {"mcpTools": True}}))["mcpTools"] is True
+async def enabled(host: FakeHost) -> Service:
+    svc = Service(emit=lambda event: None, host=host)
+    await connect(svc, host)
+    return svc
 
 
 # --- tools ------------------------------------------------------------------------------------------------
@@ -74,15 +75,14 @@ async def test_browser_tools_are_offered_only_with_a_browser_capability() -> Non
 
 async def test_a_connected_host_with_mcp_tools_off_adds_nothing_and_is_not_asked() -> None:
     host = notes_host()
-    svc = Service(emit=lambda event: None)
-    svc.set_mcp(host)
+    svc = Service(emit=lambda event: None, host=host)
+    await connect(svc, host, mcp_tools=False)
     assert names(await svc.handle({"type": "tools"})) == ["update_plan"]
     assert host.requests == []
 
 
 async def test_with_mcp_usable_resource_tools_and_mcp_tools_are_offered_with_sanitised_schemas() -> None:
-    svc = Service(emit=lambda event: None)
-    await enabled(svc, notes_host())
+    svc = await enabled(notes_host())
     tools = (await svc.handle({"type": "tools"}))["tools"]
     assert names({"tools": tools}) == [
         "update_plan",
@@ -109,8 +109,7 @@ async def test_with_mcp_usable_resource_tools_and_mcp_tools_are_offered_with_san
 
 async def test_the_mcp_tool_table_is_fetched_lazily_once() -> None:
     host = notes_host()
-    svc = Service(emit=lambda event: None)
-    await enabled(svc, host)
+    svc = await enabled(host)
     assert host.requests == []
     await svc.handle({"type": "tools"})
     await svc.handle(dispatch(function_call("mcp__notes__add", '{"text":"x"}')))
@@ -119,8 +118,7 @@ async def test_the_mcp_tool_table_is_fetched_lazily_once() -> None:
 
 async def test_a_host_servers_notification_refreshes_the_table_at_once() -> None:
     host = notes_host()
-    svc = Service(emit=lambda event: None)
-    await enabled(svc, host)
+    svc = await enabled(host)
     await svc.handle({"type": "tools"})
     host.servers["todo"] = FakeServer(tools=[FakeTool("done")])
     assert await svc.handle({"type": "host/servers", "servers": []}) == {"ok": True}
@@ -129,10 +127,11 @@ async def test_a_host_servers_notification_refreshes_the_table_at_once() -> None
 
 
 async def test_a_host_that_goes_away_takes_its_tools_with_it() -> None:
-    svc = Service(emit=lambda event: None)
-    await enabled(svc, notes_host())
+    host = notes_host()
+    svc = await enabled(host)
     assert "mcp__notes__add" in names(await svc.handle({"type": "tools"}))
-    svc.set_mcp(None)
+    host.connected = False
+    assert await svc.handle({"type": "host/state", "connected": False, "servers": []}) == {"ok": True}
     assert names(await svc.handle({"type": "tools"})) == ["update_plan"]
     answer = await svc.handle(dispatch(function_call("mcp__notes__add")))
     assert (
@@ -142,11 +141,11 @@ async def test_a_host_that_goes_away_takes_its_tools_with_it() -> None:
 
 
 async def test_a_new_host_is_asked_for_its_own_tools() -> None:
-    svc = Service(emit=lambda event: None)
-    await enabled(svc, notes_host())
+    host = notes_host()
+    svc = await enabled(host)
     await svc.handle({"type": "tools"})
-    other = FakeHost({"todo": FakeServer(tools=[FakeTool("done")])})
-    svc.set_mcp(other)
+    host.servers = {"todo": FakeServer(tools=[FakeTool("done")])}
+    await svc.handle(host.state_message())
     assert names(await svc.handle({"type": "tools"}))[-1] == "mcp__todo__done"
 
 
@@ -154,14 +153,15 @@ async def test_a_failing_tools_list_is_reported_and_retried() -> None:
     class FailingOnce(FakeHost):
         calls = 0
 
-        async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
+        async def request(
+            self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+        ) -> Any:
             FailingOnce.calls += 1
             if FailingOnce.calls == 1:
                 raise McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, "connection closed")
-            return await super().request(method, params, call_id=call_id)
+            return await super().request(method, params, timeout_ms=timeout_ms, call_id=call_id)
 
-    svc = Service(emit=lambda event: None)
-    await enabled(svc, FailingOnce(notes_host().servers))
+    svc = await enabled(FailingOnce(notes_host().servers))
     first = await svc.handle({"type": "tools"})
     assert first["mcpError"] == "tools/list failed: connection closed"
     assert "mcp__notes__add" not in names(first)
@@ -194,7 +194,9 @@ async def test_config_set_applies_a_valid_patch_and_returns_the_new_config() -> 
 )
 async def test_an_invalid_patch_names_the_bad_key_and_changes_nothing(patch: Any, error: str) -> None:
     svc = Service(emit=lambda event: None)
-    assert await svc.handle({"type": "config/set", "patch": patch}) == {"error": error}
+    assert await svc.handle({"type": "config/set", "patch": patch}) == {
+        "error": {"code": -32602, "message": error}
+    }
     assert await svc.handle({"type": "config/get"}) == {"mcpTools": False, "disabledTools": []}
 
 
@@ -205,7 +207,7 @@ async def test_config_load_replaces_the_whole_config_and_refuses_an_invalid_one(
         "disabledTools": [],
     }
     assert await svc.handle({"type": "config/load", "config": {"mcpTools": 1}}) == {
-        "error": "invalid config: mcpTools: Input should be a valid boolean"
+        "error": {"code": -32602, "message": "invalid config: mcpTools: Input should be a valid boolean"}
     }
     assert (await svc.handle({"type": "config/get"}))["mcpTools"] is True
 
@@ -342,17 +344,29 @@ async def test_a_local_shell_call_says_there_is_no_shell_in_a_browser_extension(
 async def test_an_item_that_is_not_a_tool_call_is_answered_with_an_error_naming_it() -> None:
     svc = Service(emit=lambda event: None)
     assert await svc.handle(dispatch({"type": "reasoning", "summary": []})) == {
-        "error": "item type 'reasoning' is not a tool call "
-        "(expected one of: function_call, custom_tool_call, local_shell_call)"
+        "error": {
+            "code": -32602,
+            "message": "item type 'reasoning' is not a tool call "
+            "(expected one of: function_call, custom_tool_call, local_shell_call)",
+        }
     }
 
 
 async def test_an_invalid_item_is_answered_with_an_error_naming_the_field() -> None:
     svc = Service(emit=lambda event: None)
     assert await svc.handle(dispatch({"type": "function_call", "name": "update_plan", "call_id": "c"})) == {
-        "error": "invalid function_call item: arguments: Field required"
+        "error": {"code": -32602, "message": "invalid function_call item: arguments: Field required"}
     }
-    assert await svc.handle({"type": "dispatch"}) == {"error": "item must be an object"}
+    assert await svc.handle({"type": "dispatch"}) == {
+        "error": {"code": -32602, "message": "item must be an object"}
+    }
+
+
+@pytest.mark.parametrize("turn", [7, ["t"], {"id": "t"}, True])
+async def test_a_turn_that_is_not_a_string_is_a_malformed_request(turn: Any) -> None:
+    svc = Service(emit=lambda event: None)
+    message = {**dispatch(function_call("update_plan", '{"plan":[]}')), "turn": turn}
+    assert await svc.handle(message) == {"error": {"code": -32602, "message": "turn must be a string"}}
 
 
 async def test_a_fatal_error_is_answered_as_fatal() -> None:
@@ -365,8 +379,10 @@ async def test_a_fatal_error_is_answered_as_fatal() -> None:
 
 async def test_an_unknown_message_type_is_answered_with_an_error() -> None:
     svc = Service(emit=lambda event: None)
-    assert await svc.handle({"type": "reboot"}) == {"error": "unknown message type: 'reboot'"}
-    assert await svc.handle({}) == {"error": "unknown message type: None"}
+    assert await svc.handle({"type": "reboot"}) == {
+        "error": {"code": -32601, "message": "unknown message type: 'reboot'"}
+    }
+    assert await svc.handle({}) == {"error": {"code": -32601, "message": "unknown message type: None"}}
 
 
 class HeldToolsList(FakeHost):
@@ -377,17 +393,20 @@ class HeldToolsList(FakeHost):
         self.listing = asyncio.Event()
         self.release = asyncio.Event()
 
-    async def request(self, method: str, params: dict[str, Any], *, call_id: str | None = None) -> Any:
+    async def request(
+        self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+    ) -> Any:
+        # The answer is the host's state when asked: a host replaced meanwhile answered for its old servers.
+        result = await super().request(method, params, timeout_ms=timeout_ms, call_id=call_id)
         if method == "tools/list":
             self.listing.set()
             await self.release.wait()
-        return await super().request(method, params, call_id=call_id)
+        return result
 
 
 async def test_concurrent_requests_share_one_tools_list() -> None:
     host = HeldToolsList(notes_host().servers)
-    svc = Service(emit=lambda event: None)
-    await enabled(svc, host)
+    svc = await enabled(host)
     first = asyncio.create_task(svc.handle({"type": "tools"}))
     second = asyncio.create_task(svc.handle(dispatch(function_call("mcp__notes__add"))))
     await asyncio.wait_for(host.listing.wait(), 1)
@@ -399,13 +418,13 @@ async def test_concurrent_requests_share_one_tools_list() -> None:
 
 
 async def test_a_tools_list_answer_from_a_host_that_was_replaced_meanwhile_is_dropped() -> None:
-    old = HeldToolsList(notes_host().servers)
-    svc = Service(emit=lambda event: None)
-    await enabled(svc, old)
+    host = HeldToolsList(notes_host().servers)
+    svc = await enabled(host)
     stale = asyncio.create_task(svc.handle({"type": "tools"}))
-    await asyncio.wait_for(old.listing.wait(), 1)
-    svc.set_mcp(FakeHost({"todo": FakeServer(tools=[FakeTool("done")])}))
-    old.release.set()
+    await asyncio.wait_for(host.listing.wait(), 1)
+    host.servers = {"todo": FakeServer(tools=[FakeTool("done")])}
+    await svc.handle(host.state_message())
+    host.release.set()
     await stale
     assert names(await svc.handle({"type": "tools"}))[-1] == "mcp__todo__done"
     answer = await svc.handle(dispatch(function_call("mcp__notes__add")))
@@ -415,8 +434,7 @@ async def test_a_tools_list_answer_from_a_host_that_was_replaced_meanwhile_is_dr
 async def test_a_call_racing_a_servers_change_fetches_the_tool_table_again_and_succeeds() -> None:
     # Right after a (re)connect the host reports server status changes while the first tools/list runs.
     host = HeldToolsList(notes_host().servers)
-    svc = Service(emit=lambda event: None)
-    await enabled(svc, host)
+    svc = await enabled(host)
     call = asyncio.create_task(svc.handle(dispatch(function_call("mcp__notes__add"))))
     await asyncio.wait_for(host.listing.wait(), 1)
     changed = asyncio.create_task(

@@ -47,16 +47,15 @@ def test_a_server_killed_mid_call(host_dirs: HostDirs) -> None:
         os.kill(pid, signal.SIGKILL)
         response = pending.result(30)
         assert response["error"]["code"] == -32000 and response["error"]["data"]["server"] == "victim"
-        failed = status_of(host, "victim", "failed")
-        assert "victim" in str(failed["error"])
+        assert response["error"]["message"].startswith("server 'victim' is unavailable: connection closed")
         bystander = host.call(
             "tools/call", {"server": "bystander", "tool": "echo", "arguments": {"text": "fine"}}
         )
         assert bystander["content"][0]["text"] == "fine"
-        # The next use starts it again.
+        # It comes back by itself.
+        status_of(host, "victim", "ready")
         again = host.call("tools/call", {"server": "victim", "tool": "pid"})["structuredContent"]["result"]
         assert again != pid
-        status_of(host, "victim", "ready")
 
 
 def test_a_server_exiting_inside_a_call(host_dirs: HostDirs) -> None:
@@ -65,6 +64,7 @@ def test_a_server_exiting_inside_a_call(host_dirs: HostDirs) -> None:
         with pytest.raises(HostError) as caught:
             host.call("tools/call", {"server": "fragile", "tool": "crash"})
         assert caught.value.code == -32000
+        status_of(host, "fragile", "ready")
         assert (
             host.call("tools/call", {"server": "fragile", "tool": "add", "arguments": {"a": 1, "b": 2}})[
                 "isError"
@@ -79,7 +79,7 @@ def test_a_server_that_never_answers_times_out_with_advice(host_dirs: HostDirs) 
         "startup_timeout_sec = 0.5\n" + stdio_server("fine", "demo_server.py")
     )
     with running_host(host_dirs, config) as host:
-        mute = status_of(host, "mute", "failed")
+        mute = status_of(host, "mute", "restarting")
         assert "timed out after 0.5 seconds" in str(mute["error"]) and "startup_timeout_sec" in str(
             mute["error"]
         )
@@ -89,17 +89,14 @@ def test_a_server_that_never_answers_times_out_with_advice(host_dirs: HostDirs) 
         host.wait_ready("fine")
 
 
-def test_a_missing_command_is_named_and_retried_with_backoff(host_dirs: HostDirs) -> None:
+def test_a_missing_command_is_named(host_dirs: HostDirs) -> None:
     config = '[mcp_servers.ghost]\ncommand = "tabgate-no-such-command"\n'
     with running_host(host_dirs, config) as host:
-        ghost = status_of(host, "ghost", "failed")
+        ghost = status_of(host, "ghost", "restarting")
         assert "command not found: tabgate-no-such-command" in str(ghost["error"])
         with pytest.raises(HostError) as caught:
             host.call("tools/call", {"server": "ghost", "tool": "x"})
         assert "tabgate-no-such-command" in caught.value.message
-        with pytest.raises(HostError) as caught:
-            host.call("tools/call", {"server": "ghost", "tool": "x"})
-        assert "next attempt in" in caught.value.message
 
 
 def test_invalid_config_is_reported_and_valid_servers_still_served(host_dirs: HostDirs) -> None:
@@ -115,7 +112,7 @@ def test_invalid_config_is_reported_and_valid_servers_still_served(host_dirs: Ho
         assert str(host_dirs.config) in servers["typo"]["error"] and "comand" in servers["typo"]["error"]
         assert "[mcp_servers.typo]" in servers["typo"]["error"]
         assert "`url` is not supported for stdio" in servers["both"]["error"]
-        tokenless = status_of(host, "tokenless", "failed")
+        tokenless = status_of(host, "tokenless", "failed")  # no retry can set the variable
         assert "Environment variable TABGATE_TEST_UNSET for MCP server 'tokenless' is not set" in str(
             tokenless["error"]
         )

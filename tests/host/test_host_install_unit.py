@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import pytest
 
+from native_host.config import write_default_config
+from native_host.doctor import run_doctor
 from native_host.identity import EXTENSION_ORIGIN, HOST_NAME, HOST_VERSION
 from native_host.install import install_at, launcher_path, render_launcher, render_manifest, uninstall_at
-from native_host.locations import BROWSERS, PLATFORMS, browser_location, user_data_dir_location
+from native_host.locations import BROWSERS, PLATFORMS, Location, browser_location, user_data_dir_location
 
 pytestmark = pytest.mark.unit
 
@@ -148,3 +152,48 @@ def test_version_matches_the_distribution() -> None:
 def test_cli_help_and_unknown_command() -> None:
     done = subprocess.run([sys.executable, "-m", "native_host.cli", "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "install" in done.stdout and "doctor" in done.stdout
+
+
+def test_per_user_installs_are_private_system_ones_readable_by_all(tmp_path: Path) -> None:
+    mine = user_data_dir_location(tmp_path / "profile")
+    install_at(mine, platform="linux", config=None)
+    folder = Path(mine.manifest).parent
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(Path(mine.manifest).stat().st_mode) == 0o600
+    assert stat.S_IMODE(Path(launcher_path(mine)).stat().st_mode) == 0o700
+    existing = tmp_path / "shared"
+    existing.mkdir(mode=0o755)
+    existing.chmod(0o755)
+    install_at(Location(None, False, existing / f"{HOST_NAME}.json"), platform="linux", config=None)
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o755  # a folder that was there is left as it was
+
+    everyone = Location("chrome", True, tmp_path / "etc" / "native-messaging-hosts" / f"{HOST_NAME}.json")
+    install_at(everyone, platform="linux", config=None)
+    assert stat.S_IMODE(Path(everyone.manifest).parent.stat().st_mode) == 0o755
+    assert stat.S_IMODE(Path(everyone.manifest).stat().st_mode) == 0o644
+    assert stat.S_IMODE(Path(launcher_path(everyone)).stat().st_mode) == 0o755
+
+
+def test_doctor_checks_each_config_an_installed_launcher_passes(tmp_path: Path) -> None:
+    first, second = user_data_dir_location(tmp_path / "one"), user_data_dir_location(tmp_path / "two")
+    good, broken = tmp_path / "good.toml", tmp_path / "broken.toml"
+    install_at(first, platform="linux", config=good)
+    install_at(second, platform="linux", config=broken)
+    write_default_config(good, sys.executable)
+    write_default_config(broken, sys.executable)
+    with broken.open("a") as config:
+        config.write('[mcp_servers.slow]\ncommand = "x"\nstartup_timeout_sec = 1e308\n')
+    default = tmp_path / "default.toml"  # no launcher reads it: not checked
+    out = io.StringIO()
+    code = run_doctor(
+        locations=[first, second],
+        config_path=default,
+        log_dir=tmp_path / "logs",
+        out=out,
+        start_servers=False,
+    )
+    report = out.getvalue()
+    assert code == 1, report
+    assert f"config {good} (passed by the launcher {launcher_path(first)}): 1 server(s)" in report
+    assert f"{broken}: [mcp_servers.slow] startup_timeout_sec: must be at most 86400" in report
+    assert str(default) not in report

@@ -103,6 +103,10 @@ def test_every_server_reports_its_status(host: HostProcess) -> None:
     }
     assert servers["paged"]["tools"] == 25
     assert servers["filtered"]["tools"] == 2
+    assert (servers["everything_old"]["startupTimeoutSec"], servers["everything_old"]["toolTimeoutSec"]) == (
+        30,
+        60,
+    )
     assert "tools" in servers["demo"]["capabilities"]
 
 
@@ -114,7 +118,7 @@ def test_tools_list_pages_to_the_end_filters_and_sorts(host: HostProcess) -> Non
     for tool in tools:
         by_server.setdefault(tool["server"], []).append(tool["name"])
         assert tool["qualifiedName"] == f"mcp__{tool['server']}__{tool['name']}"
-        assert isinstance(tool["inputSchema"], dict)
+        assert isinstance(tool["inputSchema"], dict) and tool["available"] is True
     assert sorted(by_server["paged"]) == [f"tool_{n:02d}" for n in range(25)]
     assert sorted(by_server["looping"]) == [
         f"tool_{n:02d}" for n in range(20)
@@ -338,9 +342,13 @@ def test_secrets_stay_out_of_logs(host: HostProcess, dirs: HostDirs) -> None:
     assert TOKEN not in json.dumps(host.call("servers/list"))
 
 
-def test_tools_list_right_after_initialize_waits_for_starting_servers(tmp_path: Path) -> None:
+def test_tools_list_right_after_initialize_answers_with_what_is_ready(tmp_path: Path) -> None:
     with running_host(HostDirs.under(tmp_path), stdio_server("demo", "demo_server.py")) as fresh:
         servers = fresh.initialize()["servers"]
         assert [s["status"] for s in servers] == ["starting"]
-        names = {t["name"] for t in fresh.call("tools/list")["tools"]}
-        assert {"echo", "add", "slow"} <= names
+        assert (servers[0]["toolTimeoutSec"], servers[0]["startupTimeoutSec"]) == (60, 10)
+        assert isinstance(fresh.call("tools/list", timeout=15)["tools"], list)  # at most ~1 s of waiting
+        fresh.wait_ready("demo")
+        tools = fresh.call("tools/list")["tools"]
+        assert {"echo", "add", "slow"} <= {t["name"] for t in tools}
+        assert all(t["available"] for t in tools)

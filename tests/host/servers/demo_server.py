@@ -1,16 +1,21 @@
 """A test MCP server (MCPServer): `python demo_server.py [stdio | http PORT | sse PORT]`.
 
 Env: DEMO_MARKERS — a folder where `slow` records that it was cancelled; DEMO_TOKEN — when set, HTTP requests
-must carry `Authorization: Bearer <token>` and `X-Demo: yes`."""
+must carry `Authorization: Bearer <token>` and `X-Demo: yes`; DEMO_START_DELAY — seconds to sleep before
+serving (a slow start); DEMO_EXIT_AFTER — seconds after which the process exits (a server that keeps dying);
+DEMO_SECRET — what `leak` puts into its JSON-RPC error."""
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import anyio
+from mcp import MCPError
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -71,6 +76,14 @@ def fail(message: str) -> str:
     raise ToolError(message)
 
 
+@mcp.tool()
+def leak() -> str:
+    """Answer a JSON-RPC error whose message and data hold the DEMO_SECRET value."""
+    secret = os.environ.get("DEMO_SECRET", "")
+    data = {"echo": secret, "list": [f"x{secret}x"]}
+    raise MCPError(code=-32050, message=f"refused with {secret}", data=data)
+
+
 @mcp.resource("demo://static", mime_type="text/plain")
 def static() -> str:
     return "static text"
@@ -102,8 +115,17 @@ def _guarded(app: Any, token: str) -> Any:
     return guarded
 
 
+def _exit_later(seconds: float) -> None:
+    timer = threading.Timer(seconds, os._exit, args=(4,))
+    timer.daemon = True
+    timer.start()
+
+
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+    time.sleep(float(os.environ.get("DEMO_START_DELAY", "0")))
+    if "DEMO_EXIT_AFTER" in os.environ:
+        _exit_later(float(os.environ["DEMO_EXIT_AFTER"]))
     if mode == "stdio":
         mcp.run()
         return

@@ -1,0 +1,147 @@
+"""Writing `[mcp_servers.<name>]` tables with tomlkit, and adding them to the user's config.
+
+New servers are appended after the user's text, which is kept byte for byte (comments, spacing, order, line
+endings); tomlkit renders the new tables, escaping what TOML cannot hold raw (control characters, DEL).
+What TOML cannot hold at all (a lone surrogate, a value with no TOML form) is refused before anything is
+written, naming the server and key; and the result is read back and compared before it replaces the file."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import tomlkit
+from tomlkit.items import Array, InlineTable, Table
+
+from .config import ConfigProblem, type_name
+from .files import kept_or_tightened, write_atomically
+
+_SERVERS = "mcp_servers"
+
+
+class ConfigWriteError(Exception):
+    """The config was not changed: what was asked cannot be written, or the file cannot be read."""
+
+    def __init__(self, message: str, problems: list[ConfigProblem] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or []
+
+
+def _lone_surrogate(text: str) -> str | None:
+    for char in text:
+        if 0xD800 <= ord(char) <= 0xDFFF:
+            return f"U+{ord(char):04X}"
+    return None
+
+
+def unrepresentable(path: Path, server: str, table: Mapping[str, object]) -> list[ConfigProblem]:
+    """Every value of a server's table that TOML cannot hold, each with its key (e.g. `args.1`)."""
+    problems: list[ConfigProblem] = []
+
+    def visit(value: object, key: str) -> None:
+        if isinstance(value, str):
+            surrogate = _lone_surrogate(value)
+            if surrogate is not None:
+                problems.append(
+                    ConfigProblem(
+                        path,
+                        server,
+                        key,
+                        f"contains {surrogate}, a lone surrogate: not a character, so neither TOML nor "
+                        "UTF-8 can hold it (fix the file it came from)",
+                    )
+                )
+        elif isinstance(value, list | tuple):
+            for index, item in enumerate(value):
+                visit(item, f"{key}.{index}")
+        elif isinstance(value, Mapping):
+            for name, item in value.items():
+                if not isinstance(name, str):
+                    problems.append(ConfigProblem(path, server, key, f"has a key that is {type_name(name)}"))
+                    continue
+                visit(name, key)
+                visit(item, f"{key}.{name}")
+        elif not isinstance(value, bool | int | float):
+            problems.append(
+                ConfigProblem(path, server, key, f"is {type_name(value)}, which TOML cannot hold")
+            )
+
+    for key, value in table.items():
+        visit(value, key)
+    return problems
+
+
+def _item(value: object) -> Any:
+    """A tomlkit item: tables inside a server (env, headers) stay inline, as people write them."""
+    if isinstance(value, Mapping):
+        inline: InlineTable = tomlkit.inline_table()
+        for key, item in value.items():
+            inline[key] = _item(item)
+        return inline
+    if isinstance(value, list | tuple):
+        array: Array = tomlkit.array()
+        array.extend(_item(item) for item in value)
+        return array
+    return value
+
+
+def render_servers(tables: Mapping[str, Mapping[str, object]]) -> str:
+    """`[mcp_servers.<name>]` tables as TOML text (values checked with `unrepresentable` first)."""
+    servers: Table = tomlkit.table(is_super_table=True)
+    for name, table in tables.items():
+        rendered: Table = tomlkit.table()
+        for key, value in table.items():
+            rendered[key] = _item(value)
+        servers[name] = rendered
+    document = tomlkit.document()
+    document[_SERVERS] = servers
+    return document.as_string()
+
+
+def _separator(text: str, newline: str) -> str:
+    if not text or text.endswith(newline * 2):
+        return ""
+    return newline if text.endswith(newline) else newline * 2
+
+
+def with_servers_added(path: Path, text: str, tables: Mapping[str, Mapping[str, object]]) -> str:
+    """The config text with `tables` appended: the user's text unchanged, the result checked by reading it."""
+    problems = [problem for name, table in tables.items() for problem in unrepresentable(path, name, table)]
+    if problems:
+        raise ConfigWriteError("; ".join(str(problem) for problem in problems), problems)
+    try:
+        before = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigWriteError(
+            f"{path} is not valid TOML ({exc}); fix it first (`tabgate-host config check` shows where)"
+        ) from exc
+    newline = "\r\n" if "\r\n" in text else "\n"
+    result = text + _separator(text, newline) + render_servers(tables).replace("\n", newline)
+    existing = before.get(_SERVERS, {})
+    try:
+        after: object = tomllib.loads(result)
+    except tomllib.TOMLDecodeError:
+        after = None
+    if not isinstance(existing, dict) or after != _plain({**before, _SERVERS: {**existing, **tables}}):
+        raise ConfigWriteError(
+            f"cannot add [{_SERVERS}.<name>] tables to {path}: it defines `{_SERVERS}` in another way (an "
+            f"inline table, dotted keys or a value); write each server as a [{_SERVERS}.<name>] table, "
+            "then import again"
+        )
+    return result
+
+
+def _plain(value: object) -> object:
+    """Tuples as lists, as tomllib reads arrays back."""
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def write_config(path: Path, text: str) -> None:
+    """Replace the config with `text`, whole or not at all; its mode kept or tightened (new: 0600)."""
+    write_atomically(path, text.encode("utf-8"), mode=kept_or_tightened(path))

@@ -1,0 +1,184 @@
+"""The bridge (I2): host requests with a unique requestKey and the server's own time limit, cancelled by that
+key when the core gives up; `hostEnsure` only on the MCP path; `dispatch` answered `{answer, record}`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from core_fakes import (
+    FakeBrowser,
+    FakeHost,
+    FakeJsApi,
+    FakeServer,
+    FakeTool,
+    Gate,
+    blocking_tool,
+    dispatch,
+    function_call,
+)
+
+from core.bridge import Bridge
+
+pytestmark = pytest.mark.unit
+
+MARGIN_MS = 20
+PLAN = function_call("update_plan", '{"plan":[]}', "p1")
+
+
+async def ask(bridge: Bridge, message: dict[str, Any]) -> Any:
+    return json.loads(await bridge.handle(json.dumps(message)))
+
+
+async def ready_bridge(
+    host: FakeHost, *, mcp_tools: bool = True, margin_ms: int = MARGIN_MS
+) -> tuple[Bridge, FakeJsApi]:
+    api = FakeJsApi(host, FakeBrowser({"browser_tab": [{"id": 1}]}))
+    bridge = Bridge(api, timeout_margin_ms=margin_ms)
+    assert await ask(bridge, host.state_message()) == {"ok": True}
+    await ask(bridge, {"type": "config/set", "patch": {"mcpTools": mcp_tools}})
+    return bridge, api
+
+
+def notes(**server: Any) -> FakeHost:
+    return FakeHost({"notes": FakeServer(tools=[FakeTool("add")], **server)})
+
+
+# --- host requests ----------------------------------------------------------------------------------------
+
+
+async def test_a_tools_call_carries_a_request_key_the_call_id_and_the_servers_limit_plus_the_margin() -> None:
+    bridge, api = await ready_bridge(notes(tool_timeout_sec=90))
+    envelope = await ask(bridge, dispatch(function_call("mcp__notes__add", '{"text":"x"}', "c1")))
+    assert envelope["answer"]["success"] is True
+    listing, call = api.host_payloads()
+    assert listing["method"] == "tools/list"
+    assert "callId" not in listing  # only tools/call ties a host request to the model's call
+    assert listing["timeoutMs"] == 1_000 + MARGIN_MS  # the host answers listings within 1 s
+    assert call == {
+        "method": "tools/call",
+        "params": {"server": "notes", "tool": "add", "arguments": {"text": "x"}},
+        "requestKey": call["requestKey"],
+        "timeoutMs": 90_000 + MARGIN_MS,
+        "callId": "c1",
+    }
+    assert listing["requestKey"] != call["requestKey"]
+    assert api.cancels == []
+
+
+async def test_a_host_request_past_the_servers_timeout_plus_the_margin_is_cancelled_by_its_key() -> None:
+    bridge, api = await ready_bridge(notes(tool_timeout_sec=0.03))
+    await ask(bridge, {"type": "tools"})
+    api.silent.add("tools/call")
+    envelope = await asyncio.wait_for(ask(bridge, dispatch(function_call("mcp__notes__add", "{}", "c1"))), 5)
+    assert envelope["answer"] == {
+        "output": {
+            "type": "mcp_tool_call_output",
+            "call_id": "c1",
+            "result": {"Err": "tool call error: no answer from the native host, timed out after 50 ms"},
+        },
+        "success": False,
+    }
+    call = api.host_payloads()[-1]
+    assert (call["method"], call["timeoutMs"]) == ("tools/call", 50)
+    assert api.cancels == [call["requestKey"]]
+    assert [event["type"] for event in api.events] == ["McpToolCallBegin", "McpToolCallEnd"]
+
+
+async def test_a_resource_read_past_its_limit_is_cancelled_by_its_key_too() -> None:
+    bridge, api = await ready_bridge(notes(tool_timeout_sec=0.01))
+    api.silent.add("resources/read")
+    arguments = '{"server":"notes","uri":"memo://1"}'
+    envelope = await ask(bridge, dispatch(function_call("read_mcp_resource", arguments, "r1")))
+    assert envelope["answer"]["output"]["output"] == "resources/read failed: timed out after 30 ms"
+    read = api.host_payloads()[-1]
+    assert "callId" not in read
+    assert api.cancels == [read["requestKey"]]
+
+
+async def test_cancelling_a_dispatch_cancels_its_host_request_by_key() -> None:
+    gate = Gate()
+    host = FakeHost({"notes": FakeServer(tools=[FakeTool("slow", blocking_tool(gate, [], "slow"))])})
+    bridge, api = await ready_bridge(host)
+    running = asyncio.create_task(ask(bridge, dispatch(function_call("mcp__notes__slow", "{}", "c1"))))
+    await asyncio.wait_for(gate.started.wait(), 1)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert api.cancels == [api.host_payloads()[-1]["requestKey"]]
+
+
+# --- who asks for the host --------------------------------------------------------------------------------
+
+
+async def test_built_in_and_browser_calls_never_ask_the_worker_about_the_host() -> None:
+    bridge, api = await ready_bridge(notes())
+    assert (await ask(bridge, dispatch(PLAN)))["answer"]["success"] is True
+    tab = function_call("browser_tab", '{"action":"query"}', "b1")
+    assert (await ask(bridge, dispatch(tab)))["answer"]["output"]["output"] == '[{"id":1}]'
+    assert api.kinds() == ["browser"]
+
+
+async def test_an_exited_host_is_reconnected_before_a_call_is_refused_as_not_supported() -> None:
+    host = notes()
+    host.connected = False
+    bridge, api = await ready_bridge(host)
+    host.connected = True  # the worker starts the host again when asked
+    envelope = await ask(bridge, dispatch(function_call("mcp__notes__add", "{}", "c1")))
+    assert envelope["answer"]["success"] is True
+    assert api.kinds() == ["hostEnsure", "host", "host"]
+
+
+async def test_a_host_that_cannot_be_reached_answers_the_not_supported_guard() -> None:
+    host = notes()
+    host.connected = False
+    bridge, api = await ready_bridge(host)
+    envelope = await ask(bridge, dispatch(function_call("mcp__notes__add", "{}", "c1")))
+    assert envelope["answer"]["output"]["output"] == (
+        "MCP tools not supported in browser extension. Tool 'mcp__notes__add' not found."
+    )
+    api.ensure_error = {"code": -32000, "message": "service worker restarted"}
+    again = await ask(bridge, dispatch(function_call("mcp__notes__add", "{}", "c2")))
+    assert again["answer"]["success"] is False
+    assert api.kinds() == ["hostEnsure", "hostEnsure"]
+
+
+async def test_with_mcp_tools_off_the_worker_is_asked_and_the_disabled_guard_answers() -> None:
+    bridge, api = await ready_bridge(notes(), mcp_tools=False)
+    envelope = await ask(bridge, dispatch(function_call("made_up", "{}", "c1")))
+    assert (
+        envelope["answer"]["output"]["output"] == "Tool 'made_up' not available (mcpTools disabled in config)"
+    )
+    assert api.kinds() == ["hostEnsure"]
+
+
+# --- answers --------------------------------------------------------------------------------------------
+
+
+async def test_a_dispatch_is_answered_with_the_answer_and_its_history_record() -> None:
+    bridge, _ = await ready_bridge(notes())
+    envelope = await ask(bridge, dispatch(PLAN))
+    answer = {
+        "output": {"type": "function_call_output", "call_id": "p1", "output": "Plan updated"},
+        "success": True,
+    }
+    assert envelope == {"answer": answer, "record": {"status": "done", "answer": answer}}
+
+
+async def test_a_malformed_dispatch_is_answered_with_the_error_shape_and_recorded_as_rejected() -> None:
+    bridge, _ = await ready_bridge(notes())
+    error = {"error": {"code": -32602, "message": "item must be an object"}}
+    assert await ask(bridge, {"type": "dispatch", "item": 3}) == {
+        "answer": error,
+        "record": {"status": "rejected", "answer": error},
+    }
+
+
+async def test_other_messages_are_answered_as_they_are() -> None:
+    bridge, _ = await ready_bridge(notes())
+    assert await ask(bridge, {"type": "config/get"}) == {"mcpTools": True, "disabledTools": []}
+    assert await ask(bridge, {"type": "nope"}) == {
+        "error": {"code": -32601, "message": "unknown message type: 'nope'"}
+    }
