@@ -25,6 +25,7 @@ from tests.support.faults import (
     SILENT_SERVER,
     blob_intact,
     call_blob,
+    call_record,
     dispatch_message,
     finished_call,
     function_call,
@@ -266,7 +267,8 @@ def stop_worker_mid_call(ext: Extension, caller: Page, call_id: str, name: str, 
     """Start the call, wait until it is recorded `running`, stop every service worker, then check that the
     entry does not stay `running` and that the next calls work."""
     start_call(caller, call_id, dispatch_message(name, args, call_id))
-    wait_for(lambda: (e := history_entry(ext, call_id)) and e["status"] == "running", f"{call_id} running")
+    recorded = wait_for(lambda: history_entry(ext, call_id), f"{call_id} to be recorded")
+    assert recorded["status"] == "running", (recorded, call_record(caller, call_id))
     ext.stop_service_worker()
     entry = settled_entry(ext, call_id)
     assert entry["status"] in NOT_RUNNING, entry
