@@ -89,6 +89,9 @@ def gates(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("fault-gates")
 
 
+# Python servers on a shared 2-core machine can take more than the default 10 s to start.
+STARTUP_S = 60
+BOOT_S = 180
 SERVERS = ("fault", "exits", "killed", "held")  # `fault` for long and big calls, one per failure scenario
 
 
@@ -102,16 +105,25 @@ def ext(
     config = profile / "config.toml"
     config.write_text(
         "".join(
-            stdio_server(name, FAULT_SERVER, env={"FAULT_GATE": str(gates / f"{name}.down")})
+            stdio_server(
+                name,
+                FAULT_SERVER,
+                env={"FAULT_GATE": str(gates / f"{name}.down")},
+                startup_timeout_sec=STARTUP_S,
+            )
             for name in SERVERS
         )
     )
     grant_site_access(pw, profile, [site])  # first, so that its install launch starts no servers
     install_host(profile, config, env=host_env)
     with launch(pw, profile, env=host_env) as extension:
-        extension.wait_python_ready()
+        extension.wait_python_ready(BOOT_S)
         assert extension.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
-        wait_for(lambda: server_states(extension) == dict.fromkeys(SERVERS, "ready"), "the servers ready")
+        wait_for(
+            lambda: server_states(extension) == dict.fromkeys(SERVERS, "ready"),
+            "the servers ready",
+            STARTUP_S,
+        )
         yield extension
 
 
@@ -363,13 +375,16 @@ def ext_hung(
     profile = tmp_path_factory.mktemp("profile-hung")
     config = profile / "config.toml"
     config.write_text(
-        stdio_server("hung", SILENT_SERVER, startup_timeout_sec=86400) + stdio_server("fault", FAULT_SERVER)
+        stdio_server("hung", SILENT_SERVER, startup_timeout_sec=86400)
+        + stdio_server("fault", FAULT_SERVER, startup_timeout_sec=STARTUP_S)
     )
     install_host(profile, config, env=host_env)
     with launch(pw, profile, env=host_env) as extension:
-        extension.wait_python_ready()
+        extension.wait_python_ready(BOOT_S)
         assert extension.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
-        wait_for(lambda: server_states(extension).get("fault") == "ready", "the fault server ready")
+        wait_for(
+            lambda: server_states(extension).get("fault") == "ready", "the fault server ready", STARTUP_S
+        )
         yield extension
 
 
