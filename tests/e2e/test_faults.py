@@ -299,7 +299,7 @@ def test_a_worker_stopped_during_a_navigation_leaves_no_entry_running(
     tab = call(ext, "browser_tab", {"action": "create", "url": f"{site}/ready", "active": False}, "nav-tab")
     assert tab["success"] is True, tab
     tab_id = json.loads(tab["output"]["output"])["id"]
-    args = {"action": "navigate", "tabId": tab_id, "url": f"{site}/slow/25000", "timeoutMs": 30000}
+    args = {"action": "navigate", "tabId": tab_id, "url": f"{site}/slow/60000", "timeoutMs": 25000}
     stop_worker_mid_call(ext, caller, "stop-nav", "browser_navigation", args)
     query = call(ext, "browser_tab", {"action": "query", "url": f"{site}/*"}, "stop-nav-query")
     assert query["success"] is True, query
@@ -313,7 +313,7 @@ def test_a_worker_stopped_during_a_dom_wait_leaves_no_entry_running(
         page.goto(f"{site}/dom-wait")
         tabs = call(ext, "browser_tab", {"action": "query", "url": f"{site}/dom-wait"}, "dom-tab")
         tab_id = json.loads(tabs["output"]["output"])[0]["id"]
-        args = {"action": "wait_for", "tabId": tab_id, "selector": "#never", "timeoutMs": 30000}
+        args = {"action": "wait_for", "tabId": tab_id, "selector": "#never", "timeoutMs": 25000}
         stop_worker_mid_call(ext, caller, "stop-dom", "browser_dom", args)
         text = call(ext, "browser_page", {"action": "text", "tabId": tab_id}, "stop-dom-text")
         assert "nothing here ever matches" in text["output"]["output"], text
