@@ -205,7 +205,8 @@ class Connection:
     def start(self) -> None:
         if self.config.enabled and not self._started:
             self._started = True
-            self._group.start_soon(self._supervise, name=f"mcp-server {self.name}")
+            self._run = _Run()  # now, so that requests arriving before the supervisor runs see a start
+            self._group.start_soon(self._supervise, self._run, name=f"mcp-server {self.name}")
 
     async def client(self) -> Client:
         """The ready client; during the first start, after that start. A server that is down fails at once."""
@@ -278,21 +279,24 @@ class Connection:
 
     # -- the supervisor ----------------------------------------------------------------------------------
 
-    async def _supervise(self) -> None:
-        while not self._stopping:
-            run = self._run = _Run()
-            self._retry_at = None
-            self._publish()
-            permanent = await self._start(run)
-            self._first_settled.set()
-            if self._stopping:
-                return
-            self._ended(run, CLOSED_REASON)  # a run must never end unaccounted: that would restart at once
-            if permanent:
-                self._state = "failed"
+    async def _supervise(self, run: _Run) -> None:
+        try:
+            while not self._stopping:
+                self._run = run
+                self._retry_at = None
                 self._publish()
-                return
-            await self._sit_out_backoff()
+                permanent = await self._start(run)
+                if self._stopping:
+                    return
+                self._ended(run, CLOSED_REASON)  # a run never ends unaccounted: that would restart at once
+                if permanent:
+                    self._state = "failed"
+                    self._publish()
+                    return
+                await self._sit_out_backoff()
+                run = _Run()
+        finally:
+            self._settle(run)  # nobody waits on a start that will never come
 
     async def _sit_out_backoff(self) -> None:
         while not self._stopping and self._retry_at is not None:
@@ -340,7 +344,7 @@ class Connection:
                     run.ready_at = anyio.current_time()
                     self._state, self._error = "ready", None
                     self._publish()
-                    run.settled.set()
+                    self._settle(run)
                     log.info("server %s ready (%d tools)", self.name, len(tools))
                     await run.lost.wait()
                     run.client = None
@@ -359,8 +363,12 @@ class Connection:
             )
         finally:
             run.client = run.startup = None
-            run.settled.set()
+            self._settle(run)
         return False
+
+    def _settle(self, run: _Run) -> None:
+        run.settled.set()
+        self._first_settled.set()
 
     def _ended(self, run: _Run, reason: str, *, permanent: bool = False) -> None:
         """Account for the end of `run` once: why, the backoff, the status."""
