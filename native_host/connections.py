@@ -24,7 +24,6 @@ import anyio.abc
 import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.sse import sse_client
-from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.message import SessionMessage
@@ -37,6 +36,7 @@ from .logs import open_server_log
 from .preview import MAX_TIMEOUT_SEC
 from .redact import Scrubber
 from .status import ServerStatus, State, StatusBoard
+from .stdio_transport import stdio_transport
 
 log = logging.getLogger(__name__)
 
@@ -414,7 +414,7 @@ class Connection:
             errlog.write(f"--- starting {command} ---\n".encode())
             errlog.flush()
             params = StdioServerParameters(command=command, args=list(config.args), env=env, cwd=config.cwd)
-            return stdio_client(params, errlog=errlog)  # type: ignore[arg-type]  # needs only fileno()
+            return stdio_transport(params, errlog, self.scrub)
         assert config.url is not None
         headers = self._headers()
         if config.transport == "sse":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import queue
+import collections
 import struct
 import threading
 from collections.abc import Callable
@@ -11,6 +11,7 @@ from typing import BinaryIO, Final
 HEADER: Final = struct.Struct("=I")  # "=": native byte order, standard 4-byte size
 MAX_OUTGOING: Final = 1024 * 1024  # Chrome refuses host→browser messages over 1 MiB
 MAX_INCOMING: Final = 64 * 1024 * 1024  # Chrome never sends more than 64 MiB
+MAX_UNREAD: Final = 64 * 1024 * 1024  # contract §4: output the browser has not read yet
 
 
 class FramingError(Exception):
@@ -40,32 +41,87 @@ def read_frame(stream: BinaryIO) -> bytes | None:
 
 
 class FrameWriter:
-    """Writes frames for any thread, in order, from a thread of its own, so a slow reader never blocks the
-    event loop. Each `send` is written contiguously, which keeps a response's `$/chunk` frames together."""
+    """Writes frames for any thread, in order, from a thread of its own, holding at most `limit` bytes the
+    browser has not read yet. Past that, `send` waits until the browser reads (so the host's memory stays
+    bounded and nothing is dropped) and `wait_for_room` tells the reader to stop taking new requests.
+    Each `send` is written contiguously, which keeps a response's `$/chunk` frames together."""
 
-    def __init__(self, stream: BinaryIO, on_error: Callable[[OSError], None]) -> None:
+    def __init__(
+        self, stream: BinaryIO, on_error: Callable[[OSError], None], limit: int = MAX_UNREAD
+    ) -> None:
         self._stream = stream
         self._on_error = on_error
-        self._queue: queue.SimpleQueue[list[bytes] | None] = queue.SimpleQueue()
+        self._limit = limit
+        self._changed = threading.Condition()
+        self._queue: collections.deque[list[bytes] | None] = collections.deque()
+        self._unread = 0  # bytes queued or being written
+        self._waiting = 0  # senders waiting for room
+        self._broken = False  # the browser end is gone: frames are dropped, nobody waits
+        self._released = False  # the host is stopping: senders no longer wait for room
         self._thread = threading.Thread(target=self._run, name="frame-writer", daemon=True)
         self._thread.start()
 
+    @property
+    def unread(self) -> int:
+        with self._changed:
+            return self._unread
+
     def send(self, bodies: list[bytes]) -> None:
-        self._queue.put([encode_frame(body) for body in bodies])
+        """Queue one message's frames; waits while the queue is full (a message always fits an empty one)."""
+        frames = [encode_frame(body) for body in bodies]
+        size = sum(len(frame) for frame in frames)
+        with self._changed:
+            self._waiting += 1
+            self._changed.wait_for(
+                lambda: self._free() or not self._unread or self._unread + size <= self._limit
+            )
+            self._waiting -= 1
+            if not self._broken:
+                self._queue.append(frames)
+                self._unread += size
+            self._changed.notify_all()
+
+    def wait_for_room(self) -> None:
+        """Block while the browser has `limit` bytes to read, or a sender is waiting for room."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._free() or (self._unread < self._limit and not self._waiting))
+
+    def release(self) -> None:
+        """The host is stopping: from now on nobody waits for the browser to read."""
+        with self._changed:
+            self._released = True
+            self._changed.notify_all()
 
     def close(self, timeout: float) -> None:
         """Write what is queued (waiting at most `timeout` seconds), then stop."""
-        self._queue.put(None)
+        self.release()
+        with self._changed:
+            self._queue.append(None)
+            self._changed.notify_all()
         self._thread.join(timeout)
 
+    def _free(self) -> bool:
+        return self._broken or self._released
+
     def _run(self) -> None:
-        broken = False
-        while (frames := self._queue.get()) is not None:
-            if broken:
-                continue  # the browser end is gone; keep draining so senders never block
-            try:
-                self._stream.write(b"".join(frames))
-                self._stream.flush()
-            except OSError as exc:
-                broken = True
-                self._on_error(exc)
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: bool(self._queue))
+                frames = self._queue.popleft()
+            if frames is None:
+                return
+            if not self._broken:
+                try:
+                    for frame in frames:
+                        self._stream.write(frame)
+                    self._stream.flush()
+                except OSError as exc:
+                    with self._changed:
+                        self._broken = True
+                    self._on_error(exc)
+            with self._changed:
+                self._unread -= sum(len(frame) for frame in frames)
+                if self._broken:  # drop the rest so the memory goes too
+                    self._unread -= sum(len(frame) for queued in self._queue if queued for frame in queued)
+                    self._queue = collections.deque(item for item in self._queue if item is None)
+                self._changed.notify_all()

@@ -17,6 +17,7 @@ from .logs import setup_host_logging
 from .outbox import Outbox
 from .paths import default_config_path, log_dir
 from .preview import preview_statuses
+from .process_tree import RUNNING
 from .protocol import LOOP_NOTIFICATIONS, answer_early
 from .status import ServerStatus, StatusBoard
 
@@ -25,7 +26,7 @@ log = logging.getLogger(__name__)
 EXIT_OK = 0
 EXIT_PROTOCOL = 1  # the input stopped being frames
 EXIT_FORBIDDEN = 2  # started by someone other than the Tabgate extension
-SHUTDOWN_SECONDS = 4.0
+SHUTDOWN_SECONDS = 3.5  # servers get ~3 s (stdin closed, SIGTERM, SIGKILL after 2 s); exit within 5 s
 
 
 def _parse(argv: list[str]) -> tuple[str, Path | None]:
@@ -86,14 +87,18 @@ def run(argv: list[str]) -> int:
     engine = Engine(config_path, board, outbox)
     engine.start()
     code = _serve(frames_in, board, outbox, engine)
+    writer.release()  # the browser has gone: answers still being sent must not wait for it
     engine.stop(SHUTDOWN_SECONDS)
-    writer.close(1.0)
+    if killed := RUNNING.kill_all():
+        log.warning("killed %d server process tree(s) still running at exit", killed)
+    writer.close(0.5)
     log.info("host exiting with code %d", code)
     return code
 
 
 def _serve(frames_in: BinaryIO, board: StatusBoard, outbox: Outbox, engine: Engine) -> int:
     while True:
+        outbox.wait_for_room()  # backpressure: no new requests while the browser has 64 MiB unread
         try:
             body = read_frame(frames_in)
         except FramingError as exc:

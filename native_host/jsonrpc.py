@@ -131,10 +131,17 @@ def notification_message(method: str, params: JsonObject) -> JsonObject:
     return {"jsonrpc": "2.0", "method": method, "params": params}
 
 
+def _escaped_size(data: bytes) -> int:
+    # Text from `dumps` has no raw control characters, so inside a JSON string only `"` and `\` need escapes.
+    return len(data) + data.count(b'"') + data.count(b"\\")
+
+
 def response_bodies(request_id: RequestId | None, body: bytes, limit: int = MAX_OUTGOING) -> list[bytes]:
     """The frame bodies that carry one response: itself when it fits in a frame, else `$/chunk` slices.
 
-    Raises RpcError(RESULT_TOO_LARGE) past the 64 MiB response limit."""
+    Slices are cut from the UTF-8 bytes at character boundaries and escaped with two byte replacements, so a
+    64 MiB response costs a few copies, not a JSON encoding per slice. Raises RpcError(RESULT_TOO_LARGE)
+    past the 64 MiB response limit."""
     if len(body) <= limit:
         return [body]
     if len(body) > MAX_RESPONSE:
@@ -142,30 +149,26 @@ def response_bodies(request_id: RequestId | None, body: bytes, limit: int = MAX_
             ErrorCode.RESULT_TOO_LARGE,
             f"result too large: {len(body)} bytes (the limit is {MAX_RESPONSE} bytes)",
         )
-    text = body.decode("utf-8")
-
-    def chunk(seq: int, last: bool, data: str) -> bytes:
-        return dumps(
-            notification_message(CHUNK_METHOD, {"id": request_id, "seq": seq, "last": last, "data": data})
-        )
-
-    # Escaping makes a slice's encoded size differ from its length, so measure each frame; every character
-    # encodes to at least one byte, so dropping `overflow` characters always makes the next try fit.
-    budget = limit - len(chunk(len(body), False, ""))
+    head = b'{"jsonrpc":"2.0","method":"%s","params":{"id":%s,"seq":' % (
+        CHUNK_METHOD.encode(),
+        dumps(request_id),
+    )
+    tail = b'"}}'
+    budget = limit - len(head) - len(b'%d,"last":false,"data":"' % len(body)) - len(tail)
     if budget < 64:
         raise RpcError(
             ErrorCode.RESULT_TOO_LARGE, "result too large: the request id leaves no room for chunks"
         )
     bodies: list[bytes] = []
     pos = 0
-    while pos < len(text):
-        size = min(budget, len(text) - pos)
-        while True:
-            frame = chunk(len(bodies), pos + size >= len(text), text[pos : pos + size])
-            overflow = len(frame) - limit
-            if overflow <= 0:
-                break
-            size = max(1, size - overflow)
-        bodies.append(frame)
+    while pos < len(body):
+        size = min(budget, len(body) - pos)
+        while (overflow := _escaped_size(body[pos : pos + size]) - budget) > 0:
+            size -= overflow  # each byte dropped saves at least one escaped byte
+        while pos + size < len(body) and body[pos + size] & 0xC0 == 0x80:
+            size -= 1  # never cut inside a UTF-8 sequence
+        data = body[pos : pos + size].replace(b"\\", b"\\\\").replace(b'"', b'\\"')
         pos += size
+        last = b"true" if pos >= len(body) else b"false"
+        bodies.append(b'%s%d,"last":%s,"data":"%s%s' % (head, len(bodies), last, data, tail))
     return bodies

@@ -21,8 +21,13 @@ log = logging.getLogger(__name__)
 
 
 class Outbox:
+    """Sends wait while the browser has 64 MiB unread (FrameWriter); the reader waits in `wait_for_room`."""
+
     def __init__(self, writer: FrameWriter) -> None:
         self._writer = writer
+
+    def wait_for_room(self) -> None:
+        self._writer.wait_for_room()
 
     def result(self, request_id: RequestId, result: object) -> None:
         try:
