@@ -8,6 +8,7 @@ plus a margin, so the host's own timeout error, with its reason, normally arrive
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -60,11 +61,13 @@ class ServerStatus(BaseModel):
         if self.status == "starting":
             return f"server '{self.name}' is unavailable: still starting"
         if self.status == "disabled":
-            return f"server '{self.name}' is unavailable: disabled in the host config"
+            return f"server '{self.name}' is unavailable: disabled in the config (enabled = false)"
         reason = self.error or ("not running" if self.status == "failed" else "connection closed")
         message = f"server '{self.name}' is unavailable: {reason}"
-        if self.status == "restarting" and self.retryInMs is not None:
-            message += f"; restarting in {max(1, round(self.retryInMs / 1000))} s"
+        if self.status == "restarting":
+            # As the host words it (`retryInMs` is absent while the next start runs).
+            when = "now" if self.retryInMs is None else f"in {max(1, math.ceil(self.retryInMs / 1000))} s"
+            message += f"; restarting {when}"
         return message
 
 

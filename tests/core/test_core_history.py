@@ -75,7 +75,8 @@ def test_a_long_text_output_is_cut_with_a_note_saying_how_much_and_keeps_its_env
     answer = function_answer(body)
     record = record_for(answer)
     stored = record["answer"]
-    assert record["truncated"] == {"bytes": size_of(answer)}
+    # The original size counts each string as its UTF-8 text: JSON's escapes (here one per "\n") aside.
+    assert record["truncated"] == {"bytes": size_of(answer) - body.count("\n")}
     assert size_of(stored) <= MAX_STORED_BYTES
     assert (stored["success"], stored["output"]["call_id"], stored["output"]["type"]) == (
         True,
@@ -150,15 +151,29 @@ def test_the_size_counts_utf8_bytes() -> None:
     assert size_of(record["answer"]) <= MAX_STORED_BYTES
 
 
-def test_an_answer_made_of_structure_is_kept_as_the_start_of_its_json_text() -> None:
+def test_an_answer_made_of_structure_keeps_its_start_and_says_how_many_items_were_cut() -> None:
     answer = mcp_answer([text("numbers")], structuredContent={"values": list(range(120_000))})
     record = record_for(answer)
     stored = record["answer"]
-    assert isinstance(stored, str)
-    assert len(stored.encode()) <= MAX_STORED_BYTES
-    assert stored.startswith('{"output":{"type":"mcp_tool_call_output","call_id":"m1"')
-    assert stored.endswith(" characters cut from history]")
+    assert size_of(stored) <= MAX_STORED_BYTES
     assert record["truncated"] == {"bytes": size_of(answer)}
+    ok = stored["output"]["result"]["Ok"]
+    assert ok["content"] == [text("numbers")]
+    *values, note = ok["structuredContent"]["values"]
+    assert values == list(range(len(values))) and len(values) > 20_000
+    assert note == f"[{120_000 - len(values)} more items cut from history]"
+
+
+def test_many_small_items_are_kept_from_the_start_with_a_note_for_the_rest() -> None:
+    content = [text(f"row {n} " + "x" * 1000) for n in range(20_000)]
+    answer = mcp_answer(content, meta={"page": 1})
+    record = record_for(answer)
+    stored = record["answer"]
+    assert size_of(stored) <= MAX_STORED_BYTES
+    *kept, note = stored["output"]["result"]["Ok"]["content"]
+    assert kept[:-1] == content[: len(kept) - 1]  # whole items, in order; the last kept one may be cut
+    assert note == f"[{20_000 - len(kept)} more items cut from history]"
+    assert stored["output"]["call_id"] == "m1" and stored["success"] is True
 
 
 def test_a_60_mb_answer_is_shortened_to_the_limit() -> None:

@@ -123,6 +123,14 @@ async def test_a_server_back_up_serves_its_tools_again() -> None:
             "server 'docs.v2' is unavailable: exited with code 1; restarting in 4 s",
         ),
         ({"status": "starting"}, "server 'docs.v2' is unavailable: still starting"),
+        (
+            {"status": "restarting", "error": "connection closed"},
+            "server 'docs.v2' is unavailable: connection closed; restarting now",
+        ),
+        (
+            {"status": "disabled"},
+            "server 'docs.v2' is unavailable: disabled in the config (enabled = false)",
+        ),
     ],
 )
 async def test_a_tool_of_a_server_down_since_its_first_start_answers_why_not_unsupported(
