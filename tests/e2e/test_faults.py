@@ -128,6 +128,12 @@ def ext(
 
 
 @pytest.fixture
+def servers_up(ext: Extension) -> None:
+    """Every server ready: a scenario that breaks nothing starts from a healthy chain, whatever ran before."""
+    wait_for(lambda: server_states(ext) == dict.fromkeys(SERVERS, "ready"), "the servers ready", STARTUP_S)
+
+
+@pytest.fixture
 def caller(ext: Extension) -> Iterator[Page]:
     page = quiet_page(ext)
     yield page
@@ -324,6 +330,7 @@ def test_a_worker_stopped_during_a_dom_wait_leaves_no_entry_running(
 # ------------------------------------------------------------------ big results through history
 
 
+@pytest.mark.usefixtures("servers_up")
 def test_thirty_large_results_reach_the_caller_whole_and_history_keeps_them_short(
     ext: Extension, caller: Page
 ) -> None:
@@ -350,6 +357,7 @@ def test_thirty_large_results_reach_the_caller_whole_and_history_keeps_them_shor
     assert plan["success"] is True, plan
 
 
+@pytest.mark.usefixtures("servers_up")
 def test_a_60_mb_result_reaches_the_caller_whole_and_history_shortens_it(
     ext: Extension, caller: Page
 ) -> None:
