@@ -118,12 +118,12 @@ def browser_call_beside_long_mcp_call(ext: Extension) -> Figure:
 
 def history_full_vs_empty(ext: Extension) -> list[Figure]:
     """update_plan dispatch latency right after history/clear, and with the history at its byte limit
-    (20 answers of 0.9 MB recorded just before); 5 interleaved rounds of 40 calls each."""
+    (20 answers of 0.9 MB recorded just before); 3 interleaved rounds of 40 calls each."""
     page = quiet_page(ext)
     plan = dispatch_message("update_plan", {"plan": [{"step": "s", "status": "pending"}]}, "bench-plan")
     empty: list[float] = []
     full: list[float] = []
-    for round_ in range(5):
+    for round_ in range(3):
         ext.send({"type": "history/clear"})
         empty += page.evaluate(_LOOP, [plan, 40])
         for n in range(20):
@@ -132,7 +132,7 @@ def history_full_vs_empty(ext: Extension) -> list[Figure]:
         full += page.evaluate(_LOOP, [plan, 40])
     page.close()
     ratio = statistics.median(full) / statistics.median(empty)
-    note = "update_plan page→answer, median of 200"
+    note = "update_plan page→answer, median of 120"
     return [
         Figure("dispatch_history_empty", median(empty), "ms", note=note + ", history cleared"),
         Figure("dispatch_history_full", median(full), "ms", note=note + ", after 20 × 0.9 MB answers"),
