@@ -27,6 +27,7 @@ def build_registry(
     config: ToolsConfig,
     mcp: McpCapability | None,
     mcp_table: dict[str, McpTool] | None,
+    mcp_error: str | None = None,
     browser: BrowserCapability | None,
     browser_tools: BrowserToolRegistry,
 ) -> ToolRegistry:
@@ -48,4 +49,11 @@ def build_registry(
         handler = McpHandler(McpToolCall(mcp, emit, servers))
         tools += [RegisteredTool(tool.spec, handler, ToolSource.MCP, mcp=tool) for tool in mcp_table.values()]
     access = mcp_access(host_connected=mcp is not None, mcp_tools_enabled=config.mcpTools)
-    return ToolRegistry(tools, access=access, disabled=config.disabledTools, gates=gates, servers=servers)
+    return ToolRegistry(
+        tools,
+        access=access,
+        disabled=config.disabledTools,
+        gates=gates,
+        servers=servers,
+        mcp_error=mcp_error if mcp is not None and config.mcpTools else None,
+    )

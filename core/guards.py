@@ -20,15 +20,21 @@ def mcp_access(*, host_connected: bool, mcp_tools_enabled: bool) -> McpAccess:
     return McpAccess.ENABLED if mcp_tools_enabled else McpAccess.DISABLED
 
 
-def unknown_tool(name: str, access: McpAccess, *, custom: bool) -> RespondToModel:
-    """A name that is no built-in, no browser tool and no usable MCP tool; it never reaches the host."""
+def unknown_tool(
+    name: str, access: McpAccess, *, custom: bool, mcp_error: str | None = None
+) -> RespondToModel:
+    """A name that is no built-in, no browser tool and no usable MCP tool; it never reaches the host.
+
+    `mcp_error` says why the MCP tool table is missing, when it could not be fetched: the name may be a
+    tool the host has, so the model is told the list was unavailable rather than only "unsupported"."""
     if access is McpAccess.NO_HOST:
         return RespondToModel(f"MCP tools not supported in browser extension. Tool '{name}' not found.")
     if access is McpAccess.DISABLED:
         return RespondToModel(f"Tool '{name}' not available (mcpTools disabled in config)")
-    if custom:
-        return RespondToModel(f"unsupported custom tool call: {name}")
-    return RespondToModel(f"unsupported call: {name}")
+    message = f"unsupported custom tool call: {name}" if custom else f"unsupported call: {name}"
+    if mcp_error is not None:
+        message += f" (the MCP tool list is unavailable: {mcp_error})"
+    return RespondToModel(message)
 
 
 def disabled_tool(name: str) -> RespondToModel:

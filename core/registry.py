@@ -53,6 +53,7 @@ class ToolRegistry:
         disabled: Iterable[str],
         gates: TurnGates,
         servers: ServerBoard,
+        mcp_error: str | None = None,
     ) -> None:
         self._tools: dict[str, RegisteredTool] = {}
         for tool in tools:
@@ -62,6 +63,7 @@ class ToolRegistry:
         self._disabled = frozenset(disabled)
         self._gates = gates
         self._servers = servers
+        self._mcp_error = mcp_error
         self.mcp_tools: dict[str, McpTool] = {
             name: tool.mcp for name, tool in self._tools.items() if tool.mcp is not None
         }
@@ -87,7 +89,8 @@ class ToolRegistry:
             down = self._servers.down_server_for(name) if self._access is McpAccess.ENABLED else None
             if down is not None:
                 raise server_down(down)
-            raise unknown_tool(name, self._access, custom=isinstance(call.payload, CustomPayload))
+            custom = isinstance(call.payload, CustomPayload)
+            raise unknown_tool(name, self._access, custom=custom, mcp_error=self._mcp_error)
         if call.payload.kind not in tool.handler.accepts:
             raise Fatal(f"tool {name} invoked with incompatible payload")
         async with self._gates.hold(turn, parallel=tool.spec.supports_parallel):

@@ -48,7 +48,8 @@ class Service:
         self._gates = TurnGates()
         self._mcp_tools = McpToolDirectory()
         self._registry: ToolRegistry | None = None
-        self._registry_table: dict[str, McpTool] | None = None
+        # What the cached registry was built from: the MCP table and the error of its last fetch.
+        self._registry_table: tuple[dict[str, McpTool] | None, str | None] = (None, None)
         self._routes: dict[str, Callable[[Message], Awaitable[Answer]]] = {
             "tools": self._tools,
             "dispatch": self._dispatch,
@@ -81,8 +82,9 @@ class Service:
 
     def _registry_now(self) -> ToolRegistry:
         """The registry from what is known now; never waits (built-in and browser calls go through this)."""
-        table = self._mcp_tools.table
-        if self._registry is None or self._registry_table is not table:
+        table, error = self._mcp_tools.table, self._mcp_tools.error
+        built_from = self._registry_table
+        if self._registry is None or built_from[0] is not table or built_from[1] is not error:
             self._registry = build_registry(
                 emit=self._emit,
                 plan=self._plan,
@@ -91,10 +93,11 @@ class Service:
                 config=self._config,
                 mcp=self._mcp(),
                 mcp_table=table,
+                mcp_error=error,
                 browser=self._browser,
                 browser_tools=BROWSER_TOOLS,
             )
-            self._registry_table = table
+            self._registry_table = (table, error)
         return self._registry
 
     async def _registry_with_mcp_tools(self) -> ToolRegistry:

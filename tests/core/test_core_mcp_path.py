@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from core_fakes import FakeBrowser, FakeHost, FakeServer, FakeTool, connect, dispatch, function_call
 
+from core.capabilities import McpErrorCode, McpRequestError
 from core.service import Service
 
 pytestmark = pytest.mark.unit
@@ -171,3 +172,29 @@ async def test_a_down_server_without_a_host_or_with_mcp_tools_off_gets_the_guard
         "Tool 'mcp__notes__add' not available (mcpTools disabled in config)",
         False,
     )
+
+
+async def test_a_call_while_the_tool_list_cannot_be_fetched_says_so_and_the_next_one_fetches_again() -> None:
+    class ListFailsOnce(FakeHost):
+        failed = False
+
+        async def request(
+            self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+        ) -> Any:
+            if method == "tools/list" and not self.failed:
+                self.failed = True
+                raise McpRequestError(McpErrorCode.TIMED_OUT, "timed out after 1000 ms")
+            return await super().request(method, params, timeout_ms=timeout_ms, call_id=call_id)
+
+    host = ListFailsOnce({"notes": FakeServer(tools=[FakeTool("add")])})
+    svc = await service_for(host)
+    assert await output_of(svc, "mcp__notes__add") == (
+        "unsupported call: mcp__notes__add "
+        "(the MCP tool list is unavailable: tools/list failed: timed out after 1000 ms)",
+        False,
+    )
+    assert await output_of(svc, "mcp__notes__add") == ({"Ok": {"content": ECHOED, "isError": False}}, True)
+    assert host.failed and host.methods() == [
+        "tools/list",
+        "tools/call",
+    ]  # the failed listing is not recorded
