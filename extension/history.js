@@ -1,8 +1,9 @@
 // Recent calls, kept in chrome.storage.session so a call that finishes while the popup is closed is there
 // when it opens again. One storage key per call, plus a small index (id, times, status, size of each) written
-// in the same storage call: the worker keeps a running size tally without reading entries back, and a new
-// worker finds the calls the stopped one left running. Python shortens what is stored (record.answer ≤
-// 256 KiB); this module only bounds the whole (entries and bytes), and every write happens behind the answer.
+// with them: the worker keeps a running size tally without reading entries back, and a new worker finds the
+// calls the stopped one left running. Python shortens what is stored (record.answer ≤ 256 KiB); this module
+// bounds the whole (entries and bytes). Changes are made in memory at once (and pushed to the popup) and
+// written shortly after in one storage call per batch, so recording stays off the answers' path.
 
 const PREFIX = "history:";
 const INDEX_KEY = "history-index";
@@ -10,30 +11,30 @@ export const MAX_ENTRIES = 100;
 export const MAX_BYTES = 5 * 1024 * 1024;
 // A call's own arguments are kept so the popup can fill its form again; past this size only their size is.
 const MAX_ITEM_BYTES = 64 * 1024;
+// Changes within this time share one storage write (a call's start and end, usually).
+const WRITE_DELAY_MS = 50;
 export const INTERRUPTED_NOTE =
   "The service worker stopped while this call ran, so its outcome is unknown: it may have finished or not. " +
   "Check what the tool does before running it again.";
+const NOT_KEPT_NOTE = "The answer was not kept: the extension's session storage is full.";
 
-let index = null; // [{id, startedAt, changedAt, status, bytes}], newest first; loaded once per worker
+let index = []; // [{id, startedAt, changedAt, status, bytes}], newest first
 let totalBytes = 0;
-const unfinished = new Map(); // id → entry for calls this worker started and has not recorded the end of
-let queue = Promise.resolve();
+const pending = new Map(); // id → entry changed in memory and not yet written
+const unfinished = new Map(); // id → entry of a call this worker started and has not recorded the end of
+let loaded = null;
+let writing = Promise.resolve();
+let writeTimer = null;
 let listeners = { changed: () => {}, removed: () => {} };
 
 const encoder = new TextEncoder();
-const sizeOf = (entry) => encoder.encode(JSON.stringify(entry)).length + PREFIX.length + entry.id.length;
-
-function enqueue(fn) {
-  const run = queue.then(fn);
-  queue = run.catch((e) => console.error("tabgate: history", e));
-  return run;
-}
+const bytesOf = (value) => encoder.encode(JSON.stringify(value ?? null)).length;
 
 // Loads the index and marks what a stopped worker left running as interrupted. Called once when the worker
-// starts; every other operation queues behind it.
-export function start({ changed, removed }) {
-  listeners = { changed, removed };
-  return enqueue(async () => {
+// starts; everything else waits for it.
+export function start(on) {
+  listeners = on;
+  loaded = (async () => {
     const { [INDEX_KEY]: stored = [] } = await chrome.storage.session.get(INDEX_KEY);
     index = stored;
     totalBytes = index.reduce((sum, m) => sum + m.bytes, 0);
@@ -43,14 +44,15 @@ export function start({ changed, removed }) {
     const finishedAt = Date.now();
     for (const id of left) {
       const entry = got[PREFIX + id];
-      if (entry) await put({ ...entry, status: "interrupted", finishedAt, note: INTERRUPTED_NOTE });
-      else await drop([id]);
+      if (entry) change({ ...entry, status: "interrupted", finishedAt, note: INTERRUPTED_NOTE });
+      else remove([id]);
     }
-  });
+  })().catch((e) => console.error("tabgate: history could not be loaded", e));
+  return loaded;
 }
 
 function storedItem(item) {
-  const bytes = encoder.encode(JSON.stringify(item ?? null)).length;
+  const bytes = bytesOf(item);
   if (bytes <= MAX_ITEM_BYTES) return { item };
   const { type, name, call_id } = item;
   return { item: { type, name, call_id }, itemNotStored: `The call's arguments (${bytes} bytes) were too large to keep.` };
@@ -59,82 +61,128 @@ function storedItem(item) {
 export function recordStart({ id, name, item, startedAt }) {
   const entry = { id, name, status: "running", startedAt, ...storedItem(item) };
   unfinished.set(id, entry);
-  return enqueue(() => put(entry));
+  loaded.then(() => change(entry));
 }
 
-// `record` is Python's: {status, answer, truncated?}. The answer it holds is already shortened.
+// `record` is Python's: {status, answer, truncated?}; the answer it holds is already shortened.
 export function recordEnd(id, record, finishedAt = Date.now()) {
   const entry = unfinished.get(id);
   unfinished.delete(id);
-  if (!entry) return queue;
+  if (!entry) return;
   const { status, answer, truncated } = record;
-  const done = { ...entry, status, finishedAt, answer, ...(truncated ? { truncated } : {}) };
-  return enqueue(async () => {
-    if (await put(done)) return;
-    // The storage refused the entry (quota): keep the outcome without the answer, or nothing at all, but never
-    // leave it running.
-    const { answer: _, truncated: __, ...small } = done;
-    if (await put({ ...small, note: "The answer was not kept: the extension's session storage is full." })) return;
-    await drop([id]);
-  });
+  loaded.then(() => change({ ...entry, status, finishedAt, answer, ...(truncated ? { truncated } : {}) }));
 }
 
-// Writes one entry and the index in one storage call, evicting the oldest entries past the bounds first.
-// Answers whether the write happened.
-async function put(entry) {
+// One entry changed: in memory now (oldest entries evicted past the bounds), in storage with the next write.
+function change(entry) {
   entry = { ...entry, changedAt: Date.now() };
-  const meta = { id: entry.id, startedAt: entry.startedAt, changedAt: entry.changedAt, status: entry.status, bytes: sizeOf(entry) };
-  const old = index.find((m) => m.id === entry.id);
-  let next = old ? index.map((m) => (m === old ? meta : m)) : [meta, ...index];
-  let bytes = totalBytes - (old?.bytes ?? 0) + meta.bytes;
+  const meta = { id: entry.id, startedAt: entry.startedAt, changedAt: entry.changedAt, status: entry.status };
+  meta.bytes = bytesOf(entry) + PREFIX.length + entry.id.length;
+  const at = index.findIndex((m) => m.id === entry.id);
+  if (at >= 0) {
+    totalBytes -= index[at].bytes;
+    index[at] = meta;
+  } else index.unshift(meta);
+  totalBytes += meta.bytes;
+  pending.set(entry.id, entry);
   const evicted = [];
-  while (next.length > 1 && (next.length > MAX_ENTRIES || bytes > MAX_BYTES)) {
-    const oldest = next[next.length - 1] === meta ? next.splice(-2, 1)[0] : next.pop();
-    bytes -= oldest.bytes;
-    evicted.push(oldest.id);
+  for (let i = index.length - 1; i >= 0 && (index.length > MAX_ENTRIES || totalBytes > MAX_BYTES); i--) {
+    if (index[i] === meta) continue;
+    evicted.push(index[i].id);
+    totalBytes -= index[i].bytes;
+    index.splice(i, 1);
   }
-  if (evicted.length) await drop(evicted);
-  next = next.filter((m) => !evicted.includes(m.id));
-  try {
-    await chrome.storage.session.set({ [PREFIX + entry.id]: entry, [INDEX_KEY]: next });
-  } catch (e) {
-    console.warn("tabgate: history entry not stored", entry.id, e.message);
-    return false;
-  }
-  index = next;
-  totalBytes = bytes;
   listeners.changed(entry);
-  return true;
+  if (evicted.length) forget(evicted);
+  scheduleWrite();
 }
 
-async function drop(ids) {
-  if (!ids.length) return;
+function remove(ids) {
   const gone = new Set(ids);
-  const next = index.filter((m) => !gone.has(m.id));
-  // Removing first frees the space the smaller index needs.
-  await chrome.storage.session.remove(ids.map((id) => PREFIX + id));
-  await chrome.storage.session.set({ [INDEX_KEY]: next });
-  index = next;
+  index = index.filter((m) => !gone.has(m.id));
   totalBytes = index.reduce((sum, m) => sum + m.bytes, 0);
+  forget(ids);
+  scheduleWrite();
+}
+
+// Ids already out of the index: their keys go with the next write.
+const removing = new Set();
+function forget(ids) {
+  for (const id of ids) {
+    pending.delete(id);
+    removing.add(id);
+  }
   listeners.removed(ids);
 }
 
-// Entries newest first: all of them, the `limit` newest, or those changed at or after `since` (ms).
-export function list({ since, limit } = {}) {
-  return enqueue(async () => {
-    let metas = typeof since === "number" ? index.filter((m) => m.changedAt >= since) : index;
-    if (typeof limit === "number") metas = metas.slice(0, Math.max(0, limit));
-    if (!metas.length) return [];
-    const got = await chrome.storage.session.get(metas.map((m) => PREFIX + m.id));
-    return metas.map((m) => got[PREFIX + m.id]).filter(Boolean);
-  });
+function scheduleWrite() {
+  writeTimer ??= setTimeout(() => {
+    writeTimer = null;
+    writing = writing.then(write).catch((e) => console.error("tabgate: history", e));
+  }, WRITE_DELAY_MS);
 }
 
-export function clear() {
-  return enqueue(async () => {
-    // Calls still running are recorded again when they end.
-    const ids = index.map((m) => m.id);
-    await drop(ids);
-    return { cleared: ids.length };
-  });
+// One storage call for everything changed since the last write. When the storage refuses it (quota), each
+// entry is tried alone, then without its answer, then dropped: nothing is ever left `running` for lack of room.
+async function write() {
+  if (removing.size) {
+    const ids = [...removing];
+    removing.clear();
+    // Removing first frees the room the new entries need.
+    await chrome.storage.session.remove(ids.map((id) => PREFIX + id));
+  }
+  const batch = new Map(pending);
+  if (!batch.size) return chrome.storage.session.set({ [INDEX_KEY]: index });
+  if (await store([...batch.values()])) return settle(batch);
+  for (const entry of batch.values()) {
+    if (pending.get(entry.id) !== entry) continue; // changed again meanwhile: the next write has it
+    if (await store([entry])) settle(new Map([[entry.id, entry]]));
+    else if (entry.answer !== undefined) shrink(entry);
+    else {
+      console.warn("tabgate: history entry dropped, storage full", entry.id);
+      remove([entry.id]);
+    }
+  }
+}
+
+async function store(entries) {
+  const items = Object.fromEntries(entries.map((e) => [PREFIX + e.id, e]));
+  try {
+    await chrome.storage.session.set({ ...items, [INDEX_KEY]: index });
+    return true;
+  } catch (e) {
+    console.warn("tabgate: history write refused:", e.message);
+    return false;
+  }
+}
+
+function settle(batch) {
+  for (const [id, entry] of batch) if (pending.get(id) === entry) pending.delete(id);
+}
+
+function shrink(entry) {
+  const { answer: _, truncated: __, ...small } = entry;
+  change({ ...small, note: NOT_KEPT_NOTE });
+}
+
+async function entriesFor(metas) {
+  const missing = metas.filter((m) => !pending.has(m.id)).map((m) => PREFIX + m.id);
+  const got = missing.length ? await chrome.storage.session.get(missing) : {};
+  return metas.map((m) => pending.get(m.id) ?? got[PREFIX + m.id]).filter(Boolean);
+}
+
+// Entries newest first: all of them, the `limit` newest, or those changed at or after `since` (ms).
+export async function list({ since, limit } = {}) {
+  await loaded;
+  let metas = typeof since === "number" ? index.filter((m) => m.changedAt >= since) : index;
+  if (typeof limit === "number") metas = metas.slice(0, Math.max(0, limit));
+  return entriesFor(metas);
+}
+
+// Calls still running are recorded again when they end.
+export async function clear() {
+  await loaded;
+  const ids = index.map((m) => m.id);
+  if (ids.length) remove(ids);
+  return { cleared: ids.length };
 }

@@ -388,37 +388,47 @@ function newestEntries() {
   return [...state.history.values()].sort((a, b) => b.startedAt - a.startedAt).slice(0, HISTORY_SHOWN);
 }
 
+// Rows are rebuilt only when their entry's status or the viewed call changes: a push redraws one row, not 30.
+const historyRows = new Map(); // id → {key, node}
+
+function historyRow(entry) {
+  const key = `${entry.status}|${entry.finishedAt ?? ""}|${state.viewing === entry.id}`;
+  const row = historyRows.get(entry.id);
+  if (row?.key === key) return row.node;
+  const duration = entry.finishedAt && entry.startedAt ? formatDuration(entry.finishedAt - entry.startedAt) : "";
+  const status = String(entry.status ?? "");
+  const node = el(
+    "li",
+    {},
+    el(
+      "button",
+      {
+        type: "button",
+        class: "history-entry",
+        dataset: { id: String(entry.id), status },
+        "aria-current": state.viewing === entry.id ? "true" : null,
+        onclick: () => openEntry(state.history.get(entry.id) ?? entry),
+      },
+      el("span", { class: `badge ${BADGES[status] ?? "error"}` }, status),
+      el("span", { class: "h-name" }, String(entry.name ?? "")),
+      el("span", { class: "muted h-time" }, [formatTime(entry.startedAt), duration].filter(Boolean).join(" · ")),
+    ),
+  );
+  historyRows.set(entry.id, { key, node });
+  return node;
+}
+
 function renderHistory() {
   const shown = newestEntries();
   // What is not shown is forgotten (a push brings back any entry that changes), so the popup holds little.
   const kept = new Set([...shown.map((e) => e.id), state.viewing, ...state.awaiting]);
   for (const id of [...state.history.keys()]) if (!kept.has(id)) state.history.delete(id);
+  const nodes = shown.map(historyRow);
+  for (const id of [...historyRows.keys()]) if (!state.history.has(id)) historyRows.delete(id);
   $("history-empty").hidden = shown.length > 0;
   $("history-empty").textContent = "No calls yet.";
-  clear(
-    $("history"),
-    shown.map((entry) => {
-      const duration = entry.finishedAt && entry.startedAt ? formatDuration(entry.finishedAt - entry.startedAt) : "";
-      const status = String(entry.status ?? "");
-      return el(
-        "li",
-        {},
-        el(
-          "button",
-          {
-            type: "button",
-            class: "history-entry",
-            dataset: { id: String(entry.id), status },
-            "aria-current": state.viewing === entry.id ? "true" : null,
-            onclick: () => openEntry(entry),
-          },
-          el("span", { class: `badge ${BADGES[status] ?? "error"}` }, status),
-          el("span", { class: "h-name" }, String(entry.name ?? "")),
-          el("span", { class: "muted h-time" }, [formatTime(entry.startedAt), duration].filter(Boolean).join(" · ")),
-        ),
-      );
-    }),
-  );
+  const list = $("history");
+  if (nodes.length !== list.children.length || nodes.some((node, i) => list.children[i] !== node)) clear(list, nodes);
   // The entry the tool view shows finished while we watched it (perhaps started in an earlier popup).
   if (state.viewingRunning && !state.running.has(state.viewing)) {
     const viewed = state.history.get(state.viewing);

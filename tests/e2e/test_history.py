@@ -1,6 +1,6 @@
-"""Call history end to end (contract §5): bounded by entries and bytes, big answers shortened, writes that fail
-over the storage quota, calls a stopped service worker left running, clearing, and a popup that is told what
-changed instead of polling. Real Chromium, the real host and the demo MCP server."""
+"""Call history end to end (contract §5): bounded by entries and bytes, big answers shortened, writes
+that fail over the storage quota, calls a stopped service worker left running, clearing, and a popup that
+is told what changed instead of polling. Real Chromium, the real host and the demo MCP server."""
 
 from __future__ import annotations
 
@@ -26,12 +26,15 @@ ANSWER_MAX_BYTES = 256 * 1024
 
 
 @pytest.fixture(scope="module")
-def ext(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str]) -> Iterator[Extension]:
+def ext(
+    pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str]
+) -> Iterator[Extension]:
     profile = tmp_path_factory.mktemp("profile-history")
     config = profile / "config.toml"
-    # A long tool time limit: a 20 MiB answer takes a while on a loaded machine, and these tests are about history.
+    # A long tool time limit: a 20 MiB answer takes a while on a loaded machine (this is about history).
     config.write_text(
-        f'[mcp_servers.demo]\ncommand = {json.dumps(sys.executable)}\nargs = ["{DEMO}"]\ntool_timeout_sec = 600\n'
+        f"[mcp_servers.demo]\ncommand = {json.dumps(sys.executable)}\n"
+        f'args = ["{DEMO}"]\ntool_timeout_sec = 600\n'
     )
     install_host(profile, config, env=host_env)
     with launch(pw, profile, env=host_env) as extension:
@@ -43,7 +46,7 @@ def ext(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict
 @pytest.fixture
 def demo(ext: Extension) -> Extension:
     """The demo server is ready (a stopped service worker takes the host, and so the server, with it)."""
-    wait_for(lambda: demo_ready(ext), "the demo server to be ready")
+    wait_for(lambda: demo_ready(ext), "the demo server to be ready", timeout_s=60)
     return ext
 
 
@@ -85,7 +88,7 @@ def entry_of(ext: Extension, call_id: str) -> dict[str, Any]:
 
 
 def stored_bytes(entry: dict[str, Any]) -> int:
-    return len(json.dumps(entry, ensure_ascii=False).encode())
+    return len(json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode())
 
 
 def start_call_in_page(ext: Extension, name: str, arguments: dict[str, Any], call_id: str) -> None:
@@ -160,9 +163,10 @@ def test_a_write_over_the_storage_quota_leaves_the_outcome_without_the_answer(de
     try:
         call_id = f"quota-{uuid.uuid4().hex[:6]}"
         assert call(demo, "mcp__demo__big", {"mib": 0.4}, call_id)["success"] is True
+        # The answer reaches the caller first; the entry is written behind it.
         entry = wait_for(
-            lambda: next((e for e in history(demo) if e["id"] == call_id and e["status"] != "running"), None),
-            "the entry to be finished",
+            lambda: next((e for e in history(demo) if e["id"] == call_id and "note" in e), None),
+            "the entry to say its answer was not kept",
             timeout_s=5,
         )
         assert entry["status"] == "done"
@@ -176,10 +180,14 @@ def test_a_write_over_the_storage_quota_leaves_the_outcome_without_the_answer(de
 def test_a_call_a_stopped_worker_left_running_becomes_interrupted(demo: Extension) -> None:
     call_id = f"stop-{uuid.uuid4().hex[:6]}"
     start_call_in_page(demo, "mcp__demo__slow", {"seconds": 20, "steps": 20}, call_id)
-    wait_for(lambda: any(e["id"] == call_id and e["status"] == "running" for e in history(demo)), "the call to run")
+    wait_for(
+        lambda: any(e["id"] == call_id and e["status"] == "running" for e in history(demo)), "the call to run"
+    )
     demo.stop_service_worker()
     # The caller's channel closed with the worker; the next worker marks the entry.
-    outcome = wait_for(lambda: demo.page.evaluate(f"window.__outcome[{json.dumps(call_id)}]"), "the caller to hear")
+    outcome = wait_for(
+        lambda: demo.page.evaluate(f"window.__outcome[{json.dumps(call_id)}]"), "the caller to hear"
+    )
     assert "error" in outcome, outcome
     entry = entry_of(demo, call_id)
     assert entry["status"] == "interrupted"
@@ -231,7 +239,9 @@ def test_the_open_popup_is_told_each_change_and_never_polls(demo: Extension) -> 
     worker.evaluate(
         """() => {
             self.__historyRequests = 0;
-            chrome.runtime.onMessage.addListener((m) => { if (m?.type === "history") self.__historyRequests++; });
+            chrome.runtime.onMessage.addListener((m) => {
+                if (m?.type === "history") self.__historyRequests++;
+            });
         }"""
     )
     page = open_popup(demo)
@@ -243,4 +253,17 @@ def test_the_open_popup_is_told_each_change_and_never_polls(demo: Extension) -> 
     expect(entry).to_have_attribute("data-status", "done", timeout=15_000)
     page.wait_for_timeout(2000)
     assert worker.evaluate("self.__historyRequests") == 1  # the one read when the popup opened
+    page.close()
+
+
+def test_the_popup_shows_a_shortened_answer_with_its_original_size(demo: Extension) -> None:
+    call_id = f"short-{uuid.uuid4().hex[:6]}"
+    assert call(demo, "mcp__demo__big", {"mib": 0.5}, call_id)["success"] is True
+    size = wait_for(lambda: entry_of(demo, call_id).get("truncated"), "the entry to be recorded")["bytes"]
+    page = open_popup(demo)
+    page.locator(f'#history .history-entry[data-id="{call_id}"]').click()
+    expect(page.locator("#result .result")).to_have_attribute("data-kind", "ok")
+    expect(page.locator("#result")).to_contain_text(
+        f"Shortened for the history: the answer was {size} bytes."
+    )
     page.close()
