@@ -355,12 +355,10 @@ class Connection:
             self._ended(run, f"MCP client for `{self.name}` cannot start: {exc}", permanent=True)
             return True
         except Exception as exc:
-            self._ended(
-                run,
-                self._start_error(exc)
-                if run.ready_at is None
-                else f"MCP server '{self.name}' failed: {describe(exc)}",
-            )
+            if run.ready_at is None:
+                self._ended(run, self._start_error(exc))
+            else:  # often raised by the transport's close, after the loss was announced: the better reason
+                self._ended(run, f"MCP server '{self.name}' failed: {describe(exc)}", refine=True)
         finally:
             run.client = run.startup = None
             self._settle(run)
@@ -370,9 +368,16 @@ class Connection:
         run.settled.set()
         self._first_settled.set()
 
-    def _ended(self, run: _Run, reason: str, *, permanent: bool = False) -> None:
-        """Account for the end of `run` once: why, the backoff, the status."""
-        if run.ended or self._stopping:
+    def _ended(self, run: _Run, reason: str, *, permanent: bool = False, refine: bool = False) -> None:
+        """Account for the end of `run` once: why, the backoff, the status. With `refine`, a run already
+        accounted for gets this reason instead of the one it had."""
+        if self._stopping:
+            return
+        if run.ended:
+            if refine and run is self._run and self._state == "restarting":
+                self._error = self.scrub(reason)
+                log.warning("server %s: %s", self.name, self._error)
+                self._publish()
             return
         run.ended = True
         now = anyio.current_time()

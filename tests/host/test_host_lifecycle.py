@@ -16,6 +16,10 @@ import pytest
 from conftest import SERVERS, HostDirs, free_port, running_host, stdio_server, toml_str
 from hostproc import HostError, HostProcess
 
+from native_host.connections import retry_delay, url_secrets
+from native_host.dispatch import scrub_data
+from native_host.redact import Scrubber
+
 pytestmark = pytest.mark.host
 
 SILENT = SERVERS / "silent_server.py"
@@ -203,3 +207,20 @@ def test_a_cancelled_listing_or_read_stops_at_the_server(host_dirs: HostDirs, tm
             assert pending.result(QUICK)["error"]["code"] == -32800
             wait_until((markers / f"cancelled-{marker}").exists, f"the server to see {method} cancelled")
         assert host.call("tools/call", {"server": "slow", "tool": "quick"})["isError"] is False
+
+
+def test_backoff_doubles_from_1_s_up_to_60_s() -> None:
+    assert [retry_delay(n) for n in range(1, 9)] == [1, 2, 4, 8, 16, 32, 60, 60]
+    assert retry_delay(10_000) == 60
+
+
+def test_url_passwords_and_query_values_count_as_secrets() -> None:
+    found = url_secrets("https://me:p%40ss-word@example.com/mcp?token=t0k3n&x=")
+    assert {"p%40ss-word", "p@ss-word", "t0k3n"} <= set(found) and "" not in found
+    assert url_secrets("https://example.com/mcp") == []
+
+
+def test_error_data_is_scrubbed_all_the_way_down() -> None:
+    scrub = Scrubber(["s3cret"])
+    data = {"a": ["x s3cret y", {"s3cret": 1, "n": None}], "b": 2}
+    assert scrub_data(data, scrub) == {"a": ["x <redacted> y", {"<redacted>": 1, "n": None}], "b": 2}
