@@ -89,7 +89,8 @@ def gates(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("fault-gates")
 
 
-# Python servers on a shared 2-core machine can take more than the default 10 s to start.
+# Python servers on a shared 2-core machine can take more than the default 10 s to start, and the popup
+# (in the renderer process Python boots in) more than Playwright's 30 s to open.
 STARTUP_S = 60
 BOOT_S = 180
 SERVERS = ("fault", "exits", "killed", "held")  # `fault` for long and big calls, one per failure scenario
@@ -114,9 +115,11 @@ def ext(
             for name in SERVERS
         )
     )
-    grant_site_access(pw, profile, [site])  # first, so that its install launch starts no servers
+    with launch(pw, profile, open_timeout_ms=BOOT_S * 1000):
+        pass  # installs the extension (before the host, so that no server starts), for the grant to edit
+    grant_site_access(pw, profile, [site])
     install_host(profile, config, env=host_env)
-    with launch(pw, profile, env=host_env) as extension:
+    with launch(pw, profile, env=host_env, open_timeout_ms=BOOT_S * 1000) as extension:
         extension.wait_python_ready(BOOT_S)
         assert extension.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
         wait_for(
@@ -387,7 +390,7 @@ def ext_hung(
         + stdio_server("fault", FAULT_SERVER, startup_timeout_sec=STARTUP_S)
     )
     install_host(profile, config, env=host_env)
-    with launch(pw, profile, env=host_env) as extension:
+    with launch(pw, profile, env=host_env, open_timeout_ms=BOOT_S * 1000) as extension:
         extension.wait_python_ready(BOOT_S)
         assert extension.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
         wait_for(

@@ -123,8 +123,12 @@ def launch(
     extension_dir: Path = EXTENSION_DIR,
     env: dict[str, str] | None = None,
     headless: bool = True,
+    extra_args: tuple[str, ...] = (),
+    open_timeout_ms: float | None = None,
 ) -> Iterator[Extension]:
-    """Chromium with the extension; `env` joins the environment Chromium passes on to the native host."""
+    """Chromium with the extension; `env` joins the environment Chromium passes on to the native host;
+    `extra_args` are more Chromium flags (e.g. --host-resolver-rules for sites of other names);
+    `open_timeout_ms` bounds opening the extension page (Playwright's 30 s when None)."""
     if not (extension_dir / "manifest.json").exists():
         raise AssertionError(f"{extension_dir} is not built; run python3 build.py")
     context = pw.chromium.launch_persistent_context(
@@ -135,6 +139,7 @@ def launch(
             *CHROMIUM_FLAGS,
             f"--disable-extensions-except={extension_dir}",
             f"--load-extension={extension_dir}",
+            *extra_args,
         ],
         env={**os.environ, **(env or {})},
     )
@@ -144,7 +149,7 @@ def launch(
         )
         ext_id = worker.url.split("/")[2]
         page = context.new_page()
-        page.goto(f"chrome-extension://{ext_id}/popup.html")
+        page.goto(f"chrome-extension://{ext_id}/popup.html", timeout=open_timeout_ms)
         yield Extension(context=context, id=ext_id, page=page)
     finally:
         context.close()

@@ -47,7 +47,7 @@ def _browser() -> Iterator[Extension]:
         config.write_text("".join(stdio_server(name, FAULT_SERVER) for name in ["fault", *KILLED]))
         env = {"TABGATE_LOG_DIR": str(Path(tmp) / "logs"), "TABGATE_DATA_DIR": str(Path(tmp) / "data")}
         install_host(profile, config, env=env)
-        with launch(pw, profile, env=env) as ext:
+        with launch(pw, profile, env=env, open_timeout_ms=180_000) as ext:
             ext.wait_python_ready()
             ext.send({"type": "config/set", "patch": {"mcpTools": True}})
             wait_for(
