@@ -89,8 +89,8 @@ def gates(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("fault-gates")
 
 
-# Python servers on a shared 2-core machine can take more than the default 10 s to start, and the popup
-# (in the renderer process Python boots in) more than Playwright's 30 s to open.
+# On a shared 2-core machine Python servers can take more than the default 10 s to start, and the first
+# extension page more than Playwright's 30 s to open.
 STARTUP_S = 60
 BOOT_S = 180
 SERVERS = ("fault", "exits", "killed", "held")  # `fault` for long and big calls, one per failure scenario
