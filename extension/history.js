@@ -116,10 +116,14 @@ function forget(ids) {
 }
 
 function scheduleWrite() {
-  writeTimer ??= setTimeout(() => {
-    writeTimer = null;
-    writing = writing.then(write).catch((e) => console.error("tabgate: history", e));
-  }, WRITE_DELAY_MS);
+  writeTimer ??= setTimeout(writeNow, WRITE_DELAY_MS);
+}
+
+function writeNow() {
+  clearTimeout(writeTimer);
+  writeTimer = null;
+  writing = writing.then(write).catch((e) => console.error("tabgate: history", e));
+  return writing;
 }
 
 // One storage call for everything changed since the last write. When the storage refuses it (quota), each
@@ -179,10 +183,11 @@ export async function list({ since, limit } = {}) {
   return entriesFor(metas);
 }
 
-// Calls still running are recorded again when they end.
+// Answered once the storage is empty of them. Calls still running are recorded again when they end.
 export async function clear() {
   await loaded;
   const ids = index.map((m) => m.id);
   if (ids.length) remove(ids);
+  await writeNow();
   return { cleared: ids.length };
 }
