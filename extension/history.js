@@ -11,7 +11,7 @@ export const MAX_ENTRIES = 100;
 export const MAX_BYTES = 5 * 1024 * 1024;
 // A call's own arguments are kept so the popup can fill its form again; past this size only their size is.
 const MAX_ITEM_BYTES = 64 * 1024;
-// Changes within this time share one storage write (a call's start and end, usually).
+// Other changes within this time share one storage write (the ends of a burst of calls).
 const WRITE_DELAY_MS = 50;
 export const INTERRUPTED_NOTE =
   "The service worker stopped while this call ran, so its outcome is unknown: it may have finished or not. " +
@@ -94,7 +94,9 @@ function change(entry) {
   }
   listeners.changed(entry);
   if (evicted.length) forget(evicted);
-  scheduleWrite();
+  // A start is written at once: a new worker can only mark as interrupted what reached the storage.
+  if (entry.status === "running") writeNow();
+  else scheduleWrite();
 }
 
 function remove(ids) {

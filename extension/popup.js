@@ -303,24 +303,25 @@ function onProgress(e) {
 async function awaitOutcome(callId) {
   state.awaiting.add(callId);
   if (state.viewing === callId) $("progress-text").textContent = "The service worker restarted; waiting for the outcome…";
-  await fetchHistory({ since: state.historySeen }); // this wakes the next worker, which marks the entry first
-  settleAwaited();
+  // Everything changed since this popup last heard of the call: this wakes the next worker, which has marked
+  // the entry first. What this popup was pushed by the stopped worker may never have reached the storage.
+  const since = Math.min(state.historySeen, state.history.get(callId)?.changedAt ?? 0);
+  const entries = await fetchHistory({ since });
+  if (!entries) return; // the service worker is restarting: the events port reconnects and this runs again
+  const entry = entries.find((e) => e.id === callId);
+  if (entry && entry.status !== "running") showOutcome(entry);
+  else if (!entry) unrecorded(callId);
 }
 
-// Calls whose answer was lost: a finished entry shows its outcome; a running one waits for its push; a missing
-// one was never recorded by the stopped worker, so nothing will say more.
-function settleAwaited() {
-  for (const callId of state.awaiting) {
-    const entry = state.history.get(callId);
-    if (entry && entry.status !== "running") showOutcome(entry);
-    else if (!entry) {
-      state.awaiting.delete(callId);
-      if (state.viewing !== callId) continue;
-      setCall(null);
-      const note = "The service worker stopped before it recorded this call, so its outcome is unknown.";
-      clear($("result"), noteResult(state.tool?.name ?? "", "interrupted", note));
-    }
-  }
+// The stopped worker never stored the call, so nothing will say more.
+function unrecorded(callId) {
+  state.awaiting.delete(callId);
+  state.history.delete(callId);
+  renderHistory();
+  if (state.viewing !== callId) return;
+  setCall(null);
+  const note = "The service worker stopped before it recorded this call, so its outcome is unknown.";
+  clear($("result"), noteResult(state.tool?.name ?? "", "interrupted", note));
 }
 
 function showOutcome(entry) {
@@ -329,19 +330,23 @@ function showOutcome(entry) {
 }
 
 // One request: the newest entries when the popup opens, then after a reconnection only what changed since.
+// Answers the entries, or undefined when the service worker could not answer.
 async function fetchHistory(query) {
   let entries;
   try {
     entries = await send({ type: "history", ...query });
   } catch {
-    return; // the service worker is restarting; the events port reconnects and asks again
+    return undefined; // the service worker is restarting; the events port reconnects and asks again
   }
-  if (!Array.isArray(entries)) return;
+  if (!Array.isArray(entries)) return undefined;
   for (const entry of entries) noteEntry(entry);
   renderHistory();
+  return entries;
 }
 
 function noteEntry(entry) {
+  // A fetch's answer can arrive after a push of a newer version of the same entry.
+  if ((state.history.get(entry.id)?.changedAt ?? -1) > (entry.changedAt ?? 0)) return;
   state.history.set(entry.id, entry);
   state.historySeen = Math.max(state.historySeen, entry.changedAt ?? 0);
 }
@@ -543,7 +548,8 @@ function onEvent(e) {
       return;
     case "reconnected":
       refreshStatus();
-      fetchHistory({ since: state.historySeen }).then(settleAwaited);
+      fetchHistory({ since: state.historySeen });
+      for (const callId of state.awaiting) awaitOutcome(callId);
       return;
     default:
   }

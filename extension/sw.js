@@ -158,7 +158,8 @@ async function dispatch(message, respond) {
     envelope = { answer, record: { status: "fatal", answer } };
   }
   respond(envelope.answer);
-  history.recordEnd(id, envelope.record);
+  // A reply without a record is a bug in the core; the entry still must not stay running.
+  history.recordEnd(id, envelope.record ?? { status: "fatal", answer: { fatal: "the core sent no history record" } });
 }
 
 async function configSet(message) {
