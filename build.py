@@ -79,6 +79,12 @@ PYODIDE_CDN_DEFAULT = "https://cdn.jsdelivr.net/pyodide/v${U}/full/"
 
 TIERS = ("lint", "unit", "pyodide", "host", "e2e", "faults")
 
+# Python's boot files inside the extension (see extension/py_boot.mjs): every file of the wheels above in one
+# image written into Pyodide's file system, and the memory snapshot of an interpreter that imported the core.
+SITE_IMAGE = "python/site-packages.img"
+SNAPSHOT = "python/snapshot.bin"
+SITE_IMAGE_MAGIC = b"TGSITE01"
+
 
 class BuildError(Exception):
     """A build step failed; the message says which and why."""
@@ -278,6 +284,58 @@ def make_lockfile(py: Path, pyodide_dir: Path, wheels: list[Path]) -> Path:
     return out
 
 
+# ---------------------------------------------------------------- Python boot files
+
+
+def build_site_image(wheels: list[Path], out: Path) -> None:
+    """Every file of the wheels, sorted, in one image: magic, u32 header length, header JSON, bytes."""
+    files: dict[str, bytes] = {}
+    for wheel in wheels:
+        with zipfile.ZipFile(wheel) as zf:
+            for info in zf.infolist():
+                if not info.is_dir():
+                    files[info.filename] = zf.read(info)
+    names = sorted(files)
+    header = json.dumps({"files": [[n, len(files[n])] for n in names]}, separators=(",", ":")).encode()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("wb") as f:
+        f.write(SITE_IMAGE_MAGIC + len(header).to_bytes(4, "little") + header)
+        for n in names:
+            f.write(files[n])
+
+
+def make_snapshot(staging: Path) -> dict[str, object]:
+    """The memory snapshot of the staged extension's Python after `import core.bridge`, made in Node.
+
+    Snapshots are not byte-reproducible (heap layout depends on the run), so one is cached per set of inputs:
+    the same sources give the same shipped snapshot, and its sha256 goes into build-info.json.
+    """
+    node = shutil.which("node")
+    if node is None:
+        raise BuildError("node (Node.js 20) is needed to make Python's memory snapshot; install Node.js.")
+    inputs = hashlib.sha256()
+    for part in (staging / SITE_IMAGE, staging / "py_boot.mjs", ROOT / "tools" / "make_snapshot.mjs",
+                 *(staging / "pyodide" / n for n in PYODIDE_RUNTIME)):  # fmt: skip
+        inputs.update(sha256_file(part).encode())
+    cached = CACHE / "snapshot" / inputs.hexdigest()
+    if not (cached / "meta.json").exists():
+        log("making Python's memory snapshot (Node)")
+        # With stack switching, as in Chrome: the interpreter notes at start-up whether it can suspend.
+        out = run([node, "--experimental-wasm-stack-switching", str(ROOT / "tools" / "make_snapshot.mjs"),
+                   str(staging)], stdout=subprocess.PIPE)  # fmt: skip
+        layout = json.loads(out.stdout.strip().splitlines()[-1])
+        tmp = cached.with_suffix(".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        shutil.move(staging / SNAPSHOT, tmp / "snapshot.bin")
+        (tmp / "meta.json").write_text(json.dumps(layout))
+        shutil.rmtree(cached, ignore_errors=True)
+        tmp.rename(cached)
+    shutil.copy2(cached / "snapshot.bin", staging / SNAPSHOT)
+    layout = json.loads((cached / "meta.json").read_text())
+    return {"file": SNAPSHOT, "sha256": sha256_file(staging / SNAPSHOT), **layout}
+
+
 # ---------------------------------------------------------------- build
 
 
@@ -308,9 +366,15 @@ def build(py: Path | None = None) -> Path:
     shutil.copy2(lock, runtime / "pyodide-lock.json")
     for w in wheels:
         shutil.copy2(w, runtime / w.name)
+    build_site_image(wheels, staging / SITE_IMAGE)
+    python = {
+        "siteImage": {"file": SITE_IMAGE, "sha256": sha256_file(staging / SITE_IMAGE)},
+        "snapshot": make_snapshot(staging),
+    }
     (staging / "build-info.json").write_text(
-        json.dumps({"version": version, "pyodide": PYODIDE_VERSION, "coreWheel": wheels[-1].name}) + "\n"
-    )
+        json.dumps({"version": version, "pyodide": PYODIDE_VERSION, "coreWheel": wheels[-1].name,
+                    "python": python}) + "\n"
+    )  # fmt: skip
     shutil.rmtree(EXT_OUT, ignore_errors=True)
     staging.rename(EXT_OUT)
 

@@ -27,6 +27,7 @@ from collections.abc import Awaitable
 from typing import Any, Protocol
 
 from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
+from core.gateway import AgentGateway
 from core.history import record_for
 from core.servers import TIMEOUT_MARGIN_MS, HostState
 from core.service import Service
@@ -97,19 +98,31 @@ class ServiceWorkerBrowser:
         return reply.get("result")
 
 
+# Calls the service worker records in the history: it gets the answer and Python's record of it.
+RECORDED = frozenset({"dispatch", "gateway/call"})
+
+
 class Bridge:
     def __init__(self, api: JsApi, *, timeout_margin_ms: int = TIMEOUT_MARGIN_MS) -> None:
+        def emit(event: dict[str, Any]) -> None:
+            api.emit(json.dumps(event))
+
+        browser = ServiceWorkerBrowser(api)
         self._service = Service(
-            emit=lambda event: api.emit(json.dumps(event)),
-            browser=ServiceWorkerBrowser(api),
-            host=HostMcp(api),
-            timeout_margin_ms=timeout_margin_ms,
+            emit=emit, browser=browser, host=HostMcp(api), timeout_margin_ms=timeout_margin_ms
         )
+        self._gateway = AgentGateway(self._service.handle, browser, emit)
 
     async def handle(self, message_json: str) -> str:
         message = json.loads(message_json)
-        answer = await self._service.handle(message)
-        if isinstance(message, dict) and message.get("type") == "dispatch":
+        kind = message.get("type") if isinstance(message, dict) else None
+        if self._gateway.handles(kind):
+            answer = await self._gateway.handle(message)
+        else:
+            answer = await self._service.handle(message)
+            if kind is not None:
+                await self._gateway.after(message)
+        if kind in RECORDED:
             return json.dumps({"answer": answer, "record": record_for(answer)})
         return json.dumps(answer)
 

@@ -42,7 +42,9 @@ def build_registry(
         tools += [RegisteredTool(spec, resources, ToolSource.BUILTIN) for spec in RESOURCE_TOOL_SPECS]
     if browser is not None:
         tools += [
-            RegisteredTool(spec.tool_spec, BrowserHandler(spec, browser), ToolSource.BROWSER)
+            RegisteredTool(
+                spec.tool_spec, BrowserHandler(spec, browser, config.uploadDirs), ToolSource.BROWSER
+            )
             for spec in browser_tools
         ]
     if mcp is not None and config.mcpTools and mcp_table:

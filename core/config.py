@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
 
 from core.validation import format_validation_error
 
@@ -18,9 +28,34 @@ class ToolsConfig(BaseModel):
 
     mcpTools: StrictBool = False
     disabledTools: tuple[StrictStr, ...] = ()
+    # The agent gateway (contract §8): off by default; the MCP tools of the user's servers only when asked.
+    gateway: StrictBool = False
+    gatewayMcp: StrictBool = False
+    gatewayTrusted: tuple[StrictStr, ...] = ()  # agents that act without asking
+    approvalTimeoutSec: StrictInt | StrictFloat = Field(default=120, gt=0, le=3600)
+    # Folders browser_dom upload may take files from (absolute paths); none by default.
+    uploadDirs: tuple[StrictStr, ...] = ()
+
+    @field_validator("uploadDirs")
+    @classmethod
+    def _absolute(cls, folders: tuple[str, ...]) -> tuple[str, ...]:
+        for folder in folders:
+            if not folder.startswith("/") and not (len(folder) > 2 and folder[1] == ":"):
+                raise ValueError(f"uploadDirs entries must be absolute paths, got {folder!r}")
+        return folders
 
     def to_wire(self) -> dict[str, Any]:
-        return {"mcpTools": self.mcpTools, "disabledTools": list(self.disabledTools)}
+        wire: dict[str, Any] = {
+            "mcpTools": self.mcpTools,
+            "disabledTools": list(self.disabledTools),
+            "gateway": self.gateway,
+            "gatewayMcp": self.gatewayMcp,
+            "gatewayTrusted": list(self.gatewayTrusted),
+            "approvalTimeoutSec": self.approvalTimeoutSec,
+        }
+        if self.uploadDirs:  # absent means none, as before uploads existed
+            wire["uploadDirs"] = list(self.uploadDirs)
+        return wire
 
     def patched(self, patch: object) -> ToolsConfig:
         """A new config with `patch` applied over this one; raises `ConfigError` naming the bad key."""

@@ -27,8 +27,10 @@ class HostTool(BaseModel):
 
     server: str
     name: str
+    title: str | None = None
     description: str | None = None
     inputSchema: dict[str, Any]
+    annotations: dict[str, Any] | None = None  # MCP ToolAnnotations: readOnlyHint, destructiveHint, …
     # False for the last known tools of a server that is down; still offered, and a call to one gets the
     # host's answer naming the server and why (contract §4, §6).
     available: bool = True
@@ -40,6 +42,8 @@ class McpTool:
     tool: str
     spec: ToolSpec
     available: bool = True
+    title: str | None = None
+    annotations: dict[str, Any] | None = None
 
 
 class McpToolListError(Exception):
@@ -72,7 +76,7 @@ def build_mcp_tool_table(result: Any) -> dict[str, McpTool]:
             # codex offers every MCP tool without parallel support.
             supports_parallel=False,
         )
-        table[name] = McpTool(tool.server, tool.name, spec, tool.available)
+        table[name] = McpTool(tool.server, tool.name, spec, tool.available, tool.title, tool.annotations)
     return dict(sorted(table.items()))
 
 

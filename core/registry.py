@@ -107,6 +107,10 @@ def _offer(tool: RegisteredTool) -> dict[str, Any]:
     }
     if tool.mcp is not None:
         entry["server"] = tool.mcp.server
+        if tool.mcp.title is not None:
+            entry["title"] = tool.mcp.title
+        if tool.mcp.annotations is not None:
+            entry["annotations"] = tool.mcp.annotations
         if not tool.mcp.available:
             entry["available"] = False
     return entry

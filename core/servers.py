@@ -7,6 +7,7 @@ plus a margin, so the host's own timeout error, with its reason, normally arrive
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 from collections.abc import Iterable
@@ -113,9 +114,22 @@ class ServerBoard:
     def __init__(self, *, margin_ms: int = TIMEOUT_MARGIN_MS) -> None:
         self._servers: dict[str, ServerStatus] = {}
         self._margin_ms = margin_ms
+        self._changed = asyncio.Event()
 
     def update(self, statuses: Iterable[ServerStatus]) -> None:
         self._servers = {status.name: status for status in statuses}
+        self._changed.set()  # wakes whoever waits for a status; later waits get a fresh event
+        self._changed = asyncio.Event()
+
+    async def started(self, server: str) -> None:
+        """Return once `server` is no longer `starting` (the caller bounds the wait)."""
+        while (status := self._servers.get(server)) is not None and status.status == "starting":
+            await self._changed.wait()
+
+    def startup_limit_ms(self, server: str) -> int:
+        status = self._servers.get(server)
+        startup = status.startup_timeout_ms if status is not None else DEFAULT_STARTUP_TIMEOUT_SEC * 1000
+        return clamp_ms(startup + self._margin_ms)
 
     def get(self, server: str) -> ServerStatus | None:
         return self._servers.get(server)

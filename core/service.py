@@ -112,6 +112,19 @@ class Service:
             self._apply_host_state(await self._ensure(self._host))
         return await self._registry_with_mcp_tools()
 
+    async def _after_first_start(self, name: str, registry: ToolRegistry) -> ToolRegistry:
+        """A name of a server the host is still starting (its listing answers within 1 s, before the tools
+        are known): wait for that start, bounded by the server's `startupTimeoutSec`, then list again."""
+        status = self._servers.down_server_for(name)
+        if status is None or status.status != "starting" or self._mcp() is None:
+            return registry
+        try:
+            await within(self._servers.started(status.name), self._servers.startup_limit_ms(status.name))
+        except DeadlineExceeded:
+            return registry
+        self._invalidate()
+        return await self._registry_with_mcp_tools()
+
     async def _ensure(self, host: HostLink) -> HostState:
         try:
             return await within(host.ensure(), HOST_ENSURE_LIMIT_MS)
@@ -142,8 +155,11 @@ class Service:
         if turn is not None and not isinstance(turn, str):
             raise RequestError(McpErrorCode.INVALID_PARAMS, "turn must be a string")
         registry = self._registry_now()
-        if not registry.knows(tool_name_of(item)):
+        name = tool_name_of(item)
+        if not registry.knows(name):
             registry = await self._mcp_path_registry()
+            if not registry.knows(name):
+                registry = await self._after_first_start(name, registry)
         try:
             output = await handle_response_item(item, registry, turn)
         except Fatal as error:

@@ -1,6 +1,7 @@
 // chrome.* executors for the browser tools. Python (core/browser) validates the arguments and decides what
 // to do; this module performs exactly the call it is given and returns plain JSON.
 import { rpcError } from "./host.js";
+import { openDialog, readBuffer, runCommands } from "./cdp.js";
 
 const TOOL_STORAGE_PREFIX = "tool:"; // browser_storage lives in its own namespace, apart from Tabgate's state
 
@@ -136,9 +137,30 @@ async function requirePageAccess(tab) {
   }
 }
 
+// What the debugger executor may touch: a page the user granted ("page"), or, to start a navigation, any
+// http(s) or blank page ("navigate"); never Chrome's or an extension's pages.
+async function requireDebuggable(tab, access) {
+  if (access === "navigate") {
+    if (pageOrigin(tab) === null && tab.url !== "about:blank") {
+      throw rpcError(-32602, `Tabgate cannot drive ${tab.url || "this tab"}: only http(s) pages`);
+    }
+    return;
+  }
+  await requirePageAccess(tab);
+}
+
 async function inPage(tabId, func, args = []) {
   const tab = await targetTab(tabId);
   await requirePageAccess(tab);
+  // A script cannot run while the page waits on a dialog (the modal-state rule, worded as core/browser/cdp.py).
+  const dialog = openDialog(tab.id);
+  if (dialog) {
+    throw rpcError(
+      -32602,
+      `Tab ${tab.id}: a JavaScript ${dialog.type} is open: "${dialog.message}". Answer it first: ` +
+        `browser_dom {"action": "dialog", "accept": true|false}.`,
+    );
+  }
   let result;
   try {
     [result] = await chrome.scripting.executeScript({ target: { tabId: tab.id }, func, args });
@@ -359,6 +381,30 @@ const executors = {
     const format = a.format ?? "png";
     const dataUrl = await captureVisibleTab(tab, { format, quality: a.quality });
     return { mimeType: `image/${format}`, data: dataUrl.slice(dataUrl.indexOf(",") + 1), tabId: tab.id };
+  },
+
+  // The debugger executor (cdp.js): the command lists Python builds, and the tab's event buffers.
+  async cdp(a) {
+    const tab = await targetTab(a.tabId);
+    await requireDebuggable(tab, a.access);
+    try {
+      return await runCommands(tab, a);
+    } catch (e) {
+      // Attaching failed (another debugger holds the tab, the page became one Chrome protects, …).
+      throw e.rpc ? e : rpcError(-32603, `Chrome's debugger on tab ${tab.id}: ${e.message ?? e}`);
+    }
+  },
+
+  async "cdp.buffer"(a) {
+    const tab = await targetTab(a.tabId);
+    await requireDebuggable(tab, a.access);
+    return readBuffer(tab, a);
+  },
+
+  // {origins}: those of them the user granted (frames of other sites are shown only when granted).
+  async "cdp.grants"(a) {
+    const granted = await Promise.all(a.origins.map((o) => chrome.permissions.contains({ origins: [`${o}/*`] })));
+    return { granted: a.origins.filter((_, i) => granted[i]) };
   },
 
   async browser_storage(a) {

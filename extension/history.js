@@ -58,8 +58,9 @@ function storedItem(item) {
   return { item: { type, name, call_id }, itemNotStored: `The call's arguments (${bytes} bytes) were too large to keep.` };
 }
 
-export function recordStart({ id, name, item, startedAt }) {
-  const entry = { id, name, status: "running", startedAt, ...storedItem(item) };
+// `caller`: the agent that made the call through the gateway (absent for the person's own calls).
+export function recordStart({ id, name, item, startedAt, caller }) {
+  const entry = { id, name, status: "running", startedAt, ...(caller ? { caller: String(caller) } : {}), ...storedItem(item) };
   unfinished.set(id, entry);
   loaded.then(() => change(entry));
 }

@@ -18,9 +18,10 @@ export function hostStateFor(message) {
 }
 
 export class HostConnection {
-  constructor({ onStatus, onNotification }) {
+  constructor({ onStatus, onNotification, onRequest }) {
     this.onStatus = onStatus;
     this.onNotification = onNotification;
+    this.onRequest = onRequest; // (method, params) => Promise<result>: the host asking for an agent
     this.port = null;
     this.state = { host: "not_installed", hostError: null, servers: [] };
     this.pending = new Map();
@@ -96,7 +97,30 @@ export class HostConnection {
   }
 
   cancel(id) {
-    this.port?.postMessage({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } });
+    this.notify("$/cancelRequest", { id });
+  }
+
+  notify(method, params) {
+    try {
+      this.port?.postMessage({ jsonrpc: "2.0", method, params });
+    } catch {
+      // The port closed under us; the disconnect handler reports it.
+    }
+  }
+
+  // The host's own requests (the agent gateway's): answered like any JSON-RPC request.
+  async #answer(port, { id, method, params }) {
+    let reply;
+    try {
+      reply = { jsonrpc: "2.0", id, result: await this.onRequest(method, params ?? {}) };
+    } catch (e) {
+      reply = { jsonrpc: "2.0", id, error: e.rpc ?? { code: -32603, message: String(e.message ?? e) } };
+    }
+    try {
+      port.postMessage(reply);
+    } catch {
+      // The host went away while the request ran; nobody is left to answer.
+    }
   }
 
   #send(port, method, params, onSent) {
@@ -115,6 +139,7 @@ export class HostConnection {
 
   #receive(msg) {
     if (msg.method === "$/chunk") return this.#chunk(msg.params);
+    if (msg.method && msg.id !== undefined && msg.id !== null) return this.#answer(this.port, msg);
     if (msg.method) {
       if (msg.method === "notifications/servers") this.state = { ...this.state, servers: msg.params.servers };
       return this.onNotification?.(msg.method, msg.params);

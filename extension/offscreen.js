@@ -1,62 +1,43 @@
-// Boots Pyodide from the extension's own files, loads the core by package name (integrity-checked through
-// the extension's pyodide-lock.json) and relays between the service worker and core.bridge.
-import { loadPyodide } from "./pyodide/pyodide.mjs";
-
-const runtimeUrl = chrome.runtime.getURL("pyodide/");
-let state = { python: "booting", pythonError: null, bootMs: null, bootedAt: null };
-let bridge = null;
+// The offscreen document: keeps Python alive across service-worker restarts and relays between the service
+// worker's `python` port and the dedicated worker that runs Python (py_worker.js). Nothing here parses or
+// decides; the port protocol is the one the service worker speaks ({kind: "state" | "call" | "reply" |
+// "request"}), and the document's own thread stays free while Python boots or runs.
+const worker = new Worker(chrome.runtime.getURL("py_worker.js"), { type: "module" });
+let state = { python: "booting", pythonError: null, bootMs: null, bootedAt: null, bootPhase: "loading" };
 let port = null;
-let nextId = 1;
-const pending = new Map();
+let nextCallId = 1;
+const calls = new Map(); // our call id → {port, id}: each answer goes back to the port that asked
+const requests = new Set(); // ids of Python's requests waiting for the service worker
 
-// What Python may ask of the service worker; each returns a Promise of JSON text.
-const api = {
-  request(kind, payloadJson) {
-    return new Promise((resolve) => {
-      const id = nextId++;
-      pending.set(id, resolve);
-      if (!port) return resolve(JSON.stringify({ error: { code: -32000, message: "service worker not reachable" } }));
-      port.postMessage({ kind: "request", id, request: { kind, ...JSON.parse(payloadJson) } });
-    });
-  },
-  emit(eventJson) {
-    port?.postMessage({ kind: "request", id: 0, request: { kind: "event", event: JSON.parse(eventJson) } });
-  },
-  cancel(callId) {
-    port?.postMessage({ kind: "request", id: 0, request: { kind: "cancel", callId } });
-  },
-};
+function answerRequest(id, message) {
+  requests.delete(id);
+  worker.postMessage({ kind: "reply", id, error: { code: -32000, message } });
+}
 
 function connect() {
   port = chrome.runtime.connect({ name: "python" });
-  port.onMessage.addListener(onMessage);
-  // A stopped service worker takes the port with it; the next one needs it back (Python stays warm here).
+  port.onMessage.addListener(onPortMessage);
+  // A stopped service worker takes the port with it; the next one needs it back (Python stays warm).
   port.onDisconnect.addListener(() => {
     port = null;
-    for (const resolve of pending.values()) resolve(JSON.stringify({ error: { code: -32000, message: "service worker restarted" } }));
-    pending.clear();
+    for (const id of [...requests]) answerRequest(id, "service worker restarted");
     setTimeout(connect, 50);
   });
   port.postMessage({ kind: "state", state });
 }
 
-async function onMessage(msg) {
+function onPortMessage(msg) {
   if (msg.kind === "reply") {
-    const resolve = pending.get(msg.id);
-    pending.delete(msg.id);
-    resolve?.(JSON.stringify("error" in msg ? { error: msg.error } : { result: msg.result }));
-    return;
+    requests.delete(msg.id);
+    worker.postMessage(msg);
+  } else if (msg.kind === "call") {
+    let id = 0;
+    if (msg.id) {
+      id = nextCallId++;
+      calls.set(id, { port, id: msg.id });
+    }
+    worker.postMessage({ kind: "call", id, message: msg.message });
   }
-  if (msg.kind !== "call") return;
-  const from = port;
-  let reply;
-  try {
-    if (!bridge) throw new Error(state.pythonError ?? "Python is not ready");
-    reply = { kind: "reply", id: msg.id, result: JSON.parse(await bridge.handle(JSON.stringify(msg.message))) };
-  } catch (e) {
-    reply = { kind: "reply", id: msg.id, error: String(e.message ?? e) };
-  }
-  if (msg.id) from?.postMessage(reply);
 }
 
 function setState(next) {
@@ -64,21 +45,31 @@ function setState(next) {
   port?.postMessage({ kind: "state", state });
 }
 
-async function boot() {
-  const t0 = performance.now();
-  try {
-    const py = await loadPyodide({
-      indexURL: runtimeUrl,
-      packageBaseUrl: runtimeUrl,
-      lockFileURL: runtimeUrl + "pyodide-lock.json",
-    });
-    await py.loadPackage(["tabgate-core"], { checkIntegrity: true });
-    bridge = py.pyimport("core.bridge").create_bridge(api);
-    setState({ python: "ready", bootMs: Math.round(performance.now() - t0), bootedAt: Date.now() });
-  } catch (e) {
-    setState({ python: "failed", pythonError: `Python failed to start: ${e.message ?? e}` });
+worker.onmessage = ({ data: msg }) => {
+  if (msg.kind === "reply") {
+    const call = calls.get(msg.id);
+    calls.delete(msg.id);
+    try {
+      call?.port.postMessage({ ...msg, id: call.id });
+    } catch {
+      // That service worker is gone; its caller already got "the Python document went away".
+    }
+  } else if (msg.kind === "request") {
+    if (!msg.id) port?.postMessage(msg);
+    else if (!port) worker.postMessage({ kind: "reply", id: msg.id, error: { code: -32000, message: "service worker not reachable" } });
+    else {
+      requests.add(msg.id);
+      port.postMessage(msg);
+    }
+  } else if (msg.kind === "state") {
+    // bootMs counts from this document's start, so it includes starting the worker.
+    const ready = msg.state.python === "ready";
+    setState({ ...msg.state, ...(ready ? { bootMs: Math.round(performance.now()), bootedAt: Date.now() } : {}) });
   }
-}
+};
+
+worker.onerror = (e) => {
+  setState({ python: "failed", bootPhase: null, pythonError: `Python failed to start: ${e.message ?? "the Python worker did not load"}` });
+};
 
 connect();
-boot();

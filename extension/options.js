@@ -2,6 +2,7 @@
 // Server-provided names and messages go in with textContent (ui_dom.el), never as HTML.
 import { $, el, clear, send, subscribe } from "./ui_dom.js";
 import { HOST_FIX, HOST_SENTENCE, PYTHON_TEXT, SERVER_TEXT, serverToolCount } from "./ui_status.js";
+import { mountAgents } from "./ui_agents.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const state = { config: { mcpTools: false, disabledTools: [] }, tools: [], status: null };
@@ -217,9 +218,11 @@ subscribe((e) => {
     const { type: _, ...s } = e;
     statusChanged(s);
   } else if (e?.type === "reconnected") refreshDiagnostics();
+mountAgents();
 });
 $("mcp-tools").addEventListener("change", (e) => setMcpTools(e.target));
 $("tool-filter").addEventListener("input", applyFilter);
 $("diag-refresh").addEventListener("click", refreshDiagnostics);
 
 refreshDiagnostics();
+mountAgents();

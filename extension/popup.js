@@ -7,6 +7,7 @@ import { describeStatus, statusFix, SERVER_TEXT, serverToolCount } from "./ui_st
 import { ToolForm } from "./ui_form.js";
 import { renderResult } from "./ui_result.js";
 import { renderSiteAccess } from "./ui_site_access.js";
+import { mountGateway, renderApprovals } from "./ui_approvals.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const HISTORY_SHOWN = 30;
@@ -416,6 +417,7 @@ function historyRow(entry) {
       },
       el("span", { class: `badge ${BADGES[status] ?? "error"}` }, status),
       el("span", { class: "h-name" }, String(entry.name ?? "")),
+      entry.caller ? el("span", { class: "muted h-caller" }, `by ${String(entry.caller)}`) : null,
       el("span", { class: "muted h-time" }, [formatTime(entry.startedAt), duration].filter(Boolean).join(" · ")),
     ),
   );
@@ -537,6 +539,9 @@ function onEvent(e) {
     case "progress":
       onProgress(e);
       return;
+    case "approval":
+      renderApprovals(e.pending ?? []);
+      return;
     case "PlanUpdate":
       renderPlan(e);
       return;
@@ -578,4 +583,5 @@ refreshStatus();
 fetchHistory({ limit: HISTORY_SHOWN });
 refreshPlan();
 renderSiteAccess();
+mountGateway();
 $("tool-filter").focus();

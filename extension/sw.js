@@ -4,6 +4,7 @@ import { HostConnection, rpcError } from "./host.js";
 import { PythonConnection } from "./python.js";
 import { executeBrowserTool } from "./browser_tools.js";
 import * as history from "./history.js";
+import { createGatewayRelay } from "./gateway.js";
 
 const CONFIG_KEY = "config";
 const eventPorts = new Set();
@@ -22,11 +23,14 @@ const host = new HostConnection({
     if (method === "notifications/servers") {
       python.notify({ type: "host/servers", servers: params.servers });
       broadcastStatus();
+    } else if (method.startsWith("gateway/")) {
+      gateway.hostNotification(method, params);
     } else if (method === "notifications/progress") {
       const callId = callsByHostId.get(params.requestId);
       if (callId) broadcast({ type: "progress", call_id: callId, ...withoutKey(params, "requestId") });
     }
   },
+  onRequest: (method, params) => gateway.hostRequest(method, params),
 });
 
 const python = new PythonConnection({
@@ -39,6 +43,8 @@ const python = new PythonConnection({
   },
   onRequest: (req) => pythonRequest(req),
 });
+
+const gateway = createGatewayRelay({ host, python, history });
 
 history.start({
   changed: (entry) => broadcast({ type: "history", entry }),
@@ -56,7 +62,7 @@ async function pythonRequest(req) {
     case "browser":
       return executeBrowserTool(req.tool, req.args ?? {}, req.timeoutMs);
     case "event":
-      broadcast(req.event);
+      if (!gateway.pythonEvent(req.event)) broadcast(req.event);
       return null;
     case "cancel":
       return cancelRequest(req.callId);

@@ -224,6 +224,9 @@ export class ToolForm {
     );
     this.extras = {}; // keys from the raw JSON the form cannot show; sent as they are
     this.onSubmit = onSubmit;
+    // Python marks the fields only some actions use ("x-actions"); the others are hidden for that action.
+    this.actionField = this.fields.find((f) => f.name === "action" && f.kind === "enum") ?? null;
+    this.actionField?.control.addEventListener("change", () => this.#showActionFields());
 
     this.fieldBox = el(
       "div",
@@ -262,6 +265,15 @@ export class ToolForm {
         this.runButton,
       ),
     );
+    this.#showActionFields();
+  }
+
+  #showActionFields() {
+    const action = this.actionField?.read().value;
+    for (const f of this.fields) {
+      const only = f.schema["x-actions"];
+      f.node.hidden = Array.isArray(only) && action !== undefined && !only.includes(action);
+    }
   }
 
   get raw() {
@@ -282,6 +294,7 @@ export class ToolForm {
     let ok = true;
     let firstBad = null;
     for (const f of this.fields) {
+      if (f.node.hidden) continue; // a field the chosen action does not use
       const r = f.read();
       f.setError(r.error ?? "");
       if (r.error) {
@@ -313,6 +326,7 @@ export class ToolForm {
     this.extrasNote.hidden = !kept.length;
     this.extrasNote.textContent = kept.length ? `Also sent as given in the raw JSON: ${kept.join(", ")}` : "";
     if (this.raw) this.rawText.value = JSON.stringify(args, null, 2);
+    this.#showActionFields();
   }
 
   #parseRaw(focus) {

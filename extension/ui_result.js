@@ -31,10 +31,31 @@ function pre(text, cls) {
   );
 }
 
-// Text that is JSON is shown pretty-printed; anything else as it is.
+// A browser_page snapshot ("Page: …", then one node a line, two spaces a level) as nested lists.
+function outlineBlock(text) {
+  const [head, ...lines] = text.split("\n");
+  const root = el("ul", { class: "outline" });
+  const lists = [root]; // lists[d]: where the nodes of depth d go
+  let last = null;
+  for (const line of lines) {
+    const depth = Math.floor((line.length - line.trimStart().length) / 2);
+    if (depth >= lists.length && last) {
+      const sub = el("ul");
+      last.append(sub);
+      lists.push(sub);
+    }
+    lists.length = Math.min(lists.length, depth + 1);
+    last = el("li", {}, line.trim());
+    lists[lists.length - 1].append(last);
+  }
+  return el("div", { class: "block" }, el("p", { class: "help" }, head), root);
+}
+
+// Text that is JSON is shown pretty-printed, a page snapshot as an outline; anything else as it is.
 export function textBlock(text) {
   const s = String(text ?? "");
   const t = s.trim();
+  if (/^Page: .*\n/.test(s) && /\[ref=e\d+\]/.test(s) && s.length <= MAX_TEXT) return outlineBlock(s);
   if ((t.startsWith("{") && t.endsWith("}")) || (t.startsWith("[") && t.endsWith("]"))) {
     try {
       return pre(JSON.stringify(JSON.parse(t), null, 2), "json");

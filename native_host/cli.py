@@ -1,4 +1,5 @@
-"""`tabgate-host`: the browser's native host (first argument = the caller's origin), or its admin tool."""
+"""`tabgate-host`: the browser's native host (first argument = the caller's origin), its admin tool, or
+(`tabgate-host mcp`) the MCP server that agents start to use Tabgate's tools."""
 
 from __future__ import annotations
 
@@ -14,6 +15,14 @@ def main(argv: list[str] | None = None) -> int:
         from .admin import run_admin
 
         return run_admin(args)
+    if args == ["mcp"]:
+        # An agent's MCP client started us (stdio): the MCP server that reaches Tabgate through its socket.
+        import logging
+
+        from .agent_server import run_agent_server
+
+        logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="tabgate-host mcp: %(message)s")
+        return run_agent_server()
     # Host mode: kept free of heavy imports, because the browser waits for the answer to `initialize`.
     from .host import run
 

@@ -17,13 +17,10 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from pydantic_core import ErrorDetails
 
 from .files import PRIVATE_FILE, write_atomically
-from .preview import infer_transport
+from .preview import DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, MAX_TIMEOUT_SEC, infer_transport
 from .status import Transport
 
 NAME_PATTERN: Final = r"^[a-zA-Z0-9_-]+$"
-DEFAULT_STARTUP_TIMEOUT_SEC: Final = 10.0
-DEFAULT_TOOL_TIMEOUT_SEC: Final = 60.0
-MAX_TIMEOUT_SEC: Final = 86400.0  # one day: any longer is a typo, and 1e308 would never end
 STDIO_ONLY: Final = ("args", "env", "env_vars", "cwd")
 HTTP_ONLY: Final = ("bearer_token_env_var", "http_headers", "env_http_headers")
 # codex keys that have no meaning here: accepted so a codex config can be pasted in, then ignored.

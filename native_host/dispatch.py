@@ -17,7 +17,17 @@ from core.names import qualified_mcp_tool_name
 
 from .config import load_config
 from .connections import Connection, ConnectionManager, describe, paginate, to_json
-from .jsonrpc import CANCEL_METHOD, ErrorCode, JsonObject, Notification, Request, RequestId, RpcError
+from .gateway import Gateway
+from .jsonrpc import (
+    CANCEL_METHOD,
+    ErrorCode,
+    JsonObject,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    RpcError,
+)
 from .outbox import Outbox
 from .paths import default_config_path, log_dir
 from .preview import MAX_TIMEOUT_SEC, preview_statuses
@@ -88,8 +98,11 @@ def _params[P: _Params](model: type[P], request: Request) -> P:
 
 
 class Dispatcher:
-    def __init__(self, config_path: Path | None, board: StatusBoard, outbox: Outbox) -> None:
+    def __init__(
+        self, config_path: Path | None, board: StatusBoard, outbox: Outbox, gateway: Gateway
+    ) -> None:
         self._config_path = config_path or default_config_path()
+        self._gateway = gateway
         self._board = board
         self._outbox = outbox
         self._running: dict[RequestId, anyio.CancelScope] = {}
@@ -137,10 +150,15 @@ class Dispatcher:
 
     # -- request lifecycle -------------------------------------------------------------------------------
 
-    async def handle(self, message: Request | Notification) -> None:
+    async def handle(self, message: Request | Notification | Response) -> None:
+        if isinstance(message, Response):
+            self._gateway.response(message)
+            return
         if isinstance(message, Notification):
             if message.method == CANCEL_METHOD:
                 self._cancel(message)
+            else:
+                self._gateway.notification(message)
             return
         if message.id in self._running:
             self._outbox.error(

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .jsonrpc import ErrorCode, Notification, Request, RpcError
+from .jsonrpc import ErrorCode, Notification, Request, Response, RpcError
 from .outbox import Outbox
 from .status import StatusBoard
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-type Message = Request | Notification
+type Message = Request | Notification | Response
 
 EARLY_WINDOW_SECONDS = 0.3
 
@@ -103,12 +103,16 @@ class Engine:
         import anyio
 
         from .dispatch import Dispatcher
+        from .gateway import Gateway
+        from .gateway_socket import socket_path
 
         stop = anyio.Event()
+        gateway = Gateway(self._outbox, socket_path())
         async with (
-            Dispatcher(self._config_path, self._board, self._outbox) as dispatcher,
+            Dispatcher(self._config_path, self._board, self._outbox, gateway) as dispatcher,
             anyio.create_task_group() as requests,
         ):
+            requests.start_soon(gateway.run)
             with self._lock:
                 if self._stopping:
                     return

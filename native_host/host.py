@@ -12,7 +12,7 @@ from typing import BinaryIO
 from .engine import Engine
 from .framing import FrameWriter, FramingError, read_frame
 from .identity import EXTENSION_ORIGIN
-from .jsonrpc import ErrorCode, Notification, RpcError, parse_message
+from .jsonrpc import ErrorCode, Notification, Response, RpcError, parse_message
 from .logs import setup_host_logging
 from .outbox import Outbox
 from .paths import default_config_path, log_dir
@@ -113,7 +113,9 @@ def _serve(frames_in: BinaryIO, board: StatusBoard, outbox: Outbox, engine: Engi
         try:
             message = parse_message(body)
             if message is None:
-                log.debug("ignoring a response frame: the host sends no requests")
+                log.debug("ignoring a response frame without a usable id")
+            elif isinstance(message, Response):
+                engine.submit(message)  # the browser answering an agent gateway request
             elif isinstance(message, Notification):
                 if message.method in LOOP_NOTIFICATIONS:
                     engine.submit(message)

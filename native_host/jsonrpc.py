@@ -55,6 +55,14 @@ class Notification(NamedTuple):
     params: JsonObject
 
 
+class Response(NamedTuple):
+    """The browser's answer to a request the host made (the agent gateway's `gateway/*` requests)."""
+
+    id: RequestId
+    result: Any
+    error: JsonObject | None
+
+
 def _valid_id(value: object) -> bool:
     # bool is an int subclass but not a JSON-RPC id; floats and null are legal JSON-RPC but useless to us.
     if isinstance(value, str):
@@ -62,8 +70,8 @@ def _valid_id(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**63
 
 
-def parse_message(body: bytes) -> Request | Notification | None:
-    """One incoming frame as a request or notification; None for a response (we never send requests)."""
+def parse_message(body: bytes) -> Request | Notification | Response | None:
+    """One incoming frame as a request, a notification or a response; None for a response nobody can use."""
     try:
         message = json.loads(body)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -79,7 +87,10 @@ def parse_message(body: bytes) -> Request | Notification | None:
         )
     method = message.get("method")
     if method is None and "id" in message and ("result" in message or "error" in message):
-        return None
+        error = message.get("error")
+        if request_id is None or (error is not None and not isinstance(error, dict)):
+            return None
+        return Response(request_id, message.get("result"), error)
     if not isinstance(method, str) or not method:
         raise RpcError(
             ErrorCode.INVALID_REQUEST,

@@ -56,6 +56,19 @@ class Outbox:
         except RpcError:
             self._writer.send([dumps(error_message(request_id, RpcError(error.code, error.message[:4096])))])
 
+    def request(self, request_id: str, method: str, params: JsonObject) -> None:
+        """A request to the browser (the agent gateway's); raises RpcError when it cannot be sent whole."""
+        try:
+            body = dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+        except ValueError as exc:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"{method}: the request is not JSON: {exc}") from None
+        if len(body) > MAX_OUTGOING:
+            raise RpcError(
+                ErrorCode.RESULT_TOO_LARGE,
+                f"{method}: {len(body)} bytes is over the browser's 1 MiB message limit",
+            )
+        self._writer.send([body])
+
     def notify(self, method: str, params: JsonObject) -> None:
         try:
             body = dumps(notification_message(method, params))

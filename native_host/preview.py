@@ -13,7 +13,7 @@ from .status import ServerStatus, Transport
 # The config's defaults and ceiling (contract §3), here so this stdlib-only first look can use them too.
 DEFAULT_STARTUP_TIMEOUT_SEC: Final = 10.0
 DEFAULT_TOOL_TIMEOUT_SEC: Final = 60.0
-MAX_TIMEOUT_SEC: Final = 86400.0
+MAX_TIMEOUT_SEC: Final = 86400.0  # one day: any longer is a typo, and 1e308 would never end
 
 
 def infer_transport(table: Mapping[str, object]) -> Transport:

@@ -23,7 +23,9 @@ LOOP_METHODS: Final = frozenset(
         "prompts/get",
     }
 )
-LOOP_NOTIFICATIONS: Final = frozenset({CANCEL_METHOD})
+GATEWAY_STATE: Final = "gateway/state"  # browser → host {enabled}: the agent gateway switch
+GATEWAY_CHANGED: Final = "gateway/changed"  # browser → host: the tools agents see have changed
+LOOP_NOTIFICATIONS: Final = frozenset({CANCEL_METHOD, GATEWAY_STATE, GATEWAY_CHANGED})
 
 
 def _check_initialize(request: Request) -> None:

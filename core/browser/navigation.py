@@ -6,13 +6,21 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from core.browser.fields import TabId, WaitMs
+from core.browser.fields import TabId, WaitMs, used_by
 from core.browser.spec import BrowserToolSpec
 from core.browser.urls import check_navigable
 
+_MOVES = ("navigate", "reload", "back", "forward")
+
 
 class BrowserNavigationArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        json_schema_extra=used_by(
+            {"url": ("navigate",), "waitForLoad": _MOVES, "timeoutMs": (*_MOVES, "wait_for_load")}
+        ),
+    )
 
     action: Literal["navigate", "reload", "back", "forward", "current_url", "wait_for_load"] = Field(
         description="navigate to url, reload, go back or forward, read the current URL, or wait for the load."

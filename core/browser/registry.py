@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from core.browser.devtools import BROWSER_DEVTOOLS
 from core.browser.dom import BROWSER_DOM
 from core.browser.navigation import BROWSER_NAVIGATION
 from core.browser.page import BROWSER_PAGE
@@ -29,5 +30,13 @@ class BrowserToolRegistry:
 
 
 BROWSER_TOOLS = BrowserToolRegistry(
-    [BROWSER_TAB, BROWSER_NAVIGATION, BROWSER_PAGE, BROWSER_DOM, BROWSER_SCREENSHOT, BROWSER_STORAGE]
+    [
+        BROWSER_TAB,
+        BROWSER_NAVIGATION,
+        BROWSER_PAGE,
+        BROWSER_DOM,
+        BROWSER_DEVTOOLS,
+        BROWSER_SCREENSHOT,
+        BROWSER_STORAGE,
+    ]
 )

@@ -6,14 +6,22 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from core.browser.fields import used_by
 from core.browser.spec import BrowserToolSpec
 from core.browser.urls import check_navigable
 
 _NEEDS_TAB = ("close", "activate", "update")
 
 
+_FIELD_ACTIONS = {
+    "tabId": _NEEDS_TAB, "url": ("query", "create", "update"), "title": ("query",),
+    "active": ("query", "create", "update"), "pinned": ("query", "create", "update"),
+    "windowId": ("query", "create"), "currentWindow": ("query",),
+}  # fmt: skip
+
+
 class BrowserTabArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=used_by(_FIELD_ACTIONS))
 
     action: Literal["query", "create", "close", "activate", "update"] = Field(
         description="The operation: query tabs, create a tab, or close, activate or update the tab tabId."

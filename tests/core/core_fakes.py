@@ -33,6 +33,7 @@ class FakeTool:
     run: ToolFn = field(default_factory=echo_tool)
     description: str | None = "a tool"
     input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    annotations: dict[str, Any] | None = None
 
 
 @dataclass
@@ -132,6 +133,8 @@ class FakeHost:
                 }
                 if tool.description is not None:
                     entry["description"] = tool.description
+                if tool.annotations is not None:
+                    entry["annotations"] = tool.annotations
                 tools.append(entry)
         return {"tools": sorted(tools, key=lambda entry: entry["qualifiedName"])}
 

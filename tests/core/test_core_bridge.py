@@ -84,7 +84,10 @@ async def test_a_host_request_past_the_servers_timeout_plus_the_margin_is_cancel
     call = api.host_payloads()[-1]
     assert (call["method"], call["timeoutMs"]) == ("tools/call", 50)
     assert api.cancels == [call["requestKey"]]
-    assert [event["type"] for event in api.events] == ["McpToolCallBegin", "McpToolCallEnd"]
+    assert [event["type"] for event in api.events if event["type"].startswith("Mcp")] == [
+        "McpToolCallBegin",
+        "McpToolCallEnd",
+    ]
 
 
 async def test_a_resource_read_past_its_limit_is_cancelled_by_its_key_too() -> None:
@@ -178,7 +181,35 @@ async def test_a_malformed_dispatch_is_answered_with_the_error_shape_and_recorde
 
 async def test_other_messages_are_answered_as_they_are() -> None:
     bridge, _ = await ready_bridge(notes())
-    assert await ask(bridge, {"type": "config/get"}) == {"mcpTools": True, "disabledTools": []}
+    assert (await ask(bridge, {"type": "config/get"}))["mcpTools"] is True
     assert await ask(bridge, {"type": "nope"}) == {
         "error": {"code": -32601, "message": "unknown message type: 'nope'"}
     }
+
+
+# --- the agent gateway ------------------------------------------------------------------------------------
+
+
+async def test_an_agents_call_is_answered_with_its_history_record_under_the_workers_call_id() -> None:
+    bridge, _api = await ready_bridge(notes())
+    await ask(bridge, {"type": "config/set", "patch": {"gateway": True}})
+    message = {
+        "type": "gateway/call",
+        "session": "agent-1",
+        "client": {"name": "codex", "version": "1"},
+        "name": "browser_tab",
+        "arguments": {"action": "query"},
+        "callId": "agent-1:abc",
+    }
+    envelope = await ask(bridge, message)
+    assert envelope["answer"]["output"]["call_id"] == "agent-1:abc"
+    assert envelope["record"]["status"] == "done"
+    refused = await ask(bridge, {**message, "name": "no_such_tool"})
+    assert refused["record"]["status"] == "rejected"
+
+
+async def test_the_gateway_switch_reaches_the_host_as_an_event() -> None:
+    bridge, api = await ready_bridge(notes())
+    await ask(bridge, {"type": "config/set", "patch": {"gateway": True}})
+    states = [event for event in api.events if event["type"] == "gateway/state"]
+    assert states[-1] == {"type": "gateway/state", "enabled": True}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -45,9 +46,24 @@ async def call(name: str, args: dict[str, Any], browser: FakeBrowser) -> dict[st
         ("browser_navigation", {"action": "reload", "timeoutMs": 60_000}, "timeoutMs"),
         ("browser_page", {"action": "pdf"}, "action"),
         ("browser_page", {"action": "text", "maxChars": 0}, "maxChars"),
-        ("browser_dom", {"action": "click"}, "selector is required when action is 'click'"),
-        ("browser_dom", {"action": "type", "selector": "#q"}, "value is required when action is 'type'"),
-        ("browser_dom", {"action": "scroll"}, "scroll needs a selector or x/y"),
+        ("browser_dom", {"action": "click"}, "ref or selector is required when action is 'click'"),
+        ("browser_dom", {"action": "type", "selector": "#q"}, "text is required when action is 'type'"),
+        ("browser_dom", {"action": "scroll"}, "scroll needs ref, selector, or x/y"),
+        ("browser_dom", {"action": "click", "ref": "e1", "selector": "#a"}, "give ref or selector, not both"),
+        ("browser_dom", {"action": "click", "ref": "button"}, "ref"),
+        ("browser_dom", {"action": "drag", "ref": "e1"}, "drag needs exactly one of toRef or toSelector"),
+        ("browser_dom", {"action": "wait_for", "text": "a", "ref": "e1"}, "wait_for needs exactly one of"),
+        ("browser_dom", {"action": "dialog"}, "accept is required when action is 'dialog'"),
+        (
+            "browser_dom",
+            {"action": "fill_form", "fields": [{"value": "x"}]},
+            "exactly one of ref or selector",
+        ),
+        ("browser_page", {"action": "find"}, "find needs exactly one of text or regex"),
+        ("browser_page", {"action": "find", "regex": "("}, "regex does not compile"),
+        ("browser_page", {"action": "text", "ref": "e1"}, "only used when action is 'snapshot'"),
+        ("browser_devtools", {"action": "request"}, "id is required when action is 'request'"),
+        ("browser_screenshot", {"fullPage": True, "ref": "e1"}, "give fullPage or ref, not both"),
         ("browser_dom", {"action": "click", "selector": "#a", "bogus": 1}, "bogus"),
         ("browser_screenshot", {"format": "gif"}, "format"),
         (
@@ -75,14 +91,13 @@ async def test_bad_arguments_are_answered_with_the_validation_message_and_never_
     [
         (
             "browser_navigation",
-            {"action": "navigate", "url": "http://127.0.0.1:8000/a"},
-            {"action": "navigate", "url": "http://127.0.0.1:8000/a", "waitForLoad": True, "timeoutMs": 15000},
+            {"action": "reload"},
+            {"action": "reload", "waitForLoad": True, "timeoutMs": 15000},
         ),
-        ("browser_page", {"action": "text", "tabId": 7}, {"action": "text", "tabId": 7, "maxChars": 20000}),
         (
-            "browser_dom",
-            {"action": "type", "selector": "#q", "value": "hi"},
-            {"action": "type", "selector": "#q", "value": "hi", "clear": False, "timeoutMs": 5000},
+            "browser_page",
+            {"action": "text", "tabId": 7},
+            {"action": "text", "tabId": 7, "maxChars": 20000, "offset": 0},
         ),
         (
             "browser_storage",
@@ -130,7 +145,7 @@ async def test_only_reading_a_page_runs_in_parallel() -> None:
     svc = Service(emit=lambda event: None, browser=FakeBrowser())
     tools = (await svc.handle({"type": "tools"}))["tools"]
     parallel = {t["name"] for t in tools if t["source"] == "browser" and t["supportsParallel"]}
-    assert parallel == {"browser_page"}
+    assert parallel == {"browser_page", "browser_devtools"}
 
 
 @pytest.mark.parametrize(
@@ -143,3 +158,354 @@ async def test_tabs_open_only_web_pages(action: str, url: str) -> None:
     assert answer["success"] is False
     assert "url must be an http(s) URL" in answer["output"]["output"]
     assert browser.calls == []
+
+
+# ------------------------------------------------------------------ the debugger-driven actions
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ax"
+QUAD = [10, 20, 30, 20, 30, 40, 10, 40]  # a 20×20 box centred on (20, 30)
+
+
+class RecordedPage:
+    """The debugger executor's side of the wire (extension/cdp.js) over a page recorded from Chrome.
+
+    Frame trees and accessibility trees come from the recording; every node has the box QUAD; every command
+    is kept in `sent`. `values` answers Runtime.callFunctionOn by a word of the function's source.
+    """
+
+    def __init__(self, name: str = "login", *, url: str = "http://127.0.0.1:8001/login.html") -> None:
+        self.frames: list[dict[str, Any]] = json.loads((FIXTURES / f"{name}.json").read_text())["frames"]
+        self.url = url
+        self.epoch = 1
+        self.dialog: dict[str, Any] | None = None
+        self.sent: list[dict[str, Any]] = []
+        self.values: dict[str, Any] = {}
+        self.answers: dict[str, Any] = {}
+        self.buffers: dict[str, list[dict[str, Any]]] = {"console": [], "network": [], "dialogs": []}
+
+    def _state(self) -> dict[str, Any]:
+        tab = {"id": 5, "url": self.url, "title": "Recorded", "status": "complete"}
+        return {"tab": tab, "epoch": self.epoch, "dialog": self.dialog, "sessions": []}
+
+    def _tree(self, frame: dict[str, Any]) -> dict[str, Any]:
+        children = [self._tree(f) for f in self.frames if f["parentId"] == frame["frameId"]]
+        return {"frame": {"id": frame["frameId"], "url": frame["url"]}, "childFrames": children}
+
+    def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method in self.answers:
+            return (
+                {"result": self.answers[method]}
+                if "error" not in self.answers[method]
+                else self.answers[method]
+            )
+        by_id = {f["frameId"]: f for f in self.frames}
+        if method == "Page.getFrameTree":
+            return {
+                "result": {"frameTree": self._tree(next(f for f in self.frames if f["parentId"] is None))}
+            }
+        if method == "Accessibility.getFullAXTree":
+            return {"result": {"nodes": by_id[params["frameId"]]["nodes"]}}
+        if method == "DOM.getFrameOwner":
+            return {"result": {"backendNodeId": by_id[params["frameId"]]["owner"]}}
+        if method == "DOM.getContentQuads":
+            return {"result": {"quads": [QUAD]}}
+        if method == "DOM.resolveNode":
+            return {"result": {"object": {"objectId": f"node-{params['backendNodeId']}"}}}
+        if method == "Runtime.callFunctionOn":
+            word = next((w for w in self.values if w in params["functionDeclaration"]), None)
+            return {"result": {"result": {"value": self.values.get(word) if word else None}}}
+        return {"result": {}}
+
+    async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        if tool == "cdp.grants":
+            return {"granted": args["origins"]}
+        if tool == "cdp.buffer":
+            return {**self._state(), "entries": self.buffers[args["buffer"]]}
+        if tool == "browser_navigation":  # the chrome.tabs executor: where the tab is, or send it elsewhere
+            if args["action"] == "navigate":
+                self.url = args["url"]
+            return {"tabId": 5, "id": 5, "url": self.url}
+        assert tool == "cdp", tool
+        if args["unlessDialog"] and self.dialog is not None:
+            return {**self._state(), "results": []}
+        results = []
+        for command in args["commands"]:
+            self.sent.append(command)
+            results.append(self._answer(command["method"], command["params"]))
+        return {**self._state(), "results": results}
+
+    def methods(self, prefix: str = "") -> list[str]:
+        return [c["method"] for c in self.sent if c["method"].startswith(prefix)]
+
+    def inputs(self) -> list[dict[str, Any]]:
+        return [c["params"] for c in self.sent if c["method"].startswith("Input.")]
+
+
+async def run(svc: Service, name: str, **args: Any) -> tuple[bool, Any]:
+    answer = await svc.handle(dispatch(function_call(name, json.dumps(args))))
+    return answer["success"], answer["output"]["output"]
+
+
+async def snapshotted(page: RecordedPage) -> Service:
+    svc = Service(emit=lambda event: None, browser=page)
+    success, text = await run(svc, "browser_page", action="snapshot")
+    assert success, text
+    page.sent.clear()
+    return svc
+
+
+async def test_a_snapshot_outlines_every_frame_and_its_refs_act_on_the_right_node() -> None:
+    page = RecordedPage()
+    svc = Service(emit=lambda event: None, browser=page)
+    success, text = await run(svc, "browser_page", action="snapshot")
+    assert success
+    assert text.splitlines()[0] == "Page: Recorded — http://127.0.0.1:8001/login.html"
+    assert '    button "Sign in" [ref=e8]' in text.splitlines()
+    frames = [f["frameId"] for f in page.frames]
+    assert [
+        c["params"].get("frameId") for c in page.sent if c["method"] == "Accessibility.getFullAXTree"
+    ] == frames
+    page.sent.clear()
+    assert await run(svc, "browser_dom", action="click", ref="e8") == (True, "Clicked e8.")
+    button = next(n for f in page.frames for n in f["nodes"] if n.get("name", {}).get("value") == "Sign in"
+                  and n["role"]["value"] == "button")  # fmt: skip
+    assert page.sent[0] == {"method": "DOM.scrollIntoViewIfNeeded",
+                            "params": {"backendNodeId": button["backendDOMNodeId"]}}  # fmt: skip
+    assert [(p["type"], p["x"], p["y"], p.get("clickCount")) for p in page.inputs()] == [
+        ("mouseMoved", 20, 30, None), ("mousePressed", 20, 30, 1), ("mouseReleased", 20, 30, 1),
+    ]  # fmt: skip
+
+
+async def test_a_double_click_with_modifiers_presses_twice_with_the_keys_held() -> None:
+    page = RecordedPage()
+    svc = await snapshotted(page)
+    success, text = await run(svc, "browser_dom", action="click", ref="e8", clickCount=2,
+                              modifiers=["Shift", "Control"], button="right")  # fmt: skip
+    assert (success, text) == (True, "Clicked e8 2 times.")
+    pressed = [(p["type"], p["clickCount"], p["modifiers"], p["button"]) for p in page.inputs()[1:]]
+    assert pressed == [
+        ("mousePressed", 1, 10, "right"), ("mouseReleased", 1, 10, "right"),
+        ("mousePressed", 2, 10, "right"), ("mouseReleased", 2, 10, "right"),
+    ]  # fmt: skip
+
+
+async def test_a_ref_from_before_a_navigation_is_stale_and_nothing_is_sent() -> None:
+    page = RecordedPage()
+    svc = await snapshotted(page)
+    page.epoch += 1
+    success, text = await run(svc, "browser_dom", action="click", ref="e8")
+    assert success is False
+    assert text == (
+        "ref e8 is stale (the page has navigated since that snapshot). Take a new "
+        "snapshot (browser_page {action: 'snapshot'}) and use its refs."
+    )
+    assert page.inputs() == []
+
+
+async def test_a_ref_named_with_its_tab_is_checked_by_the_first_answer_about_it() -> None:
+    page = RecordedPage()
+    svc = await snapshotted(page)
+    assert await run(svc, "browser_dom", action="click", tabId=5, ref="e8") == (True, "Clicked e8.")
+    assert page.methods() == [
+        "DOM.scrollIntoViewIfNeeded",
+        "DOM.getContentQuads",
+        *["Input.dispatchMouseEvent"] * 3,
+    ]
+    page.sent.clear()
+    page.epoch += 1
+    success, text = await run(svc, "browser_dom", action="click", tabId=5, ref="e8")
+    assert (success, text.split(". ")[0]) == (
+        False,
+        "ref e8 is stale (the page has navigated since that snapshot)",
+    )
+    assert page.inputs() == []
+
+
+async def test_typing_sends_real_keys_and_enter_carries_a_carriage_return() -> None:
+    page = RecordedPage()
+    page.values = {"setSelectionRange": {"filled": False}, "this.value": "Ab"}
+    svc = await snapshotted(page)
+    success, text = await run(svc, "browser_dom", action="type", ref="e5", text="Ab\n", submit=False)
+    assert (success, text) == (True, 'Typed 3 character(s) into e5; its value is now "Ab".')
+    keys = [(p["type"], p["key"], p.get("text"), p["modifiers"]) for p in page.inputs()]
+    assert keys == [
+        ("keyDown", "A", "A", 8), ("keyUp", "A", None, 8),
+        ("keyDown", "b", "b", 0), ("keyUp", "b", None, 0),
+        ("keyDown", "Enter", "\r", 0), ("keyUp", "Enter", None, 0),
+    ]  # fmt: skip
+
+
+async def test_typing_into_something_that_is_no_text_field_says_so() -> None:
+    page = RecordedPage()
+    page.values = {"setSelectionRange": {"error": "is not a text field (input, textarea or contenteditable)"}}
+    svc = await snapshotted(page)
+    assert await run(svc, "browser_dom", action="type", ref="e8", text="x") == (
+        False, "e8 is not a text field (input, textarea or contenteditable)"
+    )  # fmt: skip
+    assert page.inputs() == []
+
+
+@pytest.mark.parametrize(
+    ("chord", "events"),
+    [
+        ("Control+a", [("rawKeyDown", "Control", 2), ("rawKeyDown", "a", 2), ("keyUp", "a", 2),
+                       ("keyUp", "Control", 0)]),
+        ("Shift+Tab", [("rawKeyDown", "Shift", 8), ("rawKeyDown", "Tab", 8), ("keyUp", "Tab", 8),
+                       ("keyUp", "Shift", 0)]),
+        ("Enter", [("keyDown", "Enter", 0), ("keyUp", "Enter", 0)]),
+        ("Ctrl++", [("rawKeyDown", "Control", 2), ("rawKeyDown", "+", 10), ("keyUp", "+", 10),
+                    ("keyUp", "Control", 0)]),
+    ],
+)  # fmt: skip
+async def test_press_sends_the_chord_modifiers_first(chord: str, events: list[tuple[str, str, int]]) -> None:
+    page = RecordedPage()
+    svc = Service(emit=lambda event: None, browser=page)
+    assert await run(svc, "browser_dom", action="press", key=chord) == (True, f"Pressed {chord}.")
+    assert [(p["type"], p["key"], p["modifiers"]) for p in page.inputs()] == events
+
+
+async def test_an_unknown_key_is_a_failed_output_naming_it() -> None:
+    svc = Service(emit=lambda event: None, browser=RecordedPage())
+    success, text = await run(svc, "browser_dom", action="press", key="Hyper+x")
+    assert success is False
+    assert text.startswith("unknown modifier 'Hyper' in 'Hyper+x'; modifiers are Control, Shift, Alt, Meta")
+
+
+async def test_while_a_dialog_is_open_other_actions_fail_and_say_how_to_answer_it() -> None:
+    page = RecordedPage()
+    svc = await snapshotted(page)
+    page.dialog = {"type": "confirm", "message": "Delete it?", "defaultPrompt": "", "session": None}
+    success, text = await run(svc, "browser_dom", action="click", ref="e8")
+    assert success is False
+    assert text == ('Tab 5: a JavaScript confirm is open: "Delete it?". Answer it first: browser_dom '
+                    '{"action": "dialog", "accept": true|false} (accept or dismiss it).')  # fmt: skip
+    assert (await run(svc, "browser_page", action="snapshot"))[0] is False
+    assert await run(svc, "browser_dom", action="dialog", accept=False) == (
+        True,
+        'Dismissed the confirm "Delete it?".',
+    )
+    assert page.sent[-1] == {"method": "Page.handleJavaScriptDialog", "params": {"accept": False}}
+
+
+async def test_answering_a_dialog_when_none_is_open_says_so() -> None:
+    svc = Service(emit=lambda event: None, browser=RecordedPage())
+    assert await run(svc, "browser_dom", action="dialog", accept=True) == (
+        False, "no JavaScript dialog is open on tab 5"
+    )  # fmt: skip
+
+
+async def test_upload_takes_only_files_inside_the_configured_folders(tmp_path: Path) -> None:
+    page = RecordedPage()
+    page.values = {"this.files": [["a.txt", 5]]}
+    svc = await snapshotted(page)
+    success, text = await run(svc, "browser_dom", action="upload", ref="e5", paths=["/tmp/a.txt"])
+    assert success is False
+    assert text.startswith(
+        "upload is off: no folder is allowed for uploads. Allow a folder by adding it to uploadDirs"
+    )
+    await svc.handle({"type": "config/set", "patch": {"uploadDirs": [str(tmp_path)]}})
+    for outside in ["/etc/passwd", f"{tmp_path}/../secret.txt", "relative.txt", f"{tmp_path}x/a.txt"]:
+        success, text = await run(svc, "browser_dom", action="upload", ref="e5", paths=[outside])
+        assert success is False, outside
+        assert text.startswith(f"upload refused: {outside} is not inside the allowed folders ({tmp_path})")
+    assert page.methods("DOM.setFileInputFiles") == []
+    success, text = await run(
+        svc, "browser_dom", action="upload", ref="e5", paths=[f"{tmp_path}/sub/../a.txt"]
+    )
+    assert (success, text) == (True, "Set 1 file(s) on e5: a.txt (5 bytes).")
+    upload = next(c for c in page.sent if c["method"] == "DOM.setFileInputFiles")
+    assert upload["params"]["files"] == [f"{tmp_path}/a.txt"]
+
+
+async def test_upload_dirs_must_be_absolute() -> None:
+    svc = Service(emit=lambda event: None, browser=RecordedPage())
+    answer = await svc.handle({"type": "config/set", "patch": {"uploadDirs": ["downloads"]}})
+    assert "uploadDirs entries must be absolute paths, got 'downloads'" in answer["error"]["message"]
+
+
+async def test_console_keeps_the_level_asked_and_above_and_the_latest_entries() -> None:
+    page = RecordedPage()
+    page.buffers["console"] = [
+        {"level": "log", "text": "hello", "url": "http://a/x.js", "line": 4},
+        {"level": "error", "text": "boom", "url": "http://a/x.js", "line": 9},
+        {"level": "warning", "text": "careful"},
+        {"level": "error", "text": "again"},
+    ]
+    svc = Service(emit=lambda event: None, browser=page)
+    assert await run(svc, "browser_devtools", action="console", level="warning", limit=2) == (
+        True, "Tab 5: 2 console message(s):\n[warning] careful\n[error] again"
+    )  # fmt: skip
+    assert (await run(svc, "browser_devtools", action="console"))[1].splitlines()[1:3] == [
+        "[log] hello (http://a/x.js:5)", "[error] boom (http://a/x.js:10)"
+    ]  # fmt: skip
+
+
+async def test_network_lists_requests_and_request_cuts_a_long_body() -> None:
+    page = RecordedPage()
+    page.buffers["network"] = [
+        {"id": "1.1", "url": "http://a/api", "method": "POST", "type": "Fetch", "status": 200,
+         "finished": True,
+         "requestHeaders": {"X": "1"}, "postData": "{}", "responseHeaders": {"Content-Type": "text/plain"}},
+        {"id": "1.2", "url": "http://b/gone", "method": "GET", "type": "Fetch",
+         "errorText": "net::ERR_CONNECTION_REFUSED"},
+    ]  # fmt: skip
+    page.answers["Network.getResponseBody"] = {"body": "x" * 200_000, "base64Encoded": False}
+    svc = Service(emit=lambda event: None, browser=page)
+    assert await run(svc, "browser_devtools", action="network", filter="http://b") == (
+        True,
+        "Tab 5: 1 request(s) (id method status type url):\n"
+        "1.2 GET failed net::ERR_CONNECTION_REFUSED Fetch http://b/gone",
+    )  # fmt: skip
+    success, text = await run(svc, "browser_devtools", action="request", id="1.1")
+    assert success
+    assert text.startswith("POST http://a/api\nstatus: 200\nrequest headers:\n  X: 1\nrequest body:\n{}\n")
+    assert text.endswith("x" * 10 + "\n[cut at 102400 characters of 200000]")
+    assert (await run(svc, "browser_devtools", action="request", id="9.9"))[0] is False
+
+
+async def test_navigate_answers_the_status_and_fails_honestly() -> None:
+    page = RecordedPage()
+    page.answers["Page.navigate"] = {"frameId": "F", "loaderId": "L1"}
+    page.answers["Runtime.evaluate"] = {"result": {"value": {}}}
+    page.buffers["network"] = [
+        {"id": "L1", "type": "Document", "loaderId": "L1", "status": 404, "url": page.url}
+    ]
+    svc = Service(emit=lambda event: None, browser=page)
+    assert await run(svc, "browser_navigation", action="navigate", url=page.url) == (
+        True, '{"url":"http://127.0.0.1:8001/login.html","status":404,"title":"Recorded"}'
+    )  # fmt: skip
+    page.answers["Page.navigate"] = {
+        "frameId": "F",
+        "loaderId": "L2",
+        "errorText": "net::ERR_CONNECTION_REFUSED",
+    }
+    assert await run(svc, "browser_navigation", action="navigate", url="http://127.0.0.1:9999/") == (
+        False, "navigation to http://127.0.0.1:9999/ failed: net::ERR_CONNECTION_REFUSED"
+    )  # fmt: skip
+    page.answers["Page.navigate"] = {"frameId": "F", "loaderId": "L3"}
+    page.url = "chrome-extension://aiflcfephbehodcbbjggcmhdjpgmidmd/popup.html"
+    success, text = await run(svc, "browser_navigation", action="navigate", url="http://127.0.0.1:8001/r")
+    assert (success, text) == (
+        False,
+        "navigation to http://127.0.0.1:8001/r ended on chrome-extension://aiflcfephbehodcbbjggcmhdjpgmidmd/"
+        "popup.html, a page Tabgate may not control (only http(s) pages); the tab was sent to about:blank",
+    )
+    assert page.url == "about:blank"
+
+
+async def test_a_redirect_blocked_on_the_way_to_a_browser_page_says_where_it_led() -> None:
+    page = RecordedPage()
+    popup = "chrome-extension://aiflcfephbehodcbbjggcmhdjpgmidmd/popup.html"
+    page.answers["Page.navigate"] = {
+        "frameId": "F",
+        "loaderId": "L4",
+        "errorText": "net::ERR_BLOCKED_BY_CLIENT",
+    }
+    svc = Service(emit=lambda event: None, browser=page)
+    page.url = popup  # where Chrome's error page shows the navigation ended
+    assert await run(svc, "browser_navigation", action="navigate", url="http://127.0.0.1:8001/r") == (
+        False,
+        f"navigation to http://127.0.0.1:8001/r was redirected to {popup}, a page Tabgate may not control "
+        "(only http(s) pages; net::ERR_BLOCKED_BY_CLIENT); the tab was sent to about:blank",
+    )
+    assert page.url == "about:blank"

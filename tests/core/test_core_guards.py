@@ -101,7 +101,7 @@ async def test_a_known_mcp_tool_with_mcp_tools_off_is_not_available_and_the_host
 
 async def test_mcp_tools_are_off_by_default() -> None:
     svc = Service(emit=lambda event: None)
-    assert await svc.handle({"type": "config/get"}) == {"mcpTools": False, "disabledTools": []}
+    assert (await svc.handle({"type": "config/get"}))["mcpTools"] is False
 
 
 async def test_custom_calls_get_the_guard_messages_as_custom_outputs() -> None:

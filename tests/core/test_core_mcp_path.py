@@ -123,7 +123,6 @@ async def test_a_server_back_up_serves_its_tools_again() -> None:
             {"status": "restarting", "error": "exited with code 1", "retryInMs": 4000},
             "server 'docs.v2' is unavailable: exited with code 1; restarting in 4 s",
         ),
-        ({"status": "starting"}, "server 'docs.v2' is unavailable: still starting"),
         (
             {"status": "restarting", "error": "connection closed"},
             "server 'docs.v2' is unavailable: connection closed; restarting now",
@@ -144,6 +143,34 @@ async def test_a_tool_of_a_server_down_since_its_first_start_answers_why_not_uns
     await svc.handle({"type": "host/servers", "servers": host.statuses()})
     assert await output_of(svc, "mcp__docs_v2__search") == (why, False)
     assert "tools/call" not in host.methods()
+
+
+async def test_a_tool_of_a_server_the_host_is_still_starting_waits_for_that_start() -> None:
+    # Right after the host starts, its listing answers within 1 s, before the server's tools are known.
+    host = FakeHost({"notes": FakeServer(tools=[FakeTool("add")])})
+    svc = await service_for(host)
+    docs = FakeServer(tools=[FakeTool("search")])
+    host.extra_statuses = [{"name": "docs", "transport": "stdio", "status": "starting"}]
+    await svc.handle({"type": "host/servers", "servers": host.statuses()})
+    call = asyncio.ensure_future(output_of(svc, "mcp__docs__search"))
+    await asyncio.sleep(0.05)
+    assert not call.done()
+    host.extra_statuses, host.servers["docs"] = [], docs  # the start finished: the host says so
+    await svc.handle({"type": "host/servers", "servers": host.statuses()})
+    assert (await call)[1] is True
+
+
+async def test_a_start_that_outlasts_its_startup_timeout_answers_still_starting() -> None:
+    host = FakeHost({"notes": FakeServer(tools=[FakeTool("add")])})
+    svc = Service(emit=lambda event: None, host=host, timeout_margin_ms=20)
+    await connect(svc, host)
+    starting = {"name": "docs", "transport": "stdio", "status": "starting", "startupTimeoutSec": 0.05}
+    host.extra_statuses = [starting]
+    await svc.handle({"type": "host/servers", "servers": host.statuses()})
+    assert await output_of(svc, "mcp__docs__search") == (
+        "server 'docs' is unavailable: still starting",
+        False,
+    )
 
 
 async def test_an_unknown_tool_of_a_ready_server_is_still_an_unsupported_call() -> None:

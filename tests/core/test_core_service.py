@@ -9,6 +9,7 @@ import pytest
 from core_fakes import FakeBrowser, FakeHost, FakeServer, FakeTool, connect, dispatch, function_call
 
 from core.capabilities import McpErrorCode, McpRequestError
+from core.config import ToolsConfig
 from core.service import Service
 
 pytestmark = pytest.mark.unit
@@ -57,6 +58,7 @@ async def test_browser_tools_are_offered_only_with_a_browser_capability() -> Non
         "browser_navigation",
         "browser_page",
         "browser_dom",
+        "browser_devtools",
         "browser_screenshot",
         "browser_storage",
     ]
@@ -173,13 +175,24 @@ async def test_a_failing_tools_list_is_reported_and_retried() -> None:
 # --- config -----------------------------------------------------------------------------------------------
 
 
+def config(**changes: Any) -> dict[str, Any]:
+    """The whole config as `config/get` answers it: the defaults with `changes`."""
+    return {**ToolsConfig().to_wire(), **changes}
+
+
+async def test_the_defaults_keep_mcp_tools_and_the_agent_gateway_off() -> None:
+    svc = Service(emit=lambda event: None)
+    answer = await svc.handle({"type": "config/get"})
+    assert (answer["mcpTools"], answer["gateway"], answer["gatewayMcp"]) == (False, False, False)
+    assert (answer["disabledTools"], answer["gatewayTrusted"], answer["approvalTimeoutSec"]) == ([], [], 120)
+
+
 async def test_config_set_applies_a_valid_patch_and_returns_the_new_config() -> None:
     svc = Service(emit=lambda event: None)
-    assert await svc.handle({"type": "config/set", "patch": {"disabledTools": ["browser_tab"]}}) == {
-        "mcpTools": False,
-        "disabledTools": ["browser_tab"],
-    }
-    assert await svc.handle({"type": "config/get"}) == {"mcpTools": False, "disabledTools": ["browser_tab"]}
+    assert await svc.handle({"type": "config/set", "patch": {"disabledTools": ["browser_tab"]}}) == config(
+        disabledTools=["browser_tab"]
+    )
+    assert await svc.handle({"type": "config/get"}) == config(disabledTools=["browser_tab"])
 
 
 @pytest.mark.parametrize(
@@ -190,6 +203,8 @@ async def test_config_set_applies_a_valid_patch_and_returns_the_new_config() -> 
         ({"disabledTools": [1]}, "invalid config: disabledTools.0: Input should be a valid string"),
         ({"mcpTools": True, "colour": "red"}, "invalid config: colour: Extra inputs are not permitted"),
         (["mcpTools"], "config patch must be an object"),
+        ({"approvalTimeoutSec": 0}, "invalid config: approvalTimeoutSec: Input should be greater than 0"),
+        ({"gateway": "on"}, "invalid config: gateway: Input should be a valid boolean"),
     ],
 )
 async def test_an_invalid_patch_names_the_bad_key_and_changes_nothing(patch: Any, error: str) -> None:
@@ -197,15 +212,12 @@ async def test_an_invalid_patch_names_the_bad_key_and_changes_nothing(patch: Any
     assert await svc.handle({"type": "config/set", "patch": patch}) == {
         "error": {"code": -32602, "message": error}
     }
-    assert await svc.handle({"type": "config/get"}) == {"mcpTools": False, "disabledTools": []}
+    assert await svc.handle({"type": "config/get"}) == config()
 
 
 async def test_config_load_replaces_the_whole_config_and_refuses_an_invalid_one() -> None:
     svc = Service(emit=lambda event: None)
-    assert await svc.handle({"type": "config/load", "config": {"mcpTools": True}}) == {
-        "mcpTools": True,
-        "disabledTools": [],
-    }
+    assert await svc.handle({"type": "config/load", "config": {"mcpTools": True}}) == config(mcpTools=True)
     assert await svc.handle({"type": "config/load", "config": {"mcpTools": 1}}) == {
         "error": {"code": -32602, "message": "invalid config: mcpTools: Input should be a valid boolean"}
     }

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 from playwright.sync_api import Page, Playwright, expect
@@ -42,12 +43,19 @@ _call_ids = itertools.count(1)
 
 
 class _PagesHandler(SimpleHTTPRequestHandler):
-    """Serves tests/e2e/pages/ uncached; /slow/<ms>/<file> answers after <ms> milliseconds."""
+    """Serves tests/e2e/pages/ uncached; /slow/<ms>/<file> answers after <ms> milliseconds;
+    /redirect?to=<url> answers 302 to that URL."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, directory=str(PAGES), **kwargs)
 
     def do_GET(self) -> None:
+        redirect = re.fullmatch(r"/redirect\?to=(.+)", self.path)
+        if redirect:
+            self.send_response(302)
+            self.send_header("Location", unquote(redirect[1]))
+            self.end_headers()
+            return
         slow = re.fullmatch(r"/slow/(\d+)(/.*)", self.path)
         if slow:
             time.sleep(int(slow[1]) / 1000)
@@ -145,6 +153,14 @@ def ok(ext: Extension, name: str, **args: Any) -> Any:
     assert success is True, output
     assert isinstance(output, str), output
     return json.loads(output)
+
+
+def says(ext: Extension, name: str, **args: Any) -> str:
+    """The text the model gets back when the tool succeeds."""
+    success, output = call(ext, name, args)
+    assert success is True, output
+    assert isinstance(output, str), output
+    return output
 
 
 def fails(ext: Extension, name: str, **args: Any) -> str:
@@ -270,9 +286,7 @@ def test_navigate_waits_for_the_load_and_current_url_follows(
     tab_id, _ = open_tab("index.html")
     target = f"{site}/second.html?t=navigate"
     result = ok(ext, "browser_navigation", action="navigate", tabId=tab_id, url=target)
-    assert (result["id"], result["url"], result["title"], result["status"]) == (
-        tab_id, target, "Tabgate fixture: second", "complete"
-    )  # fmt: skip
+    assert result == {"url": target, "status": 200, "title": "Tabgate fixture: second"}
     assert ok(ext, "browser_navigation", action="current_url", tabId=tab_id) == {
         "tabId": tab_id, "url": target, "status": "complete"
     }  # fmt: skip
@@ -328,7 +342,7 @@ def test_wait_for_load_waits_for_a_slow_page(ext: Extension, site: str, open_tab
     assert ok(ext, "browser_navigation", action="wait_for_load", tabId=tab_id)["url"] == url  # loaded already
     slow = f"{site}/slow/400/second.html?t=slow"
     started = ok(ext, "browser_navigation", action="navigate", tabId=tab_id, url=slow, waitForLoad=False)
-    assert started["status"] == "loading"
+    assert (started["url"], started["loading"]) == (slow, True)
     loaded = ok(ext, "browser_navigation", action="wait_for_load", tabId=tab_id)
     assert (loaded["url"], loaded["title"], loaded["status"]) == (slow, "Tabgate fixture: second", "complete")
 
@@ -386,15 +400,15 @@ def test_page_reads_the_active_tab_when_no_tab_id_is_given(ext: Extension, open_
 
 def test_dom_type_appends_or_replaces_and_the_page_sees_it(ext: Extension, open_tab: OpenTab) -> None:
     tab_id, _ = open_tab("form.html")
-    typed = ok(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", value="Ada")
-    assert typed == {"typed": {"tag": "input", "id": "name", "text": ""}, "value": "Ada"}
-    typed = ok(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", value=" Lovelace")
-    assert typed["value"] == "Ada Lovelace"
+    typed = says(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", text="Ada")
+    assert typed == 'Typed 3 character(s) into #name; its value is now "Ada".'
+    typed = says(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", text=" Lovelace")
+    assert typed.endswith('its value is now "Ada Lovelace".')
     assert "\nMirror: Ada Lovelace\n" in page_text(ext, tab_id)
-    typed = ok(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", value="Grace", clear=True)
-    assert typed["value"] == "Grace"
+    typed = says(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", text="Grace", clear=True)
+    assert typed.endswith('its value is now "Grace".')
     assert "\nMirror: Grace\n" in page_text(ext, tab_id)
-    assert fails(ext, "browser_dom", action="type", tabId=tab_id, selector="#status", value="x") == (
+    assert fails(ext, "browser_dom", action="type", tabId=tab_id, selector="#status", text="x") == (
         "#status is not a text field (input, textarea or contenteditable)"
     )
 
@@ -402,26 +416,24 @@ def test_dom_type_appends_or_replaces_and_the_page_sees_it(ext: Extension, open_
 def test_dom_click_changes_the_page(ext: Extension, open_tab: OpenTab) -> None:
     tab_id, _ = open_tab("form.html")
     assert "\nNot clicked\n" in page_text(ext, tab_id)
-    clicked = ok(ext, "browser_dom", action="click", tabId=tab_id, selector="#go")
-    assert clicked == {"clicked": {"tag": "button", "id": "go", "text": "Go"}}
-    ok(ext, "browser_dom", action="click", tabId=tab_id, selector="button#go")
+    assert says(ext, "browser_dom", action="click", tabId=tab_id, selector="#go") == "Clicked #go."
+    says(ext, "browser_dom", action="click", tabId=tab_id, selector="button#go")
     assert "\nClicked 2 time(s)\n" in page_text(ext, tab_id)
 
 
 def test_dom_select_by_text_or_value(ext: Extension, open_tab: OpenTab) -> None:
     tab_id, _ = open_tab("form.html")
-    assert ok(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", value="Blue") == {
-        "selected": "b"
-    }
+    selected = says(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", values=["Blue"])
+    assert selected == 'Selected ["b"] in #colour.'
     assert "\nChosen: b\n" in page_text(ext, tab_id)
-    assert ok(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", value="g") == {
-        "selected": "g"
-    }
-    assert "\nChosen: g\n" in page_text(ext, tab_id)
-    assert fails(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", value="Mauve") == (
-        "#colour has no option Mauve"
+    assert says(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", values=["g"]) == (
+        'Selected ["g"] in #colour.'
     )
-    assert fails(ext, "browser_dom", action="select", tabId=tab_id, selector="#name", value="x") == (
+    assert "\nChosen: g\n" in page_text(ext, tab_id)
+    assert fails(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", values=["Mauve"]) == (
+        '#colour has no option "Mauve"; options: Red, Green, Blue'
+    )
+    assert fails(ext, "browser_dom", action="select", tabId=tab_id, selector="#name", values=["x"]) == (
         "#name is not a <select>"
     )
 
@@ -436,15 +448,14 @@ def test_dom_scroll_to_a_position_or_an_element(ext: Extension, open_tab: OpenTa
         "no element matches #nowhere"
     )
     assert fails(ext, "browser_dom", action="scroll", tabId=tab_id) == (
-        "failed to parse function arguments: scroll needs a selector or x/y"
+        "failed to parse function arguments: scroll needs ref, selector, or x/y"
     )
 
 
 def test_dom_wait_for_an_element_the_page_adds_later(ext: Extension, open_tab: OpenTab) -> None:
     tab_id, _ = open_tab("form.html")  # adds #late 300 ms after its load event
-    assert ok(ext, "browser_dom", action="wait_for", tabId=tab_id, selector="#late", timeoutMs=5000) == {
-        "found": True
-    }
+    waited = says(ext, "browser_dom", action="wait_for", tabId=tab_id, selector="#late", timeoutMs=5000)
+    assert waited.startswith("#late is on the page (after "), waited
     assert page_text(ext, tab_id).endswith("\nArrived late")
 
 
@@ -461,12 +472,12 @@ def test_dom_missing_or_invalid_selector_is_a_clear_error(ext: Extension, open_t
     )
     message = fails(ext, "browser_dom", action="click", tabId=tab_id, selector="##bad")
     assert message.startswith(
-        "invalid selector ##bad: Failed to execute 'querySelector' on 'Document': '##bad' is not a valid"
+        "invalid selector ##bad: SyntaxError: Failed to execute 'querySelector' on 'Document': '##bad' is not"
     ), message
     message = fails(ext, "browser_dom", action="wait_for", tabId=tab_id, selector="##bad")
     assert message.startswith("invalid selector ##bad: "), message
     assert fails(ext, "browser_dom", action="click", tabId=tab_id) == (
-        "failed to parse function arguments: selector is required when action is 'click'"
+        "failed to parse function arguments: ref or selector is required when action is 'click'"
     )
     assert "\nNot clicked\n" in page_text(ext, tab_id)
 
@@ -700,3 +711,369 @@ def test_the_popup_shows_a_screenshot_as_an_image(
     assert popup.evaluate("document.querySelector('#result .result img').naturalWidth") == 1280
     expect(popup.locator("#result .result")).to_contain_text(f"Screenshot of tab {tab_id}")
     popup.close()
+
+
+# ------------------------------------------------------------------ the debugger: snapshot, refs, real input
+# Two servers under two site names (shop.test, login.test: both 127.0.0.1 to Chromium), so the login
+# frame is a truly cross-site, out-of-process frame; both sites are granted.
+
+RESOLVE_TEST_SITES = ("--host-resolver-rules=MAP *.test 127.0.0.1",)
+
+
+@pytest.fixture(scope="module")
+def second_site() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _PagesHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@pytest.fixture(scope="module")
+def shop(site: str) -> str:
+    return site.replace("127.0.0.1", "shop.test")
+
+
+@pytest.fixture(scope="module")
+def login_site(second_site: str) -> str:
+    return second_site.replace("127.0.0.1", "login.test")
+
+
+@pytest.fixture(scope="module")
+def ext_cdp(
+    pw: Playwright,
+    installed_profile: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    shop: str,
+    login_site: str,
+) -> Iterator[Extension]:
+    profile = copy_profile(installed_profile, tmp_path_factory, "profile-cdp")
+    grant_site_access(pw, profile, [shop, login_site])
+    # Opening it competes with Python's first boot; on a loaded machine that passes Playwright's 30 s.
+    with launch(pw, profile, extra_args=RESOLVE_TEST_SITES, open_timeout_ms=120_000) as extension:
+        extension.wait_python_ready()
+        # Playwright dismisses JavaScript dialogs itself unless someone listens: leave them to Tabgate.
+        extension.context.on("dialog", lambda dialog: None)
+        yield extension
+
+
+@pytest.fixture
+def tab(ext_cdp: Extension) -> Iterator[Callable[[str], int]]:
+    """Opens a URL in a new tab through browser_tab, as a model would; closes it afterwards."""
+    opened: list[int] = []
+
+    def open_url(url: str) -> int:
+        tab_id: int = ok(ext_cdp, "browser_tab", action="create", url=url)["id"]
+        opened.append(tab_id)
+        ok(ext_cdp, "browser_navigation", action="wait_for_load", tabId=tab_id)
+        return tab_id
+
+    yield open_url
+    for tab_id in opened:
+        call(ext_cdp, "browser_tab", {"action": "close", "tabId": tab_id})
+
+
+def snapshot(ext: Extension, tab_id: int, **args: Any) -> str:
+    return says(ext, "browser_page", action="snapshot", tabId=tab_id, **args)
+
+
+def ref_of(outline: str, line_start: str) -> str:
+    """The ref on the first outline line that starts (after its indent) with `line_start`."""
+    line = next(ln for ln in outline.splitlines() if ln.strip().startswith(line_start))
+    found = re.search(r"\[ref=(e\d+)\]", line)
+    assert found is not None, line
+    return found[1]
+
+
+def test_a_login_form_in_a_cross_site_frame_is_filled_by_refs_and_submitted_with_enter(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str, login_site: str
+) -> None:
+    tab_id = tab(f"{shop}/login.html?frame={login_site}")
+    says(ext_cdp, "browser_dom", action="wait_for", tabId=tab_id, text="Signed out", timeoutMs=10_000)
+    outline = snapshot(ext_cdp, tab_id)
+    assert outline.splitlines()[1:4] == [
+        'heading "Shop" level=1 [ref=e1]', "paragraph [ref=e2]: Sign in below.", 'iframe "Sign in" [ref=e3]'
+    ]  # fmt: skip
+    assert '    textbox "User" [ref=' in outline
+    says(
+        ext_cdp, "browser_dom", action="type", tabId=tab_id, ref=ref_of(outline, 'textbox "User"'), text="ada"
+    )
+    says(ext_cdp, "browser_dom", action="check", tabId=tab_id, ref=ref_of(outline, 'checkbox "Remember me"'),
+         checked=True)  # fmt: skip
+    password = ref_of(outline, 'textbox "Password"')
+    says(ext_cdp, "browser_dom", action="type", tabId=tab_id, ref=password, text="secret\n")
+    found = says(ext_cdp, "browser_page", action="find", tabId=tab_id, text="welcome")
+    assert found.splitlines()[1:] == [
+        "1 matching line(s):",
+        "status [ref=e9]: Welcome ada (6 chars, remembered)",
+    ]
+
+
+def test_fill_form_sets_text_fields_and_checkboxes_by_ref(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str, login_site: str
+) -> None:
+    tab_id = tab(f"{shop}/login.html?frame={login_site}")
+    says(ext_cdp, "browser_dom", action="wait_for", tabId=tab_id, text="Signed out", timeoutMs=10_000)
+    outline = snapshot(ext_cdp, tab_id)
+    fields = [
+        {"ref": ref_of(outline, 'textbox "User"'), "value": "grace"},
+        {"ref": ref_of(outline, 'textbox "Password"'), "value": "hopper"},
+        {"ref": ref_of(outline, 'checkbox "Remember me"'), "value": True},
+    ]
+    says(ext_cdp, "browser_dom", action="fill_form", tabId=tab_id, fields=fields)
+    says(ext_cdp, "browser_dom", action="click", tabId=tab_id, ref=ref_of(outline, 'button "Sign in"'))
+    assert "Welcome grace (6 chars, remembered)" in snapshot(ext_cdp, tab_id)
+
+
+def test_a_controlled_input_changes_only_through_real_key_events(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    tab_id = tab(f"{shop}/controlled.html")
+    query = ref_of(snapshot(ext_cdp, tab_id), 'textbox "Query"')
+    says(ext_cdp, "browser_dom", action="type", tabId=tab_id, ref=query, text="Hello world")
+    says(ext_cdp, "browser_dom", action="press", tabId=tab_id, ref=query, key="Control+a")
+    says(ext_cdp, "browser_dom", action="press", tabId=tab_id, key="Backspace")
+    typed = says(ext_cdp, "browser_dom", action="type", tabId=tab_id, ref=query, text="abc", submit=True)
+    assert typed == "Typed 3 character(s) into " + query + ' and pressed Enter; its value is now "abc".'
+    outline = snapshot(ext_cdp, tab_id)
+    # 11 keys, Control and a, Backspace, 3 keys and Enter: every one reached the page's keydown handler.
+    for line in (
+        "paragraph [ref=e4]: State: abc",
+        "paragraph [ref=e5]: Keys: 18",
+        "paragraph [ref=e6]: Submitted: abc",
+    ):
+        assert line in outline.splitlines(), outline
+
+
+def test_a_button_inside_a_shadow_root_is_clicked_by_ref_with_a_trusted_event(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    tab_id = tab(f"{shop}/shadow.html")
+    outline = snapshot(ext_cdp, tab_id)
+    assert '  button "Press deep" [ref=e4]' in outline.splitlines()
+    assert says(ext_cdp, "browser_dom", action="click", tabId=tab_id, ref="e4") == "Clicked e4."
+    assert "paragraph [ref=e5]: Deep pressed (trusted: true)" in snapshot(ext_cdp, tab_id).splitlines()
+
+
+def test_alert_confirm_and_prompt_wait_for_the_model_to_answer_them(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    tab_id = tab(f"{shop}/dialogs.html")
+    clicked = says(ext_cdp, "browser_dom", action="click", tabId=tab_id, selector="#confirm")
+    assert clicked == (
+        'Clicked #confirm.\nThe page then opened a dialog: a JavaScript confirm is open: "Delete it?". '
+        'Answer it first: browser_dom {"action": "dialog", "accept": true|false} (accept or dismiss it).'
+    )
+    assert fails(ext_cdp, "browser_page", action="snapshot", tabId=tab_id).startswith(
+        f'Tab {tab_id}: a JavaScript confirm is open: "Delete it?". Answer it first'
+    )
+    assert fails(ext_cdp, "browser_page", action="text", tabId=tab_id).startswith(
+        f'Tab {tab_id}: a JavaScript confirm is open: "Delete it?". Answer it first'
+    )
+    assert says(ext_cdp, "browser_dom", action="dialog", tabId=tab_id, accept=False) == (
+        'Dismissed the confirm "Delete it?".'
+    )
+    says(ext_cdp, "browser_dom", action="click", tabId=tab_id, selector="#prompt")
+    says(ext_cdp, "browser_dom", action="dialog", tabId=tab_id, accept=True, promptText="Ada")
+    says(ext_cdp, "browser_dom", action="click", tabId=tab_id, selector="#alert")
+    assert (
+        says(ext_cdp, "browser_dom", action="dialog", tabId=tab_id, accept=True)
+        == 'Accepted the alert "Saved!".'
+    )
+    assert "paragraph [ref=e4]: alert closed" in snapshot(ext_cdp, tab_id).splitlines()
+    assert fails(ext_cdp, "browser_dom", action="dialog", tabId=tab_id, accept=True) == (
+        f"no JavaScript dialog is open on tab {tab_id}"
+    )
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_a_console_error_and_a_failing_fetch_are_found_through_devtools(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    refused = f"http://127.0.0.1:{closed_port()}/x"
+    tab_id = tab(f"{shop}/devtools.html?refused={refused}")
+    says(ext_cdp, "browser_dom", action="click", tabId=tab_id, selector="#run")
+    says(ext_cdp, "browser_dom", action="wait_for", tabId=tab_id, text="Done")
+    errors = says(ext_cdp, "browser_devtools", action="console", tabId=tab_id, level="error").splitlines()
+    assert any(line.startswith("[error] checkout failed: card declined (") for line in errors), errors
+    assert f"[error] Failed to load resource: net::ERR_CONNECTION_REFUSED ({refused})" in errors
+    assert not any(line.startswith("[log] ") for line in errors)
+    network = says(ext_cdp, "browser_devtools", action="network", tabId=tab_id, filter="/").splitlines()
+    by_url = {line.split()[-1]: line.split() for line in network[1:]}
+    assert by_url[refused][2:5] == ["failed", "net::ERR_CONNECTION_REFUSED", "Fetch"]
+    assert by_url[f"{shop}/missing-endpoint"][2] == "404"
+    api = by_url[f"{shop}/api.json?item=7"]
+    assert api[1:3] == ["GET", "200"]
+    detail = says(ext_cdp, "browser_devtools", action="request", tabId=tab_id, id=api[0])
+    assert detail.endswith('response body:\n{"items": [7], "note": "fixture"}\n')
+
+
+def test_navigate_says_the_status_and_fails_on_a_refused_port_or_a_redirect_into_tabgate(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    tab_id = tab(f"{shop}/index.html")
+    missing = f"{shop}/nothing-here.html"
+    assert ok(ext_cdp, "browser_navigation", action="navigate", tabId=tab_id, url=missing) == {
+        "url": missing, "status": 404, "title": "Error response"
+    }  # fmt: skip
+    refused = f"http://127.0.0.1:{closed_port()}/"
+    assert fails(ext_cdp, "browser_navigation", action="navigate", tabId=tab_id, url=refused) == (
+        f"navigation to {refused} failed: net::ERR_CONNECTION_REFUSED"
+    )
+    popup = f"chrome-extension://{ext_cdp.id}/popup.html"
+    redirect = f"{shop}/redirect?to={popup}"
+    assert fails(ext_cdp, "browser_navigation", action="navigate", tabId=tab_id, url=redirect) == (
+        f"navigation to {redirect} was redirected to {popup}, a page Tabgate may not control (only http(s) "
+        "pages; net::ERR_BLOCKED_BY_CLIENT); the tab was sent to about:blank"
+    )
+    assert ok(ext_cdp, "browser_navigation", action="current_url", tabId=tab_id)["url"] == "about:blank"
+
+
+def test_a_5000_element_page_is_cut_to_the_budget_and_read_on_through_offsets_and_refs(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    tab_id = tab(f"{shop}/big.html?n=5000")
+    first = snapshot(ext_cdp, tab_id)
+    assert len(first) <= 20_000 + 200  # the budget, and the "Page:" line
+    cut = first.splitlines()[-1]
+    found = re.fullmatch(r'\[cut: lines (\d+)–5002 of 5002 not shown\. Read on with browser_page '
+                         r'\{"action": "snapshot", "offset": (\d+)\}.*', cut)  # fmt: skip
+    assert found is not None, cut
+    later = snapshot(ext_cdp, tab_id, offset=4000, maxChars=2000)
+    assert len(later) <= 2000 + 200
+    add = ref_of(later, 'button "Add 799"')  # a product far below the first cut
+    says(ext_cdp, "browser_dom", action="click", tabId=tab_id, ref=add)
+    assert says(ext_cdp, "browser_page", action="find", tabId=tab_id, text="Added 799").splitlines()[-1] == (
+        f'button "Added 799" focused [ref={add}]'
+    )
+
+
+def test_hovering_opens_a_css_menu(ext_cdp: Extension, tab: Callable[[str], int], shop: str) -> None:
+    tab_id = tab(f"{shop}/hover.html")
+    outline = snapshot(ext_cdp, tab_id)
+    assert "Laptops" not in outline
+    says(ext_cdp, "browser_dom", action="hover", tabId=tab_id, ref=ref_of(outline, "listitem"))
+    after = snapshot(ext_cdp, tab_id)
+    assert 'link "Laptops"' in after and "paragraph [ref=e4]: Hovered" in after.splitlines()
+
+
+def test_drag_and_drop_moves_the_card(ext_cdp: Extension, tab: Callable[[str], int], shop: str) -> None:
+    tab_id = tab(f"{shop}/drag.html")
+    outline = snapshot(ext_cdp, tab_id)
+    dragged = says(ext_cdp, "browser_dom", action="drag", tabId=tab_id, ref=ref_of(outline, "text"),
+                   toRef=ref_of(outline, 'generic "Done column"'))  # fmt: skip
+    assert dragged.endswith("(an HTML drag and drop).")
+    assert "paragraph [ref=e3]: Dropped card in Done" in snapshot(ext_cdp, tab_id).splitlines()
+
+
+def test_upload_takes_files_only_from_the_allowed_folders(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str, tmp_path: Path
+) -> None:
+    allowed = tmp_path / "allowed"
+    allowed.mkdir()
+    (allowed / "notes.txt").write_text("hello upload\n")
+    (tmp_path / "secret.txt").write_text("secret\n")
+    tab_id = tab(f"{shop}/upload.html")
+    attachment = ref_of(snapshot(ext_cdp, tab_id), 'button "Attachment"')
+    message = fails(ext_cdp, "browser_dom", action="upload", tabId=tab_id, ref=attachment,
+                    paths=[str(allowed / "notes.txt")])  # fmt: skip
+    assert message.startswith("upload is off: no folder is allowed for uploads.")
+    ext_cdp.send({"type": "config/set", "patch": {"uploadDirs": [str(allowed)]}})
+    try:
+        message = fails(ext_cdp, "browser_dom", action="upload", tabId=tab_id, ref=attachment,
+                        paths=[str(tmp_path / "secret.txt")])  # fmt: skip
+        assert message.startswith(
+            f"upload refused: {tmp_path / 'secret.txt'} is not inside the allowed folders"
+        )
+        done = says(ext_cdp, "browser_dom", action="upload", tabId=tab_id, ref=attachment,
+                    paths=[str(allowed / "notes.txt")])  # fmt: skip
+        assert done == f"Set 1 file(s) on {attachment}: notes.txt (13 bytes)."
+        says(ext_cdp, "browser_dom", action="wait_for", tabId=tab_id, text="notes.txt:hello upload")
+    finally:
+        ext_cdp.send({"type": "config/set", "patch": {"uploadDirs": []}})
+
+
+def test_full_page_and_element_screenshots_need_only_the_site_grant(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    tab_id = tab(f"{shop}/form.html")  # 5000 px of spacer
+    success, output = call(ext_cdp, "browser_screenshot", {"tabId": tab_id, "fullPage": True})
+    assert success is True, output
+    text, image = output
+    assert text["text"].startswith(f"Screenshot of tab {tab_id} (image/png, ")
+    width, height = png_size(base64.b64decode(image["image_url"].split(",", 1)[1]))
+    assert (width, height > 5000) == (1280, True)
+    go = ref_of(snapshot(ext_cdp, tab_id), 'button "Go"')
+    success, output = call(ext_cdp, "browser_screenshot", {"tabId": tab_id, "ref": go})
+    assert success is True, output
+    width, height = png_size(base64.b64decode(output[1]["image_url"].split(",", 1)[1]))
+    assert 10 < width < 200 and 10 < height < 100, (width, height)  # the button alone
+
+
+def test_the_popup_form_shows_only_the_fields_of_the_chosen_action_and_a_snapshot_as_an_outline(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    tab_id = tab(f"{shop}/shadow.html")
+    popup = ext_cdp.context.new_page()
+    popup.goto(f"chrome-extension://{ext_cdp.id}/popup.html")
+
+    def shown() -> list[str]:
+        names: list[str] = popup.eval_on_selector_all(
+            "#fields .field", "nodes => nodes.filter((n) => !n.hidden).map((n) => n.dataset.name)"
+        )
+        return names
+
+    popup.locator('button.tool[data-tool="browser_dom"]').click()
+    action = popup.locator('#fields .field[data-name="action"] select')
+    action.select_option(label="type")
+    assert shown() == ["action", "tabId", "ref", "selector", "text", "submit", "clear"]
+    action.select_option(label="dialog")
+    assert shown() == ["action", "tabId", "accept", "promptText"]
+    popup.locator("#back").click()
+    popup.locator('button.tool[data-tool="browser_page"]').click()
+    popup.locator('#fields .field[data-name="action"] select').select_option(label="snapshot")
+    assert shown() == ["action", "tabId", "maxChars", "ref", "offset"]
+    popup.locator('#fields .field[data-name="tabId"] input').fill(str(tab_id))
+    popup.locator("#run").click()
+    outline = popup.locator("#result .result ul.outline")
+    expect(outline).to_be_visible()
+    assert outline.locator(":scope > li").all_inner_texts()[1].startswith('region "Card" [ref=e2]')
+    expect(outline.locator(":scope > li").nth(1).locator("ul > li").first).to_have_text(
+        'heading "Deep card" level=2 [ref=e3]'
+    )
+    popup.close()
+
+
+def test_after_the_debugger_is_detached_the_next_action_attaches_again(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    # What closing Chrome's "started debugging this browser" bar does: the extension is detached.
+    tab_id = tab(f"{shop}/shadow.html")
+    snapshot(ext_cdp, tab_id)
+    worker = ext_cdp.context.service_workers[0]
+    worker.evaluate("(tabId) => chrome.debugger.detach({tabId})", tab_id)
+    assert says(ext_cdp, "browser_dom", action="click", tabId=tab_id, selector="fancy-card") == (
+        "Clicked fancy-card."
+    )
+    assert '  button "Press deep" [ref=e4]' in snapshot(ext_cdp, tab_id).splitlines()
+
+
+def test_a_frame_from_a_site_not_granted_is_named_but_not_shown(
+    ext: Extension, open_tab: OpenTab, second_site: str
+) -> None:
+    tab_id, _ = open_tab(f"login.html?frame={second_site}")
+    says(ext, "browser_dom", action="wait_for", tabId=tab_id, selector="iframe")
+    outline = snapshot(ext, tab_id)
+    assert outline.splitlines()[3:] == [
+        'iframe "Sign in" [ref=e3]',
+        f"  [not shown: a frame from {second_site}, which Tabgate has no access to (grant it to see inside)]",
+    ]

@@ -1,24 +1,19 @@
-// Runs pytest inside the pinned Pyodide under Node, loading pydantic and the core by package name from
-// the built extension's own runtime folder and lock file — the same files, checked the same way.
-// Usage: node --experimental-wasm-stack-switching run_pytest.mjs <runtimeDir> <testWheelsDir> <projectDir> [pytest args...]
+// Runs pytest inside the pinned Pyodide under Node, booted from the built extension exactly as its Python
+// worker boots (tests/support/boot_python.mjs: the memory snapshot, or TABGATE_BOOT=full for a full boot)
+// — the same files, checked the same way.
+// Usage: node --experimental-wasm-stack-switching run_pytest.mjs <extensionDir> <testWheelsDir> <projectDir> [pytest args...]
 import { readFileSync, readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
-import { loadPyodide } from "../../dist/extension/pyodide/pyodide.mjs";
+import { join } from "node:path";
+import { bootExtensionPython } from "../support/boot_python.mjs";
 
-const [runtimeDir, testWheelsDir, projectDir, ...pytestArgs] = process.argv.slice(2);
-const withSlash = (p) => (p.endsWith("/") ? p : p + "/");
+const [extensionDir, testWheelsDir, projectDir, ...pytestArgs] = process.argv.slice(2);
 
 const t0 = performance.now();
-const py = await loadPyodide({
-  indexURL: withSlash(runtimeDir),
-  packageBaseUrl: withSlash(runtimeDir),
-  lockFileURL: join(runtimeDir, "pyodide-lock.json"),
-});
-await py.loadPackage(["tabgate-core"], { checkIntegrity: true });
+const py = await bootExtensionPython(extensionDir);
 for (const name of readdirSync(testWheelsDir).filter((n) => n.endsWith(".whl"))) {
   py.unpackArchive(new Uint8Array(readFileSync(join(testWheelsDir, name))), "wheel");
 }
-console.error(`pyodide: ready in ${Math.round(performance.now() - t0)} ms (Python ${py.version})`);
+console.error(`pyodide: ${process.env.TABGATE_BOOT === "full" ? "full boot" : "restored"} in ${Math.round(performance.now() - t0)} ms (Python ${py.version})`);
 
 // The tests and the project's pytest settings go into Pyodide's file system; `core` itself comes from the wheel.
 function copyTree(src, dest) {

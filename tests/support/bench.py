@@ -18,6 +18,9 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from tests.support import bench_boot
+from tests.support.bench_browser import browser_actions
+from tests.support.bench_gateway import gateway
 from tests.support.browser import install_host, launch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -201,7 +204,7 @@ def host_rss() -> list[Figure]:
     ]
 
 
-_PAGE_LOOP = """async ([message, n]) => {
+PAGE_LOOP = """async ([message, n]) => {
     const out = [];
     for (let i = 0; i < n + 20; i++) {
         const t = performance.now();
@@ -234,7 +237,7 @@ def extension_round_trips() -> list[Figure]:
             ext.page.goto(f"chrome-extension://{ext.id}/manifest.json")
 
             def loop(message: dict[str, object]) -> float:
-                return median(ext.page.evaluate(_PAGE_LOOP, [message, 200]))
+                return median(ext.page.evaluate(PAGE_LOOP, [message, 200]))
 
             def dispatch(name: str, args: dict[str, object]) -> dict[str, object]:
                 item = {
@@ -307,10 +310,13 @@ BENCHES: dict[str, Callable[[], list[Figure]]] = {
     "faults_host_rss": faults_host_rss,
     "dispatcher_overhead": dispatcher_overhead,
     "python_ready": python_ready,
+    "boot": bench_boot.measure,
     "host_spawn": host_spawn,
     "host_vs_direct": host_vs_direct,
     "host_rss": host_rss,
     "extension_round_trips": extension_round_trips,
+    "browser_actions": browser_actions,
+    "gateway": gateway,
 }
 
 

@@ -1,13 +1,19 @@
-// Runs one Python file inside the pinned Pyodide (the built extension's runtime, lock file and wheels) and
-// prints what its `main()` coroutine returns, as JSON. Usage: node pyodide_exec.mjs <runtimeDir> <file.py>
+// Runs one Python file inside the pinned Pyodide, booted from the built extension as its Python worker boots
+// it, and prints what its `measure()` coroutine returns, as JSON.
+// Usage: node pyodide_exec.mjs <extensionDir or its pyodide/ folder> <file.py>
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { loadPyodide } from "../../dist/extension/pyodide/pyodide.mjs";
+import { basename, dirname } from "node:path";
+import { bootExtensionPython } from "./boot_python.mjs";
 
-const [runtimeDir, file] = process.argv.slice(2);
-const base = runtimeDir.endsWith("/") ? runtimeDir : runtimeDir + "/";
-const py = await loadPyodide({ indexURL: base, packageBaseUrl: base, lockFileURL: join(base, "pyodide-lock.json") });
-await py.loadPackage(["tabgate-core"], { checkIntegrity: true, messageCallback: () => {} });
+// The snapshot is made for engines with JS promise integration (Chrome); Node 20 has it behind a flag.
+if (!("Suspender" in WebAssembly) && !("Suspending" in WebAssembly)) {
+  const args = ["--experimental-wasm-stack-switching", ...process.argv.slice(1)];
+  process.exit(spawnSync(process.execPath, args, { stdio: "inherit" }).status ?? 1);
+}
+
+const [dir, file] = process.argv.slice(2);
+const py = await bootExtensionPython(basename(dir) === "pyodide" ? dirname(dir) : dir);
 py.FS.writeFile("/home/pyodide/bench_module.py", readFileSync(file));
 const result = await py.runPythonAsync(`
 import sys, json

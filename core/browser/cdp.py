@@ -1,0 +1,192 @@
+"""Talking to the debugger executor (extension/cdp.js): command lists out, results and tab state back.
+
+Python decides every command; the executor attaches to the tab, runs the list and answers the results with
+what it knows of the tab (URL, sessions of out-of-process frames, document epoch, an open dialog).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from core.capabilities import BrowserCapability, BrowserToolError
+from core.errors import RespondToModel
+
+# "page": the tab shows a page the user granted; "navigate": any http(s) or blank page (to navigate from).
+type Access = Literal["page", "navigate"]
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+    session: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"method": self.method, "params": self.params}
+        if self.session is not None:
+            wire["session"] = self.session
+        return wire
+
+
+@dataclass(frozen=True, slots=True)
+class Dialog:
+    type: str
+    message: str
+    default_prompt: str
+    session: str | None
+
+    def describe(self) -> str:
+        how = (
+            "accept (with promptText for a prompt) or dismiss it"
+            if self.type == "prompt"
+            else "accept or dismiss it"
+        )
+        return (
+            f'a JavaScript {self.type} is open: "{self.message}". Answer it first: '
+            f'browser_dom {{"action": "dialog", "accept": true|false}} ({how}).'
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    id: str
+    target_id: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommandFailed:
+    message: str
+
+
+type Outcome = dict[str, Any] | CommandFailed
+
+
+@dataclass(frozen=True, slots=True)
+class TabState:
+    tab_id: int
+    url: str
+    title: str
+    epoch: int
+    dialog: Dialog | None
+    sessions: tuple[Session, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    state: TabState
+    results: tuple[Outcome, ...]
+    # A command opened a JavaScript dialog (it answered as the dialog opened, before it finished).
+    opened_dialog: bool
+    drag: Any = None
+
+    def result(self, index: int, what: str) -> dict[str, Any]:
+        """The result of command `index`; a failed or missing one is an error naming `what`."""
+        if index >= len(self.results):
+            raise RespondToModel(f"{what}: the page did not get that far")
+        outcome = self.results[index]
+        if isinstance(outcome, CommandFailed):
+            raise RespondToModel(f"{what}: {outcome.message}")
+        return outcome
+
+
+def _dialog(raw: Any) -> Dialog | None:
+    if not isinstance(raw, dict):
+        return None
+    return Dialog(
+        type=str(raw.get("type", "alert")),
+        message=str(raw.get("message", "")),
+        default_prompt=str(raw.get("defaultPrompt") or ""),
+        session=raw.get("session"),
+    )
+
+
+def _state(raw: dict[str, Any]) -> TabState:
+    tab = raw["tab"]
+    return TabState(
+        tab_id=int(tab["id"]),
+        url=str(tab.get("url", "")),
+        title=str(tab.get("title", "")),
+        epoch=int(raw.get("epoch", 0)),
+        dialog=_dialog(raw.get("dialog")),
+        sessions=tuple(
+            Session(s["id"], s["targetId"], str(s.get("url", ""))) for s in raw.get("sessions", ())
+        ),
+    )
+
+
+def _outcome(raw: dict[str, Any]) -> Outcome:
+    if "error" in raw:
+        return CommandFailed(str(raw["error"]))
+    if "dialog" in raw:  # the command opened a dialog: it did its part (the answer says the dialog)
+        return {}
+    result = raw.get("result")
+    return result if isinstance(result, dict) else {}
+
+
+class Cdp:
+    """One tool call's view of the executor; every request carries the call's time limit."""
+
+    def __init__(self, browser: BrowserCapability, timeout_ms: int) -> None:
+        self._browser = browser
+        self._timeout_ms = timeout_ms
+
+    async def _ask(self, kind: str, args: dict[str, Any]) -> Any:
+        try:
+            return await self._browser.call(kind, args, timeout_ms=self._timeout_ms)
+        except BrowserToolError as error:
+            raise RespondToModel(error.message) from None
+
+    async def run(
+        self,
+        tab_id: int | None,
+        commands: Sequence[Command],
+        *,
+        parallel: bool = False,
+        keep_going: bool = False,
+        access: Access = "page",
+        during_dialog: bool = False,
+    ) -> Answer:
+        """Runs the commands in the tab. While a dialog is open nothing runs (the modal-state rule) and the
+        answer is an error saying how to answer the dialog, unless `during_dialog`."""
+        args: dict[str, Any] = {
+            "commands": [c.to_wire() for c in commands],
+            "parallel": parallel,
+            "keepGoing": keep_going,
+            "unlessDialog": not during_dialog,
+            "access": access,
+        }
+        if tab_id is not None:
+            args["tabId"] = tab_id
+        raw = await self._ask("cdp", args)
+        state = _state(raw)
+        if state.dialog is not None and not during_dialog and commands and not raw.get("results"):
+            raise RespondToModel(f"Tab {state.tab_id}: {state.dialog.describe()}")
+        results = tuple(_outcome(r) for r in raw.get("results", ()))
+        opened = any("dialog" in r for r in raw.get("results", ()))
+        return Answer(state, results, opened, raw.get("drag"))
+
+    async def state(self, tab_id: int | None, *, during_dialog: bool = False) -> TabState:
+        return (await self.run(tab_id, (), during_dialog=during_dialog)).state
+
+    async def buffer(
+        self, tab_id: int | None, name: str, *, access: Access = "page"
+    ) -> tuple[TabState, list[dict[str, Any]], bool]:
+        """A buffer's entries, and whether recording only started now (Tabgate had not acted on the tab)."""
+        args: dict[str, Any] = {"buffer": name, "access": access}
+        if tab_id is not None:
+            args["tabId"] = tab_id
+        raw = await self._ask("cdp.buffer", args)
+        return _state(raw), list(raw.get("entries", ())), raw.get("recordingSince") == "now"
+
+    async def granted(self, origins: Sequence[str]) -> set[str]:
+        if not origins:
+            return set()
+        raw = await self._ask("cdp.grants", {"origins": list(origins)})
+        return set(raw.get("granted", ()))
+
+    async def legacy(self, tool: str, args: dict[str, Any]) -> Any:
+        """One of the chrome.* executors that predate the debugger (tabs, history steps)."""
+        return await self._ask(tool, args)

@@ -1,0 +1,173 @@
+"""`browser_devtools`: what the page logged and requested since Tabgate first acted on the tab."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from core.browser.cdp import Command
+from core.browser.context import PageContext
+from core.browser.fields import TabId, used_by
+from core.browser.spec import BrowserToolSpec
+from core.errors import RespondToModel
+
+BODY_LIMIT = 100 * 1024
+TEXT_LIMIT = 20_000
+# Console levels from the most to the least severe; `level` keeps that level and the ones above it.
+_LEVELS = ("error", "warning", "info", "log", "debug")
+_LEVEL_OF = {
+    "warn": "warning",
+    "assert": "error",
+    "verbose": "debug",
+    "trace": "debug",
+    "dir": "log",
+    "table": "log",
+    "timeEnd": "log",
+    "count": "log",
+    "clear": "log",
+}
+
+
+class BrowserDevtoolsArgs(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        json_schema_extra=used_by(
+            {
+                "level": ("console",),
+                "filter": ("network",),
+                "limit": ("console", "network"),
+                "id": ("request",),
+            }
+        ),
+    )
+
+    action: Literal["console", "network", "request"] = Field(
+        description="console messages, network requests, or one request's headers and body."
+    )
+    tabId: TabId = None
+    level: Literal["error", "warning", "info", "log", "debug"] | None = Field(
+        default=None, description="console: this level and more severe ones only."
+    )
+    filter: str | None = Field(default=None, min_length=1, description="network: only URLs containing this.")
+    limit: int = Field(default=100, ge=1, le=1000, description="console/network: the latest this many.")
+    id: str | None = Field(default=None, min_length=1, description="request: the id from the network list.")
+
+    @model_validator(mode="after")
+    def _fields_fit_action(self) -> Self:
+        if self.action == "request" and self.id is None:
+            raise ValueError("id is required when action is 'request'")
+        return self
+
+
+def _cut(lines: list[str], limit: int = TEXT_LIMIT) -> str:
+    out: list[str] = []
+    used = 0
+    for index, line in enumerate(lines):
+        if used + len(line) + 1 > limit:
+            out.append(
+                f"[cut at {limit} characters: {len(lines) - index} more line(s); lower limit or filter]"
+            )
+            break
+        out.append(line)
+        used += len(line) + 1
+    return "\n".join(out)
+
+
+def _since(fresh: bool, what: str) -> str:
+    return (
+        f"Tabgate started recording {what} of this tab just now (it had not acted on it before).\n"
+        if fresh
+        else ""
+    )
+
+
+async def console(ctx: PageContext, a: BrowserDevtoolsArgs) -> str:
+    state, entries, fresh = await ctx.cdp.buffer(a.tabId, "console")
+    keep = _LEVELS[: _LEVELS.index(a.level) + 1] if a.level else _LEVELS
+    picked = [e for e in entries if _LEVEL_OF.get(str(e.get("level")), str(e.get("level"))) in keep][
+        -a.limit :
+    ]
+    lines = []
+    for e in picked:
+        where = (
+            f" ({e['url']}:{int(e['line']) + 1})"
+            if e.get("url") and e.get("line") is not None
+            else (f" ({e['url']})" if e.get("url") else "")
+        )
+        level = _LEVEL_OF.get(str(e.get("level")), str(e.get("level")))
+        lines.append(f"[{level}] {e.get('text', '')}{where}")
+    head = f"{_since(fresh, 'console messages')}Tab {state.tab_id}: {len(picked)} console message(s)"
+    return _cut([head + (":" if lines else "."), *lines])
+
+
+def _status(e: dict[str, Any]) -> str:
+    if e.get("errorText"):
+        return f"failed {e['errorText']}" + (f" ({e['blockedReason']})" if e.get("blockedReason") else "")
+    if e.get("status") is not None:
+        return str(e["status"])
+    return "pending"
+
+
+async def network(ctx: PageContext, a: BrowserDevtoolsArgs) -> str:
+    state, entries, fresh = await ctx.cdp.buffer(a.tabId, "network")
+    picked = [e for e in entries if e.get("url") and (a.filter is None or a.filter in str(e["url"]))][
+        -a.limit :
+    ]
+    lines = [
+        f"{e['id']} {e.get('method', 'GET')} {_status(e)} {e.get('type', '')} {e['url']}" for e in picked
+    ]
+    count = f"Tab {state.tab_id}: {len(picked)} request(s) (id method status type url)"
+    head = _since(fresh, "network requests") + count
+    return _cut([head + (":" if lines else "."), *lines])
+
+
+def _headers(headers: Any) -> list[str]:
+    return [f"  {k}: {v}" for k, v in (headers or {}).items()]
+
+
+async def request(ctx: PageContext, a: BrowserDevtoolsArgs) -> str:
+    state, entries, _ = await ctx.cdp.buffer(a.tabId, "network")
+    entry = next((e for e in entries if e.get("id") == a.id), None)
+    if entry is None:
+        raise RespondToModel(
+            f"no request {a.id} in tab {state.tab_id}'s network list (browser_devtools network lists them)"
+        )
+    lines = [f"{entry.get('method', 'GET')} {entry.get('url')}", f"status: {_status(entry)}"]
+    if entry.get("redirectedFrom"):
+        lines.append(f"redirected from: {entry['redirectedFrom']}")
+    lines += ["request headers:", *_headers(entry.get("requestHeaders"))]
+    if entry.get("postData"):
+        lines += ["request body:", str(entry["postData"])[:BODY_LIMIT]]
+    lines += ["response headers:", *_headers(entry.get("responseHeaders"))]
+    if entry.get("finished"):
+        answer = await ctx.cdp.run(
+            state.tab_id, [Command("Network.getResponseBody", {"requestId": a.id}, entry.get("session"))]
+        )
+        try:
+            body = answer.result(0, "body")
+        except RespondToModel as error:
+            lines.append(f"response body: not available ({error.message.removeprefix('body: ')})")
+        else:
+            if body.get("base64Encoded"):
+                lines.append(f"response body: binary ({len(body.get('body', '')) * 3 // 4} bytes), not shown")
+            else:
+                text = str(body.get("body", ""))
+                cut = f"\n[cut at {BODY_LIMIT} characters of {len(text)}]" if len(text) > BODY_LIMIT else ""
+                lines += ["response body:", text[:BODY_LIMIT] + cut]
+    return "\n".join(lines)
+
+
+ACTIONS = {"console": console, "network": network, "request": request}
+
+BROWSER_DEVTOOLS = BrowserToolSpec(
+    name="browser_devtools",
+    description=(
+        "What the page in a tab did since Tabgate first acted on it (last 1000 entries each): action=console "
+        "{level?, limit?} lists console messages and errors; network {filter?, limit?} lists requests with "
+        "status or failure; request {id} gives one request's headers and body (cut at 100 KiB)."
+    ),
+    params=BrowserDevtoolsArgs,
+    supports_parallel=True,
+)

@@ -1,0 +1,124 @@
+"""Finding the element an action targets (a ref from a snapshot, or a CSS selector) and reaching into it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from core.browser.cdp import Answer, Command, TabState
+from core.browser.context import PageContext
+from core.browser.refs import stale_ref
+from core.errors import RespondToModel
+
+# Chrome's words for a node that is gone from the page.
+_GONE = (
+    "No node with given id",
+    "Node is detached",
+    "Could not find node",
+    "No node found",
+    "Session with given id",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    session: str | None
+    params: dict[str, Any]  # how the debugger names it: {"backendNodeId": n} or {"objectId": id}
+    label: str  # how the model named it: the ref, or the selector
+    # A ref taken on trust (no round trip to ask the tab first): the first answer about it is checked.
+    unverified: bool = False
+
+    @property
+    def is_ref(self) -> bool:
+        return "backendNodeId" in self.params
+
+
+def gone_or(element: Element, message: str, what: str) -> RespondToModel:
+    if element.is_ref and any(word in message for word in _GONE):
+        return stale_ref(element.label, "that element is no longer in the page")
+    return RespondToModel(f"{what} {element.label}: {message}")
+
+
+def verify(answer: Answer, state: TabState, element: Element) -> None:
+    """For a ref taken on trust: the tab still shows the document the ref came from, with the frame."""
+    if not element.unverified:
+        return
+    if answer.state.epoch != state.epoch:
+        raise stale_ref(element.label, "the page has navigated since that snapshot")
+    if element.session is not None and element.session not in {s.id for s in answer.state.sessions}:
+        raise stale_ref(element.label, "its frame has reloaded or gone")
+
+
+async def locate(
+    ctx: PageContext, tab_id: int | None, *, ref: str | None, selector: str | None
+) -> tuple[TabState, Element]:
+    if ref is not None and tab_id is not None:  # one round trip fewer: checked with the first answer
+        node, epoch = ctx.refs.peek(tab_id, ref)
+        trusted = TabState(tab_id, url="", title="", epoch=epoch, dialog=None, sessions=())
+        return trusted, Element(node.session, {"backendNodeId": node.backend_id}, ref, unverified=True)
+    state = await ctx.cdp.state(tab_id)
+    if ref is not None:
+        node = ctx.refs.node(state.tab_id, ref, state.epoch)
+        if node.session is not None and node.session not in {s.id for s in state.sessions}:
+            raise stale_ref(ref, "its frame has reloaded or gone")
+        return state, Element(node.session, {"backendNodeId": node.backend_id}, ref)
+    if selector is None:
+        raise RespondToModel("give the element: ref (from a snapshot) or selector")
+    expression = f"document.querySelector({json.dumps(selector)})"
+    answer = await ctx.cdp.run(state.tab_id, [Command("Runtime.evaluate", {"expression": expression})])
+    result = answer.result(0, f"selector {selector}")
+    if "exceptionDetails" in result:
+        detail = result["exceptionDetails"].get("exception", {}).get("description", "").split("\n")[0]
+        raise RespondToModel(f"invalid selector {selector}: {detail}")
+    remote = result.get("result", {})
+    if remote.get("subtype") == "null" or "objectId" not in remote:
+        raise RespondToModel(f"no element matches {selector}")
+    return answer.state, Element(None, {"objectId": remote["objectId"]}, selector)
+
+
+async def object_id(ctx: PageContext, state: TabState, element: Element) -> str:
+    if "objectId" in element.params:
+        return str(element.params["objectId"])
+    answer = await ctx.cdp.run(state.tab_id, [Command("DOM.resolveNode", element.params, element.session)])
+    verify(answer, state, element)
+    try:
+        return str(answer.result(0, "resolve")["object"]["objectId"])
+    except RespondToModel as error:
+        raise gone_or(element, error.message, "cannot reach") from None
+
+
+async def call_on(ctx: PageContext, state: TabState, element: Element, function: str, *args: Any) -> Any:
+    """Runs `function` (JavaScript source) with `this` = the element; returns its JSON result."""
+    oid = await object_id(ctx, state, element)
+    params = {
+        "functionDeclaration": function,
+        "objectId": oid,
+        "arguments": [{"value": a} for a in args],
+        "returnByValue": True,
+        "awaitPromise": True,
+    }
+    answer = await ctx.cdp.run(state.tab_id, [Command("Runtime.callFunctionOn", params, element.session)])
+    result = answer.result(0, element.label)
+    if "exceptionDetails" in result:
+        detail = result["exceptionDetails"].get("exception", {}).get("description", "error")
+        raise RespondToModel(f"{element.label}: {detail.splitlines()[0]}")
+    return result.get("result", {}).get("value")
+
+
+async def center(ctx: PageContext, state: TabState, element: Element) -> tuple[float, float]:
+    """Scrolls the element into view and answers the middle of its first box, in its frame's viewport."""
+    commands = [
+        Command("DOM.scrollIntoViewIfNeeded", element.params, element.session),
+        Command("DOM.getContentQuads", element.params, element.session),
+    ]
+    answer = await ctx.cdp.run(state.tab_id, commands, keep_going=True)
+    verify(answer, state, element)
+    try:
+        quads = answer.result(1, "locate")["quads"]
+    except RespondToModel as error:
+        raise gone_or(element, error.message.removeprefix("locate: "), "cannot reach") from None
+    if not quads:
+        raise RespondToModel(f"{element.label} is not visible (it has no box on the page)")
+    quad = quads[0]
+    return sum(quad[0::2]) / 4, sum(quad[1::2]) / 4

@@ -1,0 +1,238 @@
+// The one debugger executor. It attaches chrome.debugger to a tab the first time Python acts on it, follows the
+// sessions of its out-of-process frames (flat sessions), keeps bounded buffers of console messages, network
+// requests and dialogs, and runs the lists of CDP commands Python builds. It decides nothing about pages:
+// which commands to send, in which order and what their results mean is Python's (core/browser/).
+import { rpcError } from "./host.js";
+
+const PROTOCOL_VERSION = "1.3";
+const BUFFER_LIMIT = 1000; // entries kept per buffer (console, network, dialogs) and tab
+
+// Every session (the tab's own and each out-of-process frame's) is set up alike, so that its console, network
+// and dialogs reach the buffers and its own child frames are announced to us in turn.
+const SESSION_SETUP = [
+  ["Page.enable", {}],
+  ["Runtime.enable", {}],
+  ["Log.enable", {}],
+  ["Network.enable", { maxPostDataSize: 65536 }],
+  ["Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }],
+];
+
+class TabState {
+  constructor(tabId) {
+    this.tabId = tabId;
+    this.sessions = new Map(); // sessionId → {targetId, url}
+    this.console = [];
+    this.dialogs = [];
+    this.network = new Map(); // requestId → entry, oldest first
+    this.dialog = null; // the JavaScript dialog open now
+    this.dialogWaiters = new Set();
+    this.epoch = 0; // top-level documents seen: refs of an older epoch are stale
+    this.drag = null; // drag data Chrome intercepted (Input.setInterceptDrags)
+  }
+
+  push(list, entry) {
+    list.push(entry);
+    if (list.length > BUFFER_LIMIT) list.splice(0, list.length - BUFFER_LIMIT);
+  }
+
+  request(id, sessionId) {
+    let entry = this.network.get(id);
+    if (!entry) {
+      entry = { id, session: sessionId ?? null };
+      this.network.set(id, entry);
+      if (this.network.size > BUFFER_LIMIT) this.network.delete(this.network.keys().next().value);
+    }
+    return entry;
+  }
+}
+
+const tabs = new Map(); // tabId → TabState, while attached
+const attaching = new Map(); // tabId → Promise of TabState
+
+function send(tabId, sessionId, method, params) {
+  const target = sessionId ? { tabId, sessionId } : { tabId };
+  return chrome.debugger.sendCommand(target, method, params ?? {});
+}
+
+async function setUp(tabId, sessionId) {
+  for (const [method, params] of SESSION_SETUP) await send(tabId, sessionId, method, params);
+}
+
+export async function attachedTab(tabId) {
+  const known = tabs.get(tabId);
+  if (known) return known;
+  if (!attaching.has(tabId)) {
+    const start = (async () => {
+      const state = new TabState(tabId);
+      try {
+        await chrome.debugger.attach({ tabId }, PROTOCOL_VERSION);
+      } catch (e) {
+        // Already ours (a worker restart forgot it): keep using the attachment.
+        if (!/already attached/i.test(String(e.message))) throw e;
+      }
+      tabs.set(tabId, state);
+      try {
+        await setUp(tabId, null);
+      } catch (e) {
+        tabs.delete(tabId);
+        throw e;
+      }
+      return state;
+    })();
+    attaching.set(tabId, start);
+    start.finally(() => attaching.delete(tabId)).catch(() => {});
+  }
+  return attaching.get(tabId);
+}
+
+function text(args) {
+  return (args ?? [])
+    .map((a) => (a.value !== undefined ? (typeof a.value === "string" ? a.value : JSON.stringify(a.value)) : a.description ?? a.type))
+    .join(" ");
+}
+
+// One handler per event this executor keeps; everything else is dropped.
+const EVENTS = {
+  "Target.attachedToTarget"(state, p) {
+    if (p.targetInfo.type !== "iframe") return;
+    state.sessions.set(p.sessionId, { targetId: p.targetInfo.targetId, url: p.targetInfo.url });
+    setUp(state.tabId, p.sessionId).catch(() => state.sessions.delete(p.sessionId));
+  },
+  "Target.detachedFromTarget"(state, p) {
+    state.sessions.delete(p.sessionId);
+  },
+  "Target.targetInfoChanged"(state, p) {
+    for (const info of state.sessions.values()) if (info.targetId === p.targetInfo.targetId) info.url = p.targetInfo.url;
+  },
+  "Page.frameNavigated"(state, p, sessionId) {
+    if (!sessionId && !p.frame.parentId) state.epoch += 1;
+  },
+  "Runtime.consoleAPICalled"(state, p, sessionId) {
+    const top = p.stackTrace?.callFrames?.[0];
+    state.push(state.console, { level: p.type, text: text(p.args), url: top?.url, line: top?.lineNumber, time: p.timestamp, frame: sessionId ?? null });
+  },
+  "Runtime.exceptionThrown"(state, p, sessionId) {
+    const d = p.exceptionDetails;
+    state.push(state.console, { level: "error", text: d.exception?.description ?? d.text, url: d.url, line: d.lineNumber, time: p.timestamp, frame: sessionId ?? null });
+  },
+  "Log.entryAdded"(state, p, sessionId) {
+    const e = p.entry;
+    state.push(state.console, { level: e.level, text: e.text, url: e.url, source: e.source, time: e.timestamp, frame: sessionId ?? null });
+  },
+  "Network.requestWillBeSent"(state, p, sessionId) {
+    const entry = state.request(p.requestId, sessionId);
+    Object.assign(entry, {
+      url: p.request.url, method: p.request.method, type: p.type, requestHeaders: p.request.headers,
+      postData: p.request.postData, loaderId: p.loaderId, frameId: p.frameId, time: p.wallTime,
+    });
+    if (p.redirectResponse) entry.redirectedFrom = p.redirectResponse.url;
+  },
+  "Network.responseReceived"(state, p, sessionId) {
+    const r = p.response;
+    Object.assign(state.request(p.requestId, sessionId), {
+      status: r.status, statusText: r.statusText, mimeType: r.mimeType, responseHeaders: r.headers, responseUrl: r.url,
+    });
+  },
+  "Network.loadingFinished"(state, p, sessionId) {
+    Object.assign(state.request(p.requestId, sessionId), { finished: true, size: p.encodedDataLength });
+  },
+  "Network.loadingFailed"(state, p, sessionId) {
+    Object.assign(state.request(p.requestId, sessionId), { errorText: p.errorText, canceled: p.canceled, blockedReason: p.blockedReason });
+  },
+  "Page.javascriptDialogOpening"(state, p, sessionId) {
+    state.dialog = { type: p.type, message: p.message, defaultPrompt: p.defaultPrompt, url: p.url, session: sessionId ?? null };
+    state.push(state.dialogs, { ...state.dialog, opened: Date.now() });
+    for (const wake of state.dialogWaiters) wake();
+  },
+  "Page.javascriptDialogClosed"(state, p) {
+    const last = state.dialogs[state.dialogs.length - 1];
+    if (last) Object.assign(last, { accepted: p.result, userInput: p.userInput });
+    state.dialog = null;
+  },
+  "Input.dragIntercepted"(state, p) {
+    state.drag = p.data;
+  },
+};
+
+chrome.debugger.onEvent.addListener((source, method, params) => {
+  const state = tabs.get(source.tabId);
+  const handle = EVENTS[method];
+  if (state && handle) handle(state, params, source.sessionId);
+});
+
+// Detached: the tab closed, it showed a page the debugger may not stay on, or the user closed Chrome's
+// "started debugging this browser" bar. The next call attaches again (and Chrome shows the bar again).
+chrome.debugger.onDetach.addListener((source) => {
+  if (source.tabId !== undefined) tabs.delete(source.tabId);
+});
+chrome.tabs.onRemoved.addListener((tabId) => tabs.delete(tabId));
+
+// A command that makes the page open a dialog does not answer until the dialog is closed: such a command
+// answers {dialog} as soon as the dialog opens, so Python can tell the model about it.
+function runCommand(state, { method, params, session }) {
+  let stop;
+  const opened = new Promise((resolve) => {
+    stop = () => resolve({ dialog: state.dialog });
+    state.dialogWaiters.add(stop);
+  });
+  const command = send(state.tabId, session, method, params).then(
+    (result) => ({ result }),
+    (e) => ({ error: String(e.message ?? e) }),
+  );
+  return Promise.race([command, opened]).finally(() => state.dialogWaiters.delete(stop));
+}
+
+function describe(state, tab) {
+  return {
+    tab: { id: tab.id, url: tab.url || tab.pendingUrl || "", title: tab.title ?? "", status: tab.status },
+    epoch: state.epoch,
+    dialog: state.dialog,
+    sessions: [...state.sessions].map(([id, info]) => ({ id, ...info })),
+  };
+}
+
+// {commands: [{method, params?, session?}], parallel?, keepGoing?, unlessDialog?}: runs the commands (one after
+// the other, or all at once) and answers their results in order, each {result} or {error} (or {dialog}).
+// Sequential runs stop at the first error unless keepGoing. With unlessDialog nothing runs while a dialog is
+// open. The answer also says the tab, its sessions, its document epoch and any open dialog.
+export async function runCommands(tab, a, again = true) {
+  const state = await attachedTab(tab.id);
+  const results = [];
+  if (!(a.unlessDialog && state.dialog)) {
+    if (a.parallel) {
+      results.push(...(await Promise.all(a.commands.map((c) => runCommand(state, c)))));
+    } else {
+      for (const command of a.commands) {
+        const outcome = await runCommand(state, command);
+        results.push(outcome);
+        if (outcome.dialog || (outcome.error && !a.keepGoing)) break;
+      }
+    }
+  }
+  // Detached without an onDetach event (the extension's own chrome.debugger.detach): attach again once.
+  if (again && results.some((r) => /not attached/i.test(r.error ?? ""))) {
+    tabs.delete(tab.id);
+    return runCommands(tab, a, false);
+  }
+  const answer = { ...describe(state, await chrome.tabs.get(tab.id)), results };
+  if (state.drag) {
+    answer.drag = state.drag;
+    state.drag = null;
+  }
+  return answer;
+}
+
+// The JavaScript dialog open in a tab Tabgate is attached to, or null.
+export function openDialog(tabId) {
+  return tabs.get(tabId)?.dialog ?? null;
+}
+
+// {buffer: "console" | "network" | "dialogs"}: what that buffer holds (Python filters and cuts it).
+export async function readBuffer(tab, a) {
+  const fresh = !tabs.has(tab.id);
+  const state = await attachedTab(tab.id);
+  const buffers = { console: state.console, network: [...state.network.values()], dialogs: state.dialogs };
+  const entries = buffers[a.buffer];
+  if (!entries) throw rpcError(-32602, `unknown buffer ${a.buffer}`);
+  return { ...describe(state, await chrome.tabs.get(tab.id)), entries, recordingSince: fresh ? "now" : undefined };
+}

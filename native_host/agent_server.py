@@ -1,0 +1,192 @@
+"""`tabgate-host mcp`: the MCP server an agent (codex, Claude, Cursor) starts over stdio.
+
+It owns no tools itself: it reaches the host that Chrome started through the user-only gateway socket and
+relays `tools/list` and `tools/call` there. The browser may start, close and restart under a running agent:
+the link reconnects by itself and every change of the tool set goes out as `notifications/tools/list_changed`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Final
+
+import anyio
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectSendStream
+from mcp.server import Server
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.session import ServerSession
+from mcp.server.stdio import stdio_server
+
+from .gateway_results import error_result
+from .gateway_socket import socket_path
+from .gateway_wire import LineChannel, Message, WireError
+from .identity import HOST_VERSION
+
+log = logging.getLogger(__name__)
+
+RETRY_SECONDS: Final = 1.0
+LIST_TIMEOUT_SECONDS: Final = 15.0
+NOT_THERE: Final = (
+    "Tabgate is not reachable: open Chrome with Tabgate and turn on *Let agents use Tabgate* in its popup."
+)
+LOST: Final = (
+    "Tabgate went away during the call (the browser closed or restarted); the call may not have run."
+)
+
+
+class LinkDown(Exception):
+    """The host is not there (browser closed, gateway off) or went away during a request."""
+
+
+class HostLink:
+    """A reconnecting client of the host's gateway socket: requests, answers, and change notices."""
+
+    def __init__(self, path: Path, on_change: Callable[[], Awaitable[None]]) -> None:
+        self._path = path
+        self._on_change = on_change
+        self._channel: LineChannel | None = None
+        self._pending: dict[int, MemoryObjectSendStream[Message]] = {}
+        self._ids = itertools.count(1)
+
+    @property
+    def connected(self) -> bool:
+        return self._channel is not None
+
+    async def run(self) -> None:
+        while True:
+            try:
+                stream = await anyio.connect_unix(str(self._path))
+            except OSError:
+                await anyio.sleep(RETRY_SECONDS)
+                continue
+            self._channel = LineChannel(stream)
+            log.info("connected to the Tabgate host at %s", self._path)
+            await self._on_change()
+            try:
+                await self._read(self._channel)
+            finally:
+                self._channel = None
+                for waiter in self._pending.values():
+                    waiter.close()
+                self._pending.clear()
+                await stream.aclose()
+            log.info("the Tabgate host went away")
+            await self._on_change()
+            await anyio.sleep(RETRY_SECONDS)
+
+    async def _read(self, channel: LineChannel) -> None:
+        while True:
+            try:
+                message = await channel.receive()
+            except WireError as exc:
+                log.warning("the host sent something unreadable: %s", exc)
+                return
+            if message is None:
+                return
+            if message.get("method") == "notifications/tools/list_changed":
+                await self._on_change()
+                continue
+            waiter = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
+            if waiter is not None:
+                await waiter.send(message)
+                waiter.close()
+
+    async def request(self, method: str, params: dict[str, Any]) -> Any:
+        channel = self._channel
+        if channel is None:
+            raise LinkDown(NOT_THERE)
+        request_id = next(self._ids)
+        send, receive = anyio.create_memory_object_stream[Message](1)
+        self._pending[request_id] = send
+        try:
+            await channel.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+            try:
+                answer = await receive.receive()
+            except anyio.EndOfStream:
+                raise LinkDown(LOST) from None
+        except anyio.get_cancelled_exc_class():
+            # The agent gave up (its own time limit or a cancel): the browser stops the work too.
+            with anyio.CancelScope(shield=True), anyio.move_on_after(1):
+                await channel.send(
+                    {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": request_id}}
+                )
+            raise
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            raise LinkDown(LOST) from None
+        finally:
+            self._pending.pop(request_id, None)
+            receive.close()
+        if "error" in answer:
+            raise LinkDown(str(answer["error"].get("message", "the Tabgate host refused the request")))
+        return answer.get("result")
+
+
+def _client_of(session: ServerSession) -> dict[str, str]:
+    params = session.client_params
+    info = params.client_info if params is not None else None
+    if info is None:
+        return {"name": "unknown agent", "version": ""}
+    return {"name": info.name, "version": info.version}
+
+
+class AgentServer:
+    def __init__(self, path: Path) -> None:
+        self._session: ServerSession | None = None
+        self._listed = False  # notifications are sent once the agent has listed tools (it is initialized)
+        self.link = HostLink(path, self._changed)
+        self.server: Server[Any] = Server(
+            "tabgate",
+            version=HOST_VERSION,
+            title="Tabgate",
+            instructions="Browser tools of the user's Chrome, through the Tabgate extension.",
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+        )
+
+    async def _changed(self) -> None:
+        session = self._session
+        if session is not None and self._listed:
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await session.send_tool_list_changed()
+
+    async def _list_tools(
+        self, ctx: Any, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        self._session, self._listed = ctx.session, True
+        if not self.link.connected:
+            return types.ListToolsResult(tools=[])
+        try:
+            with anyio.fail_after(LIST_TIMEOUT_SECONDS):
+                result = await self.link.request("tools/list", {"client": _client_of(ctx.session)})
+        except (LinkDown, TimeoutError) as exc:
+            log.info("tools/list: %s", exc)
+            return types.ListToolsResult(tools=[])
+        return types.ListToolsResult.model_validate(result)
+
+    async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        self._session = ctx.session
+        try:
+            result = await self.link.request(
+                "tools/call",
+                {"client": _client_of(ctx.session), "name": params.name, "arguments": params.arguments or {}},
+            )
+        except LinkDown as exc:
+            result = error_result(str(exc))
+        return types.CallToolResult.model_validate(result)
+
+    async def serve(self) -> None:
+        options = self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+        async with stdio_server() as (read, write), anyio.create_task_group() as group:
+            group.start_soon(self.link.run)
+            await self.server.run(read, write, options)
+            group.cancel_scope.cancel()
+
+
+def run_agent_server() -> int:
+    anyio.run(AgentServer(socket_path()).serve)
+    return 0

@@ -1,0 +1,59 @@
+"""The agent gateway's wire: one JSON-RPC 2.0 message per line over the Unix socket, each line bounded.
+
+Used by both ends: the host's listener and `tabgate-host mcp`. A line over the bound, or one that is not
+a JSON object, ends that connection with a clear error rather than growing a buffer without limit.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+import anyio
+import anyio.abc
+from anyio.streams.buffered import BufferedByteReceiveStream
+
+MAX_LINE: Final = 64 * 1024 * 1024  # a screenshot answer is ~2 MiB; nothing legitimate comes near this
+
+type Message = dict[str, Any]
+
+
+class WireError(Exception):
+    """The peer sent something that is not a bounded line of JSON; the connection cannot continue."""
+
+
+class LineChannel:
+    def __init__(self, stream: anyio.abc.ByteStream, *, max_line: int = MAX_LINE) -> None:
+        self._stream = stream
+        self._reader = BufferedByteReceiveStream(stream)
+        self._max_line = max_line
+        self._send_lock = anyio.Lock()
+
+    async def receive(self) -> Message | None:
+        """The next message, or None when the peer closed the connection between messages."""
+        try:
+            line = await self._reader.receive_until(b"\n", self._max_line)
+        except (
+            anyio.EndOfStream,
+            anyio.IncompleteRead,
+            anyio.BrokenResourceError,
+            anyio.ClosedResourceError,
+        ):
+            return None
+        except anyio.DelimiterNotFound:
+            raise WireError(f"a message is longer than {self._max_line} bytes") from None
+        try:
+            message = json.loads(line)
+        except ValueError as exc:
+            raise WireError(f"a message is not JSON: {exc}") from None
+        if not isinstance(message, dict):
+            raise WireError("a message is not a JSON object")
+        return message
+
+    async def send(self, message: Message) -> None:
+        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        async with self._send_lock:
+            await self._stream.send(data)
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()

@@ -1,0 +1,72 @@
+"""Python's boot as a person meets it (issue 12): the popup opened at once stays responsive, a call made
+while Python boots waits and succeeds, the boot is restored from the build's verified memory snapshot, and
+a snapshot that fails its check is not used."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Playwright
+
+from tests.support.boot_probe import PLAN_CALL, BootRun, send, watch_boot
+from tests.support.browser import EXTENSION_DIR, launch
+
+pytestmark = pytest.mark.e2e
+
+RUNS = 3
+STALL_LIMIT_MS = 100
+
+
+@pytest.fixture(scope="module")
+def boots(pw: Playwright, tmp_path_factory: pytest.TempPathFactory) -> list[BootRun]:
+    return [watch_boot(pw, tmp_path_factory.mktemp(f"boot-{i}")) for i in range(RUNS)]
+
+
+def test_the_probed_popup_was_open_before_python_was_ready(boots: list[BootRun]) -> None:
+    for run in boots:
+        assert run.page_started_at < run.ready["bootedAt"], (run.page_started_at, run.ready)
+
+
+def test_no_open_extension_page_stalls_while_python_boots(boots: list[BootRun]) -> None:
+    worst = max(run.worst_stall_ms for run in boots)
+    assert worst <= STALL_LIMIT_MS, f"worst timer gap in the popup while Python booted: {worst:.0f} ms"
+
+
+def test_a_call_made_while_python_boots_waits_and_succeeds(boots: list[BootRun]) -> None:
+    for run in boots:
+        assert run.plan_answer["success"] is True, run.plan_answer
+        assert run.plan_answer["output"] == {
+            "type": "function_call_output",
+            "call_id": PLAN_CALL["call_id"],
+            "output": "Plan updated",
+        }
+
+
+def test_python_is_restored_from_the_build_snapshot(boots: list[BootRun]) -> None:
+    for run in boots:
+        assert run.ready["python"] == "ready", run.ready
+        assert run.ready["bootPhase"] is None
+        assert run.ready["boot"]["path"] == "snapshot", run.ready["boot"]
+        assert run.ready["boot"]["fallback"] is None
+        assert run.ready["bootMs"] > 0
+
+
+def test_a_snapshot_that_fails_its_sha256_check_is_not_used(pw: Playwright, tmp_path: Path) -> None:
+    extension = tmp_path / "extension"
+    shutil.copytree(EXTENSION_DIR, extension)
+    snapshot = extension / "python" / "snapshot.bin"
+    data = bytearray(snapshot.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    snapshot.write_bytes(data)
+    profile = tmp_path / "profile"
+    with launch(pw, profile, extension_dir=extension) as ext:
+        booting = ext.send({"type": "status"})  # a full boot takes seconds: it is still under way
+        assert booting["python"] == "booting", booting
+        assert booting["bootPhase"] in {"loading", "restoring", "starting"}, booting
+        status = ext.wait_python_ready(timeout_s=180)  # CPython compiles every module
+        assert status["boot"]["path"] == "full"
+        assert "python/snapshot.bin: sha256" in status["boot"]["fallback"]
+        answer = send(ext.page, {"type": "dispatch", "item": PLAN_CALL})
+        assert answer["success"] is True, answer

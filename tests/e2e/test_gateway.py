@@ -1,0 +1,279 @@
+"""Agents use Tabgate's tools through the host, with the user's consent (contract §8), end to end: the `mcp`
+SDK's client as the agent, started exactly as codex / Claude / Cursor start it from their config, then
+`tabgate-host mcp` → the user-only socket → the host Chrome started → service worker → Python → the page."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+from playwright.sync_api import Page, Playwright
+
+from tests.support.agents import (
+    AgentThread,
+    codex_config,
+    json_config,
+    params_from_codex,
+    params_from_json,
+    run_agent,
+    text_of,
+    wait_listed,
+)
+from tests.support.browser import Extension, grant_site_access, install_host, launch
+
+pytestmark = pytest.mark.e2e
+
+BUTTON_PAGE = b"""<!doctype html><title>Gateway fixture</title>
+<p id="count">clicks: 0</p><button id="buy">Buy</button>
+<script>let clicks = 0; document.getElementById("buy").onclick = () => {
+  document.getElementById("count").textContent = "clicks: " + ++clicks; };</script>"""
+
+
+class Pages(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(BUTTON_PAGE)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Pages)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def runtime() -> Iterator[Path]:
+    base = Path(tempfile.mkdtemp(prefix="tg-e2e-"))  # short: Unix socket paths are limited to ~108 bytes
+    try:
+        yield base / "run"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def env(runtime: Path, host_env: dict[str, str]) -> dict[str, str]:
+    return {**host_env, "TABGATE_RUNTIME_DIR": str(runtime)}
+
+
+@pytest.fixture(scope="module")
+def profile(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, site: str, env: dict[str, str]) -> Path:
+    folder = tmp_path_factory.mktemp("profile-gateway")
+    config = folder / "config.toml"
+    config.write_text("# no MCP servers\n")
+    install_host(folder, config, env=env)
+    grant_site_access(pw, folder, [site])
+    return folder
+
+
+@contextmanager
+def browser(pw: Playwright, profile: Path, env: dict[str, str]) -> Iterator[Extension]:
+    with launch(pw, profile, env=env) as ext:
+        ext.wait_python_ready()
+        deadline = time.monotonic() + 30
+        while ext.send({"type": "status"})["host"] != "connected":
+            assert time.monotonic() < deadline, "the host did not connect"
+            time.sleep(0.1)
+        yield ext
+
+
+def open_popup(ext: Extension) -> Page:
+    page = ext.context.new_page()
+    page.goto(f"chrome-extension://{ext.id}/popup.html")
+    return page
+
+
+def gateway(ext: Extension, on: bool) -> None:
+    assert ext.send({"type": "config/set", "patch": {"gateway": on}})["gateway"] is on
+
+
+def open_site_tab(ext: Extension, site: str) -> Page:
+    page = ext.context.new_page()
+    page.goto(f"{site}/shop?{time.monotonic_ns()}")
+    page.bring_to_front()
+    return page
+
+
+# -- the tests -----------------------------------------------------------------------------------------------
+
+
+def test_the_readme_configs_start_an_agent_that_sees_tabgate(
+    pw: Playwright, profile: Path, env: dict[str, str]
+) -> None:
+    async def names(client: Client, _notices: list[Any]) -> list[str]:
+        return await wait_listed(client, lambda n: "browser_page" in n)
+
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        for params in (params_from_codex(codex_config(env)), params_from_json(json_config(env))):
+            listed = run_agent(params, names)
+            assert {"browser_page", "browser_dom", "browser_tab", "update_plan"} <= set(listed)
+            assert not [n for n in listed if n.startswith("mcp__")]
+        gateway(ext, False)
+
+
+def test_off_by_default_and_the_agent_is_told_what_to_do(
+    pw: Playwright, profile: Path, env: dict[str, str]
+) -> None:
+    params = params_from_codex(codex_config(env))
+
+    async def body(client: Client, _notices: list[Any]) -> tuple[int, types.CallToolResult]:
+        count = len((await client.list_tools()).tools)
+        return count, await client.call_tool("browser_tab", {"action": "query"})
+
+    with browser(pw, profile, env) as ext:
+        assert ext.send({"type": "config/get"})["gateway"] is False
+        count, result = run_agent(params, body)
+    assert count == 0
+    assert result.is_error is True
+    assert "Let agents use Tabgate" in text_of(result)
+
+
+def answer_in_popup(popup: Page, decision: str) -> str:
+    """The person answers the first request the popup shows; returns what the request said."""
+    request = popup.locator("li.approval").first
+    request.wait_for(timeout=60_000)
+    text = request.inner_text()
+    request.locator(f'button[data-decision="{decision}"]').click()
+    return text
+
+
+def test_reading_is_at_once_acting_asks_in_the_popup_and_allow_for_session_sticks(
+    pw: Playwright, profile: Path, env: dict[str, str], site: str
+) -> None:
+    params = params_from_codex(codex_config(env))
+
+    async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
+        await wait_listed(client, lambda n: "browser_dom" in n)
+        read = await client.call_tool("browser_page", {"action": "text"})
+        first = await client.call_tool("browser_dom", {"action": "click", "selector": "#buy"})
+        second = await client.call_tool("browser_dom", {"action": "click", "selector": "#buy"})
+        return [read, first, second]
+
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        popup = open_popup(ext)
+        page = open_site_tab(ext, site)  # last, so it is the active tab the agent acts on
+        running = AgentThread(params, body)
+        running.start()
+        asked = answer_in_popup(popup, "session")
+        read, first_click, second_click = running.outcome()
+        assert read.is_error is False and "clicks: 0" in text_of(read)
+        assert first_click.is_error is False, text_of(first_click)
+        assert second_click.is_error is False, text_of(second_click)
+        assert "codex" in asked and site.split("//")[1] in asked and "click" in asked
+        assert page.locator("#count").inner_text() == "clicks: 2"
+        assert ext.send({"type": "approvals"}) == {"pending": []}
+        by_agent = [e for e in ext.send({"type": "history"}) if e.get("caller") == "codex"]
+        assert sorted(e["name"] for e in by_agent) == ["browser_dom", "browser_dom", "browser_page"]
+        assert {e["status"] for e in by_agent} == {"done"}
+        popup.reload()
+        assert popup.locator(".h-caller").first.inner_text() == "by codex"
+        gateway(ext, False)
+
+
+def test_deny_and_an_unanswered_request_answer_is_error_with_the_reason(
+    pw: Playwright, profile: Path, env: dict[str, str], site: str
+) -> None:
+    params = params_from_codex(codex_config(env))
+    short_timeout = threading.Event()
+
+    async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
+        await wait_listed(client, lambda n: "browser_dom" in n)
+        denied = await client.call_tool("browser_dom", {"action": "click", "selector": "#buy"})
+        await anyio.to_thread.run_sync(short_timeout.wait, 60)
+        unanswered = await client.call_tool("browser_dom", {"action": "click", "selector": "#buy"})
+        return [denied, unanswered]
+
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        popup = open_popup(ext)
+        page = open_site_tab(ext, site)
+        running = AgentThread(params, body)
+        running.start()
+        answer_in_popup(popup, "deny")
+        ext.send({"type": "config/set", "patch": {"approvalTimeoutSec": 1}})  # 120 s by default
+        short_timeout.set()
+        denied, unanswered = running.outcome()
+        assert denied.is_error is True and "denied" in text_of(denied)
+        assert unanswered.is_error is True and "did not answer" in text_of(unanswered)
+        assert page.locator("#count").inner_text() == "clicks: 0"
+        ext.send({"type": "config/set", "patch": {"approvalTimeoutSec": 120, "gateway": False}})
+
+
+def test_two_agents_at_once_each_in_its_own_session(
+    pw: Playwright, profile: Path, env: dict[str, str], site: str
+) -> None:
+    params = params_from_codex(codex_config(env))
+
+    async def body(client: Client, _notices: list[Any]) -> list[bool]:
+        await wait_listed(client, lambda n: "browser_page" in n)
+        results = [await client.call_tool("browser_page", {"action": "title"}) for _ in range(5)]
+        return [r.is_error is False and "Gateway fixture" in text_of(r) for r in results]
+
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        open_site_tab(ext, site)
+        agents = [AgentThread(params, body, name) for name in ("codex", "cursor")]
+        for running in agents:
+            running.start()
+        assert [running.outcome() for running in agents] == [[True] * 5, [True] * 5]
+        seen = {a["name"]: a for a in ext.send({"type": "gateway/agents"})["agents"]}
+        assert seen["codex"]["calls"] == 5 and seen["cursor"]["calls"] == 5
+        gateway(ext, False)
+
+
+def test_a_running_agent_survives_the_browser_closing_and_opening_again(
+    pw: Playwright, profile: Path, env: dict[str, str]
+) -> None:
+    params = params_from_codex(codex_config(env))
+    closed, reopened = threading.Event(), threading.Event()
+
+    counts: list[int] = []  # what the agent saw at each step, kept for the failure message
+
+    async def body(client: Client, notices: list[Any]) -> list[int]:
+        counts.append(len(await wait_listed(client, lambda n: "browser_page" in n)))
+        await anyio.to_thread.run_sync(closed.wait, 60)
+        counts.append(len(await wait_listed(client, lambda n: not n)))
+        result = await client.call_tool("browser_tab", {"action": "query"})
+        counts.append(1 if result.is_error and "open Chrome with Tabgate" in text_of(result) else -1)
+        await anyio.to_thread.run_sync(reopened.wait, 60)
+        counts.append(len(await wait_listed(client, lambda n: "browser_page" in n, timeout=60)))
+        assert any(isinstance(n, types.ToolListChangedNotification) for n in notices)
+        return counts
+
+    running = AgentThread(params, body)
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        running.start()
+        time.sleep(3)
+    closed.set()
+    time.sleep(3)
+    with browser(pw, profile, env) as ext:
+        reopened.set()
+        try:
+            running.outcome()
+        except BaseException as exc:
+            raise AssertionError(f"the agent saw {counts} before: {exc!r}") from exc
+        finally:
+            gateway(ext, False)
+    assert counts[0] > 0 and counts[1] == 0 and counts[2] == 1 and counts[3] == counts[0]

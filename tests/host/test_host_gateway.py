@@ -1,0 +1,304 @@
+"""The agent gateway at the host: the user-only socket, `tabgate-host mcp` started as an agent starts it,
+and calls relayed to the browser and back. The test plays the browser's side of the native-messaging
+protocol (answering the host's `gateway/tools` and `gateway/call` requests) as every host-tier test does."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from conftest import HostDirs, running_host
+from hostproc import HostProcess
+from mcp import Client, StdioServerParameters
+
+pytestmark = pytest.mark.host
+
+TAB_QUERY_TOOL = {
+    "name": "browser_tab",
+    "description": "Tabs of the browser",
+    "inputSchema": {"type": "object", "properties": {"action": {"type": "string"}}},
+}
+
+
+@pytest.fixture
+def runtime_dir() -> Iterator[Path]:
+    # Unix socket paths are limited to ~108 bytes: keep the folder short, outside pytest's deep tmp paths.
+    base = Path(tempfile.mkdtemp(prefix="tg-"))
+    try:
+        yield base / "run"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+class FakeBrowserSide:
+    """Answers the host's requests to the browser on a thread, as the extension's service worker does."""
+
+    def __init__(self, host: HostProcess, answer: Callable[[str, dict[str, Any]], Any]) -> None:
+        self.host = host
+        self.answer = answer
+        self.seen: list[dict[str, Any]] = []
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        handled = 0
+        while not self._done.is_set():
+            with self.host._changed:
+                self.host._changed.wait(0.05)
+                new = self.host.notifications[handled:]
+                handled = len(self.host.notifications)
+            for message in new:
+                if "id" in message and "method" in message:
+                    self.seen.append(message)
+                    result = self.answer(message["method"], message.get("params", {}))
+                    self.host.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join(2)
+
+
+def browser_answers(method: str, params: dict[str, Any]) -> Any:
+    if method == "gateway/tools":
+        return {"tools": [TAB_QUERY_TOOL]}
+    if method == "gateway/call":
+        text = f"{params['client']['name']} called {params['name']} with {params['arguments']}"
+        return {"output": {"type": "function_call_output", "call_id": "x", "output": text}, "success": True}
+    raise AssertionError(f"unexpected request {method}")
+
+
+def agent_params(runtime: Path) -> StdioServerParameters:
+    """`tabgate-host mcp` exactly as an agent's config starts it (codex: command + args)."""
+    return StdioServerParameters(
+        command=str(Path(sys.executable).parent / "tabgate-host"),
+        args=["mcp"],
+        env={"TABGATE_RUNTIME_DIR": str(runtime)},
+    )
+
+
+@contextlib.contextmanager
+def gateway_host(dirs: HostDirs, runtime: Path) -> Iterator[tuple[HostProcess, FakeBrowserSide]]:
+    with running_host(dirs, None, env={"TABGATE_RUNTIME_DIR": str(runtime)}) as host:
+        host.initialize()
+        browser = FakeBrowserSide(host, browser_answers)
+        try:
+            host.notify("gateway/state", {"enabled": True})
+            wait_until(lambda: (runtime / "gateway.sock").exists(), "the gateway socket")
+            yield host, browser
+        finally:
+            browser.stop()
+
+
+def wait_until(predicate: Callable[[], object], what: str, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def run_agent(runtime: Path, body: Callable[[Client, list[Any]], Any]) -> Any:
+    notices: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        notices.append(message)
+
+    async def main() -> Any:
+        async with Client(
+            agent_params(runtime),
+            mode="legacy",
+            read_timeout_seconds=30,
+            message_handler=on_message,
+            client_info=types.Implementation(name="test-agent", version="1.0"),
+        ) as client:
+            return await body(client, notices)
+
+    return anyio.run(main)
+
+
+def test_the_socket_is_private_and_exists_only_while_the_gateway_is_on(
+    host_dirs: HostDirs, runtime_dir: Path
+) -> None:
+    with gateway_host(host_dirs, runtime_dir) as (host, _browser):
+        sock = runtime_dir / "gateway.sock"
+        assert stat.S_IMODE(runtime_dir.stat().st_mode) == 0o700
+        assert stat.S_ISSOCK(sock.lstat().st_mode)
+        assert stat.S_IMODE(sock.lstat().st_mode) == 0o600
+        host.notify("gateway/state", {"enabled": False})
+        wait_until(lambda: not sock.exists(), "the socket to go away when the gateway is turned off")
+
+
+def test_an_agent_lists_and_calls_tools_through_the_host(host_dirs: HostDirs, runtime_dir: Path) -> None:
+    with gateway_host(host_dirs, runtime_dir) as (_host, browser):
+
+        async def body(client: Client, _notices: list[Any]) -> tuple[list[str], types.CallToolResult]:
+            tools = await client.list_tools()
+            result = await client.call_tool("browser_tab", {"action": "query"})
+            return [tool.name for tool in tools.tools], result
+
+        names, result = run_agent(runtime_dir, body)
+    assert names == ["browser_tab"]
+    assert result.is_error is False
+    assert result.content[0].text == "test-agent called browser_tab with {'action': 'query'}"
+    calls = [m for m in browser.seen if m["method"] == "gateway/call"]
+    assert calls[0]["params"]["client"] == {"name": "test-agent", "version": "1.0"}
+    assert calls[0]["params"]["session"].startswith("agent-")
+
+
+def test_without_tabgate_the_agent_sees_no_tools_and_is_told_what_to_do(runtime_dir: Path) -> None:
+    async def body(client: Client, _notices: list[Any]) -> tuple[int, types.CallToolResult]:
+        tools = await client.list_tools()
+        return len(tools.tools), await client.call_tool("browser_tab", {"action": "query"})
+
+    count, result = run_agent(runtime_dir, body)
+    assert count == 0
+    assert result.is_error is True
+    assert "open Chrome with Tabgate" in result.content[0].text
+
+
+def test_the_agent_hears_when_tabgate_appears_and_goes(host_dirs: HostDirs, runtime_dir: Path) -> None:
+    """A running agent survives the browser starting and closing: tools come and go with list_changed."""
+    stop_host = threading.Event()
+    host_up = threading.Event()
+
+    def browser_session() -> None:
+        with gateway_host(host_dirs, runtime_dir):
+            host_up.set()
+            stop_host.wait(60)
+
+    async def body(client: Client, notices: list[Any]) -> list[int]:
+        counts = [len((await client.list_tools()).tools)]
+        thread = threading.Thread(target=browser_session, daemon=True)
+        thread.start()
+        with anyio.fail_after(30):
+            while not any(isinstance(n, types.ToolListChangedNotification) for n in notices):
+                await anyio.sleep(0.05)
+        counts.append(len((await client.list_tools()).tools))
+        notices.clear()
+        stop_host.set()
+        with anyio.fail_after(30):
+            while not any(isinstance(n, types.ToolListChangedNotification) for n in notices):
+                await anyio.sleep(0.05)
+        counts.append(len((await client.list_tools()).tools))
+        await anyio.to_thread.run_sync(thread.join, 30)
+        return counts
+
+    assert run_agent(runtime_dir, body) == [0, 1, 0]
+
+
+def listening_tcp_inodes() -> set[str]:
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(FileNotFoundError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A":  # LISTEN
+                    inodes.add(fields[9])
+    return inodes
+
+
+def socket_inodes(pid: int) -> set[str]:
+    found = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                found.add(target[len("socket:[") : -1])
+    return found
+
+
+def test_the_host_opens_no_tcp_port(host_dirs: HostDirs, runtime_dir: Path) -> None:
+    with gateway_host(host_dirs, runtime_dir) as (host, _browser):
+        run_agent(runtime_dir, lambda client, _n: client.list_tools())
+        mine = socket_inodes(host.process.pid)
+        assert mine, "the host should at least hold its gateway socket"
+        assert mine.isdisjoint(listening_tcp_inodes())
+
+
+OTHER_USER = "tabgate-other"
+SYSTEM_PYTHON = "/usr/bin/python3"  # the venv's interpreter needs a library other users cannot reach here
+
+CONNECT_AND_ASK = """
+import socket
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(PATH)
+except OSError as exc:
+    print("refused at connect:", exc)
+    raise SystemExit(0)
+s.settimeout(10)
+try:
+    s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}\\n')
+    answer = s.recv(1000)
+except OSError as exc:
+    answer = b""
+print("answer:", repr(answer))
+"""
+
+
+def as_other_user(socket_file: Path) -> str:
+    if os.getuid() != 0:
+        raise AssertionError("this test creates a second user and needs root; run the host tier as root")
+    if subprocess.run(["id", OTHER_USER], capture_output=True).returncode != 0:
+        subprocess.run(
+            ["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", OTHER_USER], check=True
+        )
+    done = subprocess.run(
+        [
+            "setpriv",
+            "--reuid",
+            OTHER_USER,
+            "--regid",
+            OTHER_USER,
+            "--clear-groups",
+            SYSTEM_PYTHON,
+            "-c",
+            CONNECT_AND_ASK.replace("PATH", repr(str(socket_file))),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@contextlib.contextmanager
+def opened_up(*paths: Path, mode: int) -> Iterator[None]:
+    """Loosen modes for a moment, to test the layer behind them."""
+    before = {path: stat.S_IMODE(path.stat().st_mode) for path in paths}
+    try:
+        for path in paths:
+            os.chmod(path, mode)
+        yield
+    finally:
+        for path, old in before.items():
+            os.chmod(path, old)
+
+
+def test_another_user_is_kept_out_by_the_socket_mode_and_by_the_peer_check(
+    host_dirs: HostDirs, runtime_dir: Path
+) -> None:
+    with gateway_host(host_dirs, runtime_dir) as (_host, browser):
+        sock = runtime_dir / "gateway.sock"
+        with opened_up(runtime_dir.parent, runtime_dir, mode=0o755):
+            by_mode = as_other_user(sock)
+            with opened_up(sock, mode=0o666):
+                by_peer_check = as_other_user(sock)
+    assert by_mode.startswith("refused at connect:") and "Permission denied" in by_mode
+    assert by_peer_check == "answer: b''"  # connected, then closed unanswered
+    assert not [m for m in browser.seen if m["method"] == "gateway/tools"]

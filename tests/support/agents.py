@@ -1,0 +1,112 @@
+"""MCP agents for tests and benchmarks, started exactly as codex, Claude and Cursor start `tabgate-host mcp`
+from their configs (README), each on a thread of its own: Playwright's sync API runs an event loop in the
+caller's thread, and a test plays the person in the popup while an agent waits."""
+
+from __future__ import annotations
+
+import json
+import threading
+import tomllib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+
+from tests.support.browser import tabgate_host_bin
+
+
+def codex_config(env: dict[str, str]) -> str:
+    """What the README tells a codex user to add to ~/.codex/config.toml."""
+    return (
+        "[mcp_servers.tabgate]\n"
+        f"command = {json.dumps(str(tabgate_host_bin()))}\n"
+        'args = ["mcp"]\n'
+        f"env = {{ TABGATE_RUNTIME_DIR = {json.dumps(env['TABGATE_RUNTIME_DIR'])} }}\n"
+    )
+
+
+def json_config(env: dict[str, str]) -> str:
+    """What the README tells Claude Desktop, Claude Code and Cursor users to add (`mcpServers`)."""
+    server = {
+        "command": str(tabgate_host_bin()),
+        "args": ["mcp"],
+        "env": {"TABGATE_RUNTIME_DIR": env["TABGATE_RUNTIME_DIR"]},
+    }
+    return json.dumps({"mcpServers": {"tabgate": server}}, indent=2)
+
+
+def params_from_codex(text: str) -> StdioServerParameters:
+    entry = tomllib.loads(text)["mcp_servers"]["tabgate"]
+    return StdioServerParameters(command=entry["command"], args=entry["args"], env=entry.get("env"))
+
+
+def params_from_json(text: str) -> StdioServerParameters:
+    entry = json.loads(text)["mcpServers"]["tabgate"]
+    return StdioServerParameters(command=entry["command"], args=entry["args"], env=entry.get("env"))
+
+
+type AgentBody = Callable[[Client, list[Any]], Awaitable[Any]]
+
+
+async def agent(params: StdioServerParameters, name: str, body: AgentBody) -> Any:
+    notices: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        notices.append(message)
+
+    async with Client(
+        params,
+        mode="legacy",
+        read_timeout_seconds=120,
+        message_handler=on_message,
+        client_info=types.Implementation(name=name, version="1.0"),
+    ) as client:
+        return await body(client, notices)
+
+
+class AgentThread(threading.Thread):
+    """An agent on a thread of its own: Playwright's sync API runs an event loop in the test's thread, and the
+    test plays the person in the popup while the agent waits."""
+
+    def __init__(self, params: StdioServerParameters, body: AgentBody, name: str = "codex") -> None:
+        super().__init__(daemon=True)
+        self.params, self.body, self.agent_name = params, body, name
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.result = anyio.run(agent, self.params, self.agent_name, self.body)
+        except BaseException as exc:
+            self.error = exc
+
+    def outcome(self, timeout: float = 120) -> Any:
+        self.join(timeout)
+        assert not self.is_alive(), "the agent did not finish"
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+def run_agent(params: StdioServerParameters, body: AgentBody, name: str = "codex") -> Any:
+    running = AgentThread(params, body, name)
+    running.start()
+    return running.outcome()
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+async def wait_listed(
+    client: Client, predicate: Callable[[list[str]], bool], timeout: float = 30
+) -> list[str]:
+    """List the agent's tools until `predicate(names)` holds."""
+    with anyio.fail_after(timeout):
+        while True:
+            names = [tool.name for tool in (await client.list_tools()).tools]
+            if predicate(names):
+                return names
+            await anyio.sleep(0.2)

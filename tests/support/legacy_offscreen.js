@@ -1,0 +1,86 @@
+// The boot before issue 12, kept only so `build.py bench` can measure old and new side by side: Pyodide on
+// the offscreen document's own thread, pydantic and the core loaded with loadPackage. Not shipped.
+// Boots Pyodide from the extension's own files, loads the core by package name (integrity-checked through
+// the extension's pyodide-lock.json) and relays between the service worker and core.bridge.
+import { loadPyodide } from "./pyodide/pyodide.mjs";
+
+const runtimeUrl = chrome.runtime.getURL("pyodide/");
+let state = { python: "booting", pythonError: null, bootMs: null, bootedAt: null };
+let bridge = null;
+let port = null;
+let nextId = 1;
+const pending = new Map();
+
+// What Python may ask of the service worker; each returns a Promise of JSON text.
+const api = {
+  request(kind, payloadJson) {
+    return new Promise((resolve) => {
+      const id = nextId++;
+      pending.set(id, resolve);
+      if (!port) return resolve(JSON.stringify({ error: { code: -32000, message: "service worker not reachable" } }));
+      port.postMessage({ kind: "request", id, request: { kind, ...JSON.parse(payloadJson) } });
+    });
+  },
+  emit(eventJson) {
+    port?.postMessage({ kind: "request", id: 0, request: { kind: "event", event: JSON.parse(eventJson) } });
+  },
+  cancel(callId) {
+    port?.postMessage({ kind: "request", id: 0, request: { kind: "cancel", callId } });
+  },
+};
+
+function connect() {
+  port = chrome.runtime.connect({ name: "python" });
+  port.onMessage.addListener(onMessage);
+  // A stopped service worker takes the port with it; the next one needs it back (Python stays warm here).
+  port.onDisconnect.addListener(() => {
+    port = null;
+    for (const resolve of pending.values()) resolve(JSON.stringify({ error: { code: -32000, message: "service worker restarted" } }));
+    pending.clear();
+    setTimeout(connect, 50);
+  });
+  port.postMessage({ kind: "state", state });
+}
+
+async function onMessage(msg) {
+  if (msg.kind === "reply") {
+    const resolve = pending.get(msg.id);
+    pending.delete(msg.id);
+    resolve?.(JSON.stringify("error" in msg ? { error: msg.error } : { result: msg.result }));
+    return;
+  }
+  if (msg.kind !== "call") return;
+  const from = port;
+  let reply;
+  try {
+    if (!bridge) throw new Error(state.pythonError ?? "Python is not ready");
+    reply = { kind: "reply", id: msg.id, result: JSON.parse(await bridge.handle(JSON.stringify(msg.message))) };
+  } catch (e) {
+    reply = { kind: "reply", id: msg.id, error: String(e.message ?? e) };
+  }
+  if (msg.id) from?.postMessage(reply);
+}
+
+function setState(next) {
+  state = { ...state, ...next };
+  port?.postMessage({ kind: "state", state });
+}
+
+async function boot() {
+  const t0 = performance.now();
+  try {
+    const py = await loadPyodide({
+      indexURL: runtimeUrl,
+      packageBaseUrl: runtimeUrl,
+      lockFileURL: runtimeUrl + "pyodide-lock.json",
+    });
+    await py.loadPackage(["tabgate-core"], { checkIntegrity: true });
+    bridge = py.pyimport("core.bridge").create_bridge(api);
+    setState({ python: "ready", bootMs: Math.round(performance.now() - t0), bootedAt: Date.now() });
+  } catch (e) {
+    setState({ python: "failed", pythonError: `Python failed to start: ${e.message ?? e}` });
+  }
+}
+
+connect();
+boot();
