@@ -77,7 +77,7 @@ EXTENSION_KEY = (
 # build blanks the default so that no address outside the extension remains in what ships.
 PYODIDE_CDN_DEFAULT = "https://cdn.jsdelivr.net/pyodide/v${U}/full/"
 
-TIERS = ("lint", "unit", "pyodide", "host", "e2e")
+TIERS = ("lint", "unit", "pyodide", "host", "e2e", "faults")
 
 # Python's boot files inside the extension (see extension/py_boot.mjs): every file of the wheels above in one
 # image written into Pyodide's file system, and the memory snapshot of an interpreter that imported the core.

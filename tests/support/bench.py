@@ -293,7 +293,21 @@ def dispatcher_overhead() -> list[Figure]:
     ]
 
 
+def faults_extension() -> list[Figure]:
+    from tests.support import fault_bench  # imported lazily: it imports Figure from this module
+
+    return fault_bench.extension_faults()
+
+
+def faults_host_rss() -> list[Figure]:
+    from tests.support import fault_bench
+
+    return fault_bench.host_rss_unread()
+
+
 BENCHES: dict[str, Callable[[], list[Figure]]] = {
+    "faults_extension": faults_extension,
+    "faults_host_rss": faults_host_rss,
     "dispatcher_overhead": dispatcher_overhead,
     "python_ready": python_ready,
     "boot": bench_boot.measure,
