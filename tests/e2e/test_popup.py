@@ -8,21 +8,24 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, Playwright, expect
 
-from tests.support.browser import Extension
+from tests.support.browser import Extension, install_host, launch
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "dist" / "artifacts"
 EXTENSION_SRC = ROOT / "extension"
+FRIENDLY = Path(__file__).resolve().parent / "servers" / "friendly_server.py"
 POPUP_SIZE = {"width": 480, "height": 600}
 PLAN = [
     {"step": "Read the brief", "status": "completed"},
@@ -392,3 +395,137 @@ def test_options_disable_and_re_enable_a_tool_and_explain_the_host(ext_without_h
     finally:
         ext_without_host.send({"type": "config/set", "patch": {"disabledTools": []}})
         page.close()
+
+
+# ------------------------------------------------------------------ MCP tools as people see them
+
+
+@pytest.fixture(scope="module")
+def ext_friendly(
+    pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str]
+) -> Iterator[Extension]:
+    """The real host with one MCP server whose tools have titles, a deprecated and a destructive tool."""
+    profile = tmp_path_factory.mktemp("profile-friendly")
+    config = profile / "config.toml"
+    config.write_text(
+        f'[mcp_servers.friendly]\ncommand = {json.dumps(sys.executable)}\nargs = ["{FRIENDLY}"]\n'
+    )
+    install_host(profile, config, env=host_env)
+    with launch(pw, profile, env=host_env) as ext:
+        ext.wait_python_ready()
+        assert ext.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
+        deadline = time.monotonic() + 30
+        while not any(t["name"] == "mcp__friendly__erase" for t in ext.send({"type": "tools"})["tools"]):
+            assert time.monotonic() < deadline, "the friendly server's tools were never offered"
+            time.sleep(0.2)
+        yield ext
+
+
+@pytest.fixture
+def open_friendly(ext_friendly: Extension) -> Iterator[OpenPopup]:
+    pages: list[Page] = []
+    errors: list[str] = []
+
+    def opener() -> Page:
+        page = ext_friendly.context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.set_viewport_size(POPUP_SIZE)
+        page.goto(f"chrome-extension://{ext_friendly.id}/popup.html")
+        pages.append(page)
+        return page
+
+    yield opener
+    for page in pages:
+        if not page.is_closed():
+            page.close()
+    assert not errors, f"uncaught errors in the popup: {errors}"
+
+
+def tool_button(page: Page, name: str) -> Locator:
+    return page.locator(f'button.tool[data-tool="{name}"]')
+
+
+def test_mcp_tools_show_their_title_server_and_marks(open_friendly: OpenPopup) -> None:
+    page = open_friendly()
+    now = tool_button(page, "mcp__friendly__now")
+    expect(now.locator(".tool-name")).to_have_text("Current Time")
+    expect(now.locator(".tool-server")).to_have_text("friendly · mcp__friendly__now")
+    expect(now.locator(".mark")).to_have_count(0)
+
+    deprecated = tool_button(page, "mcp__friendly__read_file")
+    expect(deprecated.locator(".mark-deprecated")).to_have_text("deprecated")
+    expect(deprecated.locator(".mark-destructive")).to_have_count(0)
+    erase = tool_button(page, "mcp__friendly__erase")
+    expect(erase.locator(".mark-destructive")).to_have_text("destructive")
+    expect(erase.locator(".mark-deprecated")).to_have_count(0)
+    # Built-in tools have no title: their name is what a person reads.
+    expect(tool_button(page, "update_plan").locator(".tool-name")).to_have_text("update_plan")
+
+    erase.click()
+    expect(page.locator("#tool-title")).to_have_text("Erase Everything")
+    expect(page.locator("#tool-marks")).to_have_text("destructive")
+    expect(page.locator("#tool-origin")).to_have_text("mcp__friendly__erase · from the MCP server friendly")
+
+
+def test_a_destructive_tool_runs_only_after_the_person_confirms_once(
+    open_friendly: OpenPopup, ext_friendly: Extension
+) -> None:
+    def erase_calls() -> int:
+        return sum(e["name"] == "mcp__friendly__erase" for e in history(ext_friendly))
+
+    page = open_friendly()
+    before = erase_calls()
+    tool_button(page, "mcp__friendly__erase").click()
+    page.get_by_role("button", name="Run", exact=True).click()
+    confirm = page.get_by_role("alertdialog")
+    expect(confirm).to_contain_text("“Erase Everything” may change or delete data")
+    expect(page.get_by_role("button", name="Don’t run")).to_be_focused()
+    page.get_by_role("button", name="Don’t run").click()
+    expect(confirm).to_be_hidden()
+    page.wait_for_timeout(300)
+    assert erase_calls() == before, "the destructive tool ran without a yes"
+    expect(page.locator("#result")).to_be_empty()
+
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_role("button", name="Run it").click()
+    expect(page.locator("#result .result")).to_have_attribute("data-kind", "ok")
+    expect(page.locator("#result .result")).to_contain_text("erased")
+    assert erase_calls() == before + 1
+
+    page.get_by_role("button", name="Run", exact=True).click()  # asked once: the second run goes at once
+    expect(page.locator("#result .result")).to_have_attribute("data-kind", "ok")
+    expect(confirm).to_be_hidden()
+    assert erase_calls() == before + 2
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for scheme in ("light", "dark"):
+        again = open_friendly()  # the yes lasts while a popup is open: a new popup asks again
+        again.emulate_media(color_scheme=scheme)
+        tool_button(again, "mcp__friendly__erase").click()
+        again.get_by_role("button", name="Run", exact=True).click()
+        expect(again.get_by_role("alertdialog")).to_be_visible()
+        again.screenshot(path=str(ARTIFACTS / f"popup-confirm-{scheme}.png"), full_page=True)
+        again.keyboard.press("Escape")  # Escape says no and keeps the tool open
+        expect(again.get_by_role("alertdialog")).to_be_hidden()
+        expect(again.locator("#tool-title")).to_have_text("Erase Everything")
+    assert erase_calls() == before + 2
+
+
+def test_the_filter_ranks_names_and_titles_before_descriptions(open_friendly: OpenPopup) -> None:
+    page = open_friendly()
+    expect(tool_button(page, "mcp__friendly__now")).to_be_visible()
+    search = page.get_by_label("Filter tools")
+    search.fill("time")
+    # update_plan matches too ("one step … at a time"), but a title match ranks first and Enter opens it.
+    expect(tool_button(page, "update_plan")).to_be_visible()
+    expect(tool_button(page, "mcp__friendly__now")).to_have_class(re.compile(r"\bbest\b"))
+    search.press("Enter")
+    expect(page.locator("#tool-title")).to_have_text("Current Time")
+
+    page.locator("#back").click()
+    search.fill("read")  # a name/title word before words of descriptions, within a group too
+    order = page.locator('.tool-group[data-group="mcp:friendly"] li:not([hidden]) button.tool').evaluate_all(
+        "bs => bs.map(b => b.dataset.tool)"
+    )
+    assert order[0] == "mcp__friendly__read_file", order
+    search.fill("")
+    expect(page.locator(".best")).to_have_count(0)
