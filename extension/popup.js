@@ -29,7 +29,7 @@ const state = {
   toolOf: new WeakMap(), // tool button → its tool
   best: null, // the tool button the filter ranks first: Enter opens it
   confirmed: new Set(), // destructive tools the person agreed to run while this popup is open
-  cancelling: new Set(), // call_ids whose Cancel this popup sent
+  cancelling: new Set(), // call_ids whose Cancel this popup sent: their error answer shows as cancelled
 };
 
 // ------------------------------------------------------------------ status
@@ -339,7 +339,6 @@ async function dispatch(tool, args) {
     if (state.form) state.form.runButton.disabled = false;
     $("result").scrollIntoView({ block: "nearest" });
   }
-  state.cancelling.delete(callId);
 }
 
 async function cancel() {
@@ -531,6 +530,7 @@ function showEntryResult(entry) {
       name: entry.name,
       answer: entry.answer,
       status: entry.status,
+      cancelled: state.cancelling.has(entry.id),
       durationMs: entry.finishedAt && entry.startedAt ? entry.finishedAt - entry.startedAt : undefined,
     }),
     entry.truncated ? el("p", { class: "muted history-note" }, `Shortened for the history: the answer was ${entry.truncated.bytes} bytes.`) : null,

@@ -529,3 +529,60 @@ def test_the_filter_ranks_names_and_titles_before_descriptions(open_friendly: Op
     assert order[0] == "mcp__friendly__read_file", order
     search.fill("")
     expect(page.locator(".best")).to_have_count(0)
+
+
+def test_required_fields_are_checked_before_sending(open_popup: OpenPopup, ext_without_host: Extension) -> None:
+    page = open_popup()
+    open_update_plan(page)
+    before = len(history(ext_without_host))
+    page.get_by_role("button", name="Run", exact=True).click()
+    plan_error = page.locator('.field[data-name="plan"] .field-error')
+    expect(plan_error).to_have_text("Required: enter a value")
+    expect(field(page, "plan")).to_have_attribute("aria-invalid", "true")
+    expect(field(page, "plan")).to_be_focused()
+    expect(page.locator('.field[data-name="explanation"] .field-error')).to_be_hidden()  # optional
+
+    page.get_by_label("Raw JSON").check()  # moving to the raw view is allowed with the field still empty
+    page.get_by_label("Arguments (JSON)").fill('{"explanation": "no plan"}')
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.locator("#raw-error")).to_have_text("Required, but missing: plan")
+    page.wait_for_timeout(300)
+    assert len(history(ext_without_host)) == before, "a call was sent without its required field"
+    expect(page.locator("#result")).to_be_empty()
+
+    page.get_by_label("Arguments (JSON)").fill(json.dumps({"plan": PLAN}))
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.locator("#result .result")).to_contain_text("Plan updated")
+
+
+def test_the_result_is_scrolled_into_view_and_its_text_copied(
+    open_popup: OpenPopup, ext_without_host: Extension
+) -> None:
+    ext_without_host.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = open_popup()
+    page.set_viewport_size({"width": 480, "height": 320})  # the form fills it: the result lands below
+    open_update_plan(page)
+    fill_plan_form(page, "scrolled")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.get_by_role("button", name="Run", exact=True).click()
+    result = page.locator("#result .result")
+    expect(result).to_contain_text("Plan updated")
+    expect(result).to_be_in_viewport()
+
+    copy = result.get_by_role("button", name="Copy the result's text")
+    copy.click()
+    expect(copy).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == result.locator("pre").inner_text()
+
+
+def test_a_cancelled_call_shows_as_cancelled_not_failed(open_friendly: OpenPopup) -> None:
+    page = open_friendly()
+    tool_button(page, "mcp__friendly__wait").click()
+    field(page, "seconds").fill("30")
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.locator("#call")).to_be_visible()
+    page.get_by_role("button", name="Cancel").click()
+    result = page.locator("#result .result")
+    expect(result).to_have_attribute("data-kind", "cancelled", timeout=10_000)
+    expect(result.locator(".badge")).to_have_text("Cancelled")
+    expect(page.locator("#result .result-error")).to_have_count(0)

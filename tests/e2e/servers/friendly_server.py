@@ -5,6 +5,7 @@ destructive one. Run as `python friendly_server.py` (stdio)."""
 
 from __future__ import annotations
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
@@ -30,6 +31,12 @@ def read_file(path: str) -> str:
 def erase(reason: str = "") -> str:
     erased.append(reason)
     return f"erased ({len(erased)} times)"
+
+
+@mcp.tool(title="Wait", description="Waits, so that a person can cancel it.")
+async def wait(seconds: float) -> str:
+    await anyio.sleep(seconds)
+    return f"waited {seconds} s"
 
 
 if __name__ == "__main__":
