@@ -533,7 +533,9 @@ def test_the_filter_ranks_names_and_titles_before_descriptions(open_friendly: Op
     expect(page.locator(".best")).to_have_count(0)
 
 
-def test_required_fields_are_checked_before_sending(open_popup: OpenPopup, ext_without_host: Extension) -> None:
+def test_required_fields_are_checked_before_sending(
+    open_popup: OpenPopup, ext_without_host: Extension
+) -> None:
     page = open_popup()
     open_update_plan(page)
     before = len(history(ext_without_host))
