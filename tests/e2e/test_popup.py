@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Locator, Page, Playwright, expect
+from playwright.sync_api import Locator, Page, Playwright, ViewportSize, expect
 
 from tests.support.browser import Extension, install_host, launch
 
@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "dist" / "artifacts"
 EXTENSION_SRC = ROOT / "extension"
 FRIENDLY = Path(__file__).resolve().parent / "servers" / "friendly_server.py"
-POPUP_SIZE = {"width": 480, "height": 600}
+POPUP_SIZE: ViewportSize = {"width": 480, "height": 600}
+SHORT_POPUP: ViewportSize = {"width": 480, "height": 320}  # the form fills it: a result lands below
 PLAN = [
     {"step": "Read the brief", "status": "completed"},
     {"step": "Build the popup", "status": "in_progress"},
@@ -564,7 +565,7 @@ def test_the_result_is_scrolled_into_view_and_its_text_copied(
 ) -> None:
     ext_without_host.context.grant_permissions(["clipboard-read", "clipboard-write"])
     page = open_popup()
-    page.set_viewport_size({"width": 480, "height": 320})  # the form fills it: the result lands below
+    page.set_viewport_size(SHORT_POPUP)
     open_update_plan(page)
     fill_plan_form(page, "scrolled")
     page.evaluate("window.scrollTo(0, 0)")
