@@ -569,10 +569,10 @@ def test_the_result_is_scrolled_into_view_and_its_text_copied(
     open_update_plan(page)
     fill_plan_form(page, "scrolled")
     page.evaluate("window.scrollTo(0, 0)")
-    page.get_by_role("button", name="Run", exact=True).click()
+    field(page, "explanation").press("Enter")  # from the top of the form: the result is below the fold
     result = page.locator("#result .result")
     expect(result).to_contain_text("Plan updated")
-    expect(result).to_be_in_viewport()
+    expect(result).to_be_in_viewport(ratio=0.99)  # all of it (to a subpixel), not a part at the edge
 
     copy = result.get_by_role("button", name="Copy the result's text")
     copy.click()
