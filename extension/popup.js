@@ -50,6 +50,8 @@ function renderStatus(s) {
 
   const servers = connected ? (s.servers ?? []) : [];
   $("servers").hidden = !servers.length;
+  $("no-servers").hidden = !connected || servers.length > 0;
+  $("reconnect").hidden = s.host !== "exited";
   clear(
     $("servers"),
     servers.map((srv) => {
@@ -85,6 +87,25 @@ async function refreshStatus() {
   renderStatus(s);
   clearTimeout(statusPoll);
   if (s.python === "booting") statusPoll = setTimeout(refreshStatus, 500);
+}
+
+// A ping makes the service worker start the host again; the status event then tells how that went.
+async function reconnect() {
+  const button = $("reconnect");
+  button.disabled = true;
+  button.textContent = "Reconnecting…";
+  try {
+    const answer = await send({ type: "host/request", method: "ping" });
+    if (answer?.error) throw new Error(String(answer.error.message ?? JSON.stringify(answer.error)));
+  } catch (e) {
+    $("status-fix").textContent = `Could not reconnect: ${e.message}. Run tabgate-host doctor to see why.`;
+    $("status-fix").hidden = false;
+    return; // the status still says exited; this message says more
+  } finally {
+    button.disabled = false;
+    button.textContent = "Reconnect";
+  }
+  await refreshStatus();
 }
 
 async function setMcpTools(on) {
@@ -642,6 +663,7 @@ $("tool-filter").addEventListener("keydown", (e) => {
 });
 $("back").addEventListener("click", backToList);
 $("cancel").addEventListener("click", cancel);
+$("reconnect").addEventListener("click", reconnect);
 $("confirm-run").addEventListener("click", () => confirmRun(true));
 $("confirm-no").addEventListener("click", () => confirmRun(false));
 $("mcp-tools").addEventListener("change", (e) => setMcpTools(e.target.checked));

@@ -7,7 +7,9 @@ and clicks and types like a person. Screenshots of both themes land in dist/arti
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import sys
 import time
 import uuid
@@ -18,6 +20,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Locator, Page, Playwright, ViewportSize, expect
 
+from tests.e2e.test_mcp import host_pids
 from tests.support.browser import Extension, install_host, launch
 
 pytestmark = pytest.mark.e2e
@@ -402,16 +405,24 @@ def test_options_disable_and_re_enable_a_tool_and_explain_the_host(ext_without_h
 
 
 @pytest.fixture(scope="module")
-def ext_friendly(
-    pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str]
-) -> Iterator[Extension]:
-    """The real host with one MCP server whose tools have titles, a deprecated and a destructive tool."""
-    profile = tmp_path_factory.mktemp("profile-friendly")
-    config = profile / "config.toml"
+def friendly_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    config = tmp_path_factory.mktemp("friendly-config") / "config.toml"
     config.write_text(
         f'[mcp_servers.friendly]\ncommand = {json.dumps(sys.executable)}\nargs = ["{FRIENDLY}"]\n'
     )
-    install_host(profile, config, env=host_env)
+    return config
+
+
+@pytest.fixture(scope="module")
+def ext_friendly(
+    pw: Playwright,
+    tmp_path_factory: pytest.TempPathFactory,
+    host_env: dict[str, str],
+    friendly_config: Path,
+) -> Iterator[Extension]:
+    """The real host with one MCP server whose tools have titles, a deprecated and a destructive tool."""
+    profile = tmp_path_factory.mktemp("profile-friendly")
+    install_host(profile, friendly_config, env=host_env)
     with launch(pw, profile, env=host_env) as ext:
         ext.wait_python_ready()
         assert ext.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
@@ -591,3 +602,31 @@ def test_a_cancelled_call_shows_as_cancelled_not_failed(open_friendly: OpenPopup
     expect(result).to_have_attribute("data-kind", "cancelled", timeout=10_000)
     expect(result.locator(".badge")).to_have_text("Cancelled")
     expect(page.locator("#result .result-error")).to_have_count(0)
+
+
+def test_an_exited_host_is_reconnected_with_a_button(open_friendly: OpenPopup, friendly_config: Path) -> None:
+    page = open_friendly()
+    expect(page.locator("#status")).to_have_text("Python ready · host connected")
+    expect(page.get_by_role("button", name="Reconnect")).to_be_hidden()
+    expect(page.locator("#no-servers")).to_be_hidden()  # the friendly server is configured
+    pids = host_pids(friendly_config)
+    assert len(pids) == 1, pids
+    os.kill(pids[0], signal.SIGKILL)
+    expect(page.locator("#status")).to_have_text("Python ready · host exited", timeout=10_000)
+    page.get_by_role("button", name="Reconnect").click()
+    expect(page.locator("#status")).to_have_text("Python ready · host connected", timeout=15_000)
+    expect(page.get_by_role("button", name="Reconnect")).to_be_hidden()
+    assert host_pids(friendly_config) not in ([], pids)
+
+
+def test_a_host_without_servers_says_how_to_add_one(ext_with_host: Extension) -> None:
+    page = ext_with_host.context.new_page()
+    try:
+        page.goto(f"chrome-extension://{ext_with_host.id}/popup.html")
+        expect(page.locator("#status")).to_have_text("Python ready · host connected")
+        hint = page.locator("#no-servers")
+        expect(hint).to_be_visible()
+        expect(hint).to_contain_text("No MCP server is configured.")
+        expect(hint).to_contain_text("tabgate-host config import FILE")
+    finally:
+        page.close()
