@@ -28,6 +28,7 @@ const state = {
   historySeen: 0, // the latest changedAt received: after a reconnection only newer changes are fetched
   toolOf: new WeakMap(), // tool button → its tool
   best: null, // the tool button the filter ranks first: Enter opens it
+  enterPending: false, // Enter was pressed in the filter before the tools were listed: open the best then
   confirmed: new Set(), // destructive tools the person agreed to run while this popup is open
   cancelling: new Set(), // call_ids whose Cancel this popup sent: their error answer shows as cancelled
 };
@@ -177,6 +178,7 @@ function renderTools() {
   const focused = document.activeElement?.classList?.contains("tool") ? document.activeElement.dataset.tool : undefined;
   clear($("tool-groups"), sections);
   applyFilter();
+  if (state.enterPending && !$("view-list").hidden) openBest();
   if (focused !== undefined)
     [...$("tool-groups").querySelectorAll("button.tool")].find((b) => b.dataset.tool === focused)?.focus();
 }
@@ -242,6 +244,12 @@ function applyFilter() {
         ? `${shown} of ${total} tools match.`
         : "No tools match the filter."
       : `${total} tools.`;
+}
+
+// Enter in the filter: the best match, or the first tool shown when no word is typed.
+function openBest() {
+  state.enterPending = false;
+  (state.best ?? $("tool-groups").querySelector("li:not([hidden]) button.tool"))?.click();
 }
 
 // ------------------------------------------------------------------ the tool view
@@ -655,12 +663,11 @@ function onEvent(e) {
 $("tool-filter").addEventListener("input", applyFilter);
 $("tool-filter").addEventListener("keydown", (e) => {
   if (e.key !== "Enter") return;
-  const best = state.best ?? $("tool-groups").querySelector("li:not([hidden]) button.tool");
-  if (best) {
-    e.preventDefault();
-    best.click();
-  }
+  e.preventDefault();
+  if (!state.tools.length) state.enterPending = true;
+  else openBest();
 });
+
 $("back").addEventListener("click", backToList);
 $("cancel").addEventListener("click", cancel);
 $("reconnect").addEventListener("click", reconnect);
