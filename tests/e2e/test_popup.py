@@ -472,6 +472,11 @@ def test_mcp_tools_show_their_title_server_and_marks(open_friendly: OpenPopup) -
     expect(erase.locator(".mark-deprecated")).to_have_count(0)
     # Built-in tools have no title: their name is what a person reads.
     expect(tool_button(page, "update_plan").locator(".tool-name")).to_have_text("update_plan")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        erase.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / f"popup-mcp-tools-{scheme}.png"))
 
     erase.click()
     expect(page.locator("#tool-title")).to_have_text("Erase Everything")
