@@ -8,6 +8,7 @@ import { ToolForm } from "./ui_form.js";
 import { renderResult } from "./ui_result.js";
 import { renderSiteAccess } from "./ui_site_access.js";
 import { mountGateway, renderApprovals } from "./ui_approvals.js";
+import { toolTitle, isDeprecated, isDestructive, filterRank, filterWords } from "./ui_tools.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const HISTORY_SHOWN = 30;
@@ -25,6 +26,11 @@ const state = {
   awaiting: new Set(), // call_ids whose answer was lost with a stopped service worker: the history will tell
   history: new Map(), // id → entry
   historySeen: 0, // the latest changedAt received: after a reconnection only newer changes are fetched
+  toolOf: new WeakMap(), // tool button → its tool
+  best: null, // the tool button the filter ranks first: Enter opens it
+  enterPending: false, // Enter was pressed in the filter before the tools were listed: open the best then
+  confirmed: new Set(), // destructive tools the person agreed to run while this popup is open
+  cancelling: new Set(), // call_ids whose Cancel this popup sent: their error answer shows as cancelled
 };
 
 // ------------------------------------------------------------------ status
@@ -45,6 +51,8 @@ function renderStatus(s) {
 
   const servers = connected ? (s.servers ?? []) : [];
   $("servers").hidden = !servers.length;
+  $("no-servers").hidden = !connected || servers.length > 0;
+  $("reconnect").hidden = s.host !== "exited";
   clear(
     $("servers"),
     servers.map((srv) => {
@@ -80,6 +88,25 @@ async function refreshStatus() {
   renderStatus(s);
   clearTimeout(statusPoll);
   if (s.python === "booting") statusPoll = setTimeout(refreshStatus, 500);
+}
+
+// A ping makes the service worker start the host again; the status event then tells how that went.
+async function reconnect() {
+  const button = $("reconnect");
+  button.disabled = true;
+  button.textContent = "Reconnecting…";
+  try {
+    const answer = await send({ type: "host/request", method: "ping" });
+    if (answer?.error) throw new Error(String(answer.error.message ?? JSON.stringify(answer.error)));
+  } catch (e) {
+    $("status-fix").textContent = `Could not reconnect: ${e.message}. Run tabgate-host doctor to see why.`;
+    $("status-fix").hidden = false;
+    return; // the status still says exited; this message says more
+  } finally {
+    button.disabled = false;
+    button.textContent = "Reconnect";
+  }
+  await refreshStatus();
 }
 
 async function setMcpTools(on) {
@@ -143,18 +170,7 @@ function renderTools() {
         el(
           "ul",
           { class: "tool-list" },
-          g.tools.map((tool) =>
-            el(
-              "li",
-              {},
-              el(
-                "button",
-                { type: "button", class: "tool", dataset: { tool: String(tool.name) }, title: String(tool.description ?? ""), onclick: () => openTool(tool) },
-                el("span", { class: "tool-name" }, String(tool.name)),
-                el("span", { class: "tool-summary" }, firstLine(tool.description)),
-              ),
-            ),
-          ),
+          g.tools.map((tool) => el("li", {}, toolButton(tool))),
         ),
       ),
     );
@@ -162,28 +178,64 @@ function renderTools() {
   const focused = document.activeElement?.classList?.contains("tool") ? document.activeElement.dataset.tool : undefined;
   clear($("tool-groups"), sections);
   applyFilter();
+  if (state.enterPending && !$("view-list").hidden) openBest();
   if (focused !== undefined)
     [...$("tool-groups").querySelectorAll("button.tool")].find((b) => b.dataset.tool === focused)?.focus();
+}
+
+function toolButton(tool) {
+  const titled = toolTitle(tool) !== String(tool.name);
+  const button = el(
+    "button",
+    { type: "button", class: "tool", dataset: { tool: String(tool.name) }, title: String(tool.description ?? ""), onclick: () => openTool(tool) },
+    el("span", { class: "tool-name" }, toolTitle(tool), toolMarks(tool)),
+    tool.source === "mcp" ? el("span", { class: "tool-server muted" }, `${String(tool.server ?? "")}${titled ? ` · ${String(tool.name)}` : ""}`) : null,
+    el("span", { class: "tool-summary" }, firstLine(tool.description)),
+  );
+  state.toolOf.set(button, tool);
+  return button;
+}
+
+// Text marks (not colour alone) for tools a person should think twice about.
+function toolMarks(tool) {
+  return [
+    isDeprecated(tool) ? el("span", { class: "mark mark-deprecated" }, "deprecated") : null,
+    isDestructive(tool) ? el("span", { class: "mark mark-destructive" }, "destructive") : null,
+  ];
 }
 
 function firstLine(text) {
   return String(text ?? "").split("\n")[0];
 }
 
+// Shows the tools matching every word, each group's best first; the best of all gets Enter.
 function applyFilter() {
-  const words = $("tool-filter").value.toLowerCase().split(/\s+/).filter(Boolean);
+  const words = filterWords($("tool-filter").value);
   let shown = 0;
+  let best = null;
   for (const group of $("tool-groups").querySelectorAll(".tool-group")) {
+    const list = group.querySelector(".tool-list");
+    const rows = [...list.children].map((li, i) => {
+      const button = li.querySelector("button.tool");
+      const order = Number(li.dataset.order ?? i);
+      li.dataset.order = String(order);
+      return { li, button, order, rank: filterRank(state.toolOf.get(button), words) };
+    });
+    rows.sort((a, b) => (a.rank ?? 9) - (b.rank ?? 9) || a.order - b.order);
+    if (rows.some((r, i) => list.children[i] !== r.li)) list.append(...rows.map((r) => r.li));
     let inGroup = 0;
-    for (const button of group.querySelectorAll("button.tool")) {
-      const hay = `${button.dataset.tool} ${button.title}`.toLowerCase();
-      const match = words.every((w) => hay.includes(w));
-      button.parentElement.hidden = !match;
-      if (match) inGroup++;
+    for (const r of rows) {
+      r.li.hidden = r.rank === null;
+      r.button.classList.remove("best");
+      if (r.rank === null) continue;
+      inGroup++;
+      if (!best || r.rank < best.rank) best = r;
     }
     group.hidden = inGroup === 0;
     shown += inGroup;
   }
+  state.best = words.length && best ? best.button : null;
+  state.best?.classList.add("best");
   const total = state.tools.length;
   $("tools-note").textContent = !total
     ? "No tools are offered."
@@ -192,6 +244,12 @@ function applyFilter() {
         ? `${shown} of ${total} tools match.`
         : "No tools match the filter."
       : `${total} tools.`;
+}
+
+// Enter in the filter: the best match, or the first tool shown when no word is typed.
+function openBest() {
+  state.enterPending = false;
+  (state.best ?? $("tool-groups").querySelector("li:not([hidden]) button.tool"))?.click();
 }
 
 // ------------------------------------------------------------------ the tool view
@@ -204,8 +262,13 @@ function showView(name) {
 function openTool(tool, { args, focus = true } = {}) {
   state.tool = tool;
   state.viewing = null;
-  $("tool-title").textContent = String(tool.name);
+  $("tool-title").textContent = toolTitle(tool);
+  clear($("tool-marks"), toolMarks(tool));
+  $("tool-origin").textContent =
+    tool.source === "mcp" ? `${String(tool.name)} · from the MCP server ${String(tool.server ?? "")}` : "";
+  $("tool-origin").hidden = tool.source !== "mcp";
   $("tool-desc").textContent = String(tool.description ?? "");
+  hideConfirm();
   state.form = new ToolForm(tool, { onSubmit: (a) => run(tool, a) });
   if (args) state.form.setArguments(args);
   clear($("form-slot"), state.form.node);
@@ -219,6 +282,9 @@ function openUnknownTool(name) {
   state.tool = null;
   state.form = null;
   $("tool-title").textContent = String(name);
+  clear($("tool-marks"));
+  $("tool-origin").hidden = true;
+  hideConfirm();
   $("tool-desc").textContent = "This tool is not offered now, so it cannot be run again from here.";
   clear($("form-slot"));
   showView("tool");
@@ -246,13 +312,43 @@ function setCall(callId, { cancellable = true } = {}) {
   if (state.form) state.form.runButton.disabled = false;
 }
 
-async function run(tool, args) {
+// A destructive tool runs only after the person says yes, once per tool while the popup is open.
+function run(tool, args) {
+  if (isDestructive(tool) && !state.confirmed.has(tool.name)) askToRun(tool, args);
+  else dispatch(tool, args);
+}
+
+let confirmed = null; // what "Run it" runs
+function askToRun(tool, args) {
+  confirmed = () => {
+    state.confirmed.add(tool.name);
+    dispatch(tool, args);
+  };
+  $("confirm-text").textContent = `“${toolTitle(tool)}” may change or delete data (its server marks it destructive). Run it?`;
+  $("confirm").hidden = false;
+  $("confirm-no").focus();
+}
+
+function hideConfirm() {
+  confirmed = null;
+  $("confirm").hidden = true;
+}
+
+function confirmRun(yes) {
+  const go = confirmed;
+  hideConfirm();
+  if (yes && go) go();
+  else state.form?.runButton.focus();
+}
+
+async function dispatch(tool, args) {
   const callId = `popup-${crypto.randomUUID()}`;
   const item = { type: "function_call", name: tool.name, arguments: JSON.stringify(args), call_id: callId };
   state.running.set(callId, { name: tool.name, source: tool.source });
   setCall(callId, { cancellable: tool.source === "mcp" });
   state.form.runButton.disabled = true;
   clear($("result"), renderResult({ name: tool.name, status: "running" }));
+  $("result").scrollIntoView({ block: "nearest" });
   const started = performance.now();
   let answer;
   try {
@@ -267,8 +363,10 @@ async function run(tool, args) {
   state.running.delete(callId);
   if (state.viewing === callId) {
     setCall(null);
-    clear($("result"), renderResult({ name: tool.name, answer, durationMs: performance.now() - started }));
+    const cancelled = state.cancelling.has(callId);
+    clear($("result"), renderResult({ name: tool.name, answer, cancelled, durationMs: performance.now() - started }));
     if (state.form) state.form.runButton.disabled = false;
+    $("result").scrollIntoView({ block: "nearest" });
   }
 }
 
@@ -277,6 +375,7 @@ async function cancel() {
   if (!callId) return;
   $("cancel").disabled = true;
   $("progress-text").textContent = "Cancelling…";
+  state.cancelling.add(callId);
   try {
     const answer = await send({ type: "cancel", call_id: callId });
     if (!answer?.cancelled) $("progress-text").textContent = "This call cannot be cancelled (it is not a running MCP call).";
@@ -460,6 +559,7 @@ function showEntryResult(entry) {
       name: entry.name,
       answer: entry.answer,
       status: entry.status,
+      cancelled: state.cancelling.has(entry.id),
       durationMs: entry.finishedAt && entry.startedAt ? entry.finishedAt - entry.startedAt : undefined,
     }),
     entry.truncated ? el("p", { class: "muted history-note" }, `Shortened for the history: the answer was ${entry.truncated.bytes} bytes.`) : null,
@@ -563,19 +663,23 @@ function onEvent(e) {
 $("tool-filter").addEventListener("input", applyFilter);
 $("tool-filter").addEventListener("keydown", (e) => {
   if (e.key !== "Enter") return;
-  const first = $("tool-groups").querySelector("li:not([hidden]) button.tool");
-  if (first) {
-    e.preventDefault();
-    first.click();
-  }
+  e.preventDefault();
+  if (!state.tools.length) state.enterPending = true;
+  else openBest();
 });
+
 $("back").addEventListener("click", backToList);
 $("cancel").addEventListener("click", cancel);
+$("reconnect").addEventListener("click", reconnect);
+$("confirm-run").addEventListener("click", () => confirmRun(true));
+$("confirm-no").addEventListener("click", () => confirmRun(false));
 $("mcp-tools").addEventListener("change", (e) => setMcpTools(e.target.checked));
 $("history-clear").addEventListener("click", clearHistory);
 $("open-options").addEventListener("click", () => chrome.runtime.openOptionsPage());
 document.addEventListener("keydown", (e) => {
-  if (e.key === "Escape" && !$("view-tool").hidden) backToList();
+  if (e.key !== "Escape" || $("view-tool").hidden) return;
+  if (!$("confirm").hidden) confirmRun(false);
+  else backToList();
 });
 
 subscribe(onEvent);

@@ -1,6 +1,6 @@
 // A form generated from a tool's JSON Schema, with a "Raw JSON" view of the same arguments kept in sync.
 // The schema decides only how fields look; what is valid is Python's call, so the form sends what the
-// person typed and blocks only text it cannot turn into JSON at all.
+// person typed and blocks only text it cannot turn into JSON at all, and required fields left empty.
 import { el } from "./ui_dom.js";
 
 let formSerial = 0;
@@ -286,16 +286,30 @@ export class ToolForm {
 
   // The arguments as an object, or null after showing what is wrong.
   collect() {
-    return this.raw ? this.#parseRaw(true) : this.#collectForm();
+    return this.raw ? this.#collectRaw() : this.#collectForm();
   }
 
-  #collectForm() {
+  #collectRaw() {
+    const args = this.#parseRaw(true);
+    if (!args) return null;
+    const missing = this.fields.filter((f) => f.required && !f.node.hidden && !(f.name in args)).map((f) => f.name);
+    if (!missing.length) return args;
+    this.rawError.textContent = `Required, but missing: ${missing.join(", ")}`;
+    this.rawError.hidden = false;
+    this.rawText.setAttribute("aria-invalid", "true");
+    this.rawText.focus();
+    return null;
+  }
+
+  // checkRequired: false when the arguments only move to the raw JSON view, where they may still be incomplete.
+  #collectForm({ checkRequired = true } = {}) {
     const args = {};
     let ok = true;
     let firstBad = null;
     for (const f of this.fields) {
       if (f.node.hidden) continue; // a field the chosen action does not use
       const r = f.read();
+      if (checkRequired && !r.error && !("value" in r) && f.required) r.error = f.kind === "enum" ? "Required: choose a value" : "Required: enter a value";
       f.setError(r.error ?? "");
       if (r.error) {
         ok = false;
@@ -361,7 +375,7 @@ export class ToolForm {
 
   #toggleRaw() {
     if (this.raw) {
-      const args = this.#collectForm();
+      const args = this.#collectForm({ checkRequired: false });
       if (!args) {
         this.rawToggle.checked = false;
         return;

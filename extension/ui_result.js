@@ -20,15 +20,43 @@ function imageNode(data, mimeType) {
   return el("img", { class: "result-image", src: url, alt: `Image returned by the tool (${mimeType})` });
 }
 
+// Blocks of text keep their whole text (even what is cut for showing) for the Copy button.
 function pre(text, cls) {
   const s = String(text);
   const shown = s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) : s;
-  return el(
+  return copyable(s, el(
     "div",
     { class: "block" },
     el("pre", { class: cls, tabIndex: 0 }, shown),
-    s.length > MAX_TEXT ? el("p", { class: "muted" }, `… ${s.length - MAX_TEXT} more characters not shown`) : null,
-  );
+    s.length > MAX_TEXT ? el("p", { class: "muted" }, `… ${s.length - MAX_TEXT} more characters not shown (Copy copies them all)`) : null,
+  ));
+}
+
+const COPY_TEXT = new WeakMap(); // block → its whole text
+
+function copyable(text, node) {
+  COPY_TEXT.set(node, text);
+  return node;
+}
+
+// The text of a result's blocks, as a person would paste it.
+function resultText(body) {
+  return [...body.querySelectorAll(".block")].filter((b) => COPY_TEXT.has(b)).map((b) => COPY_TEXT.get(b)).join("\n\n");
+}
+
+function copyButton(body) {
+  const text = resultText(body);
+  if (!text) return null;
+  const button = el("button", { type: "button", class: "copy link", "aria-label": "Copy the result's text" }, "Copy");
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = "Copied";
+    } catch (e) {
+      button.textContent = `Could not copy: ${e.message}`;
+    }
+  });
+  return button;
 }
 
 // A browser_page snapshot ("Page: …", then one node a line, two spaces a level) as nested lists.
@@ -48,7 +76,7 @@ function outlineBlock(text) {
     last = el("li", {}, line.trim());
     lists[lists.length - 1].append(last);
   }
-  return el("div", { class: "block" }, el("p", { class: "help" }, head), root);
+  return copyable(text, el("div", { class: "block" }, el("p", { class: "help" }, head), root));
 }
 
 // Text that is JSON is shown pretty-printed, a page snapshot as an outline; anything else as it is.
@@ -170,12 +198,15 @@ export function describeAnswer(answer) {
   return { kind: failed ? "error" : "ok", label: failed ? "Failed" : "Done", parts };
 }
 
-// The result panel's content for an answer (or a history entry that may still be running).
-export function renderResult({ name, answer, status, durationMs }) {
+// The result panel's content for an answer (or a history entry that may still be running). `cancelled`: the
+// person cancelled this call, so its error answer is the cancellation, not a failure.
+export function renderResult({ name, answer, status, durationMs, cancelled = false }) {
   if (status === "running" || answer === undefined) {
     return el("div", { class: "result result-running" }, el("div", { class: "result-head" }, el("span", { class: "badge running" }, "Running"), el("span", { class: "result-name" }, String(name ?? ""))));
   }
   const d = describeAnswer(answer);
+  if (cancelled && d.kind === "error") Object.assign(d, { kind: "cancelled", label: "Cancelled" });
+  const body = el("div", { class: "result-body" }, d.parts);
   return el(
     "div",
     { class: `result result-${d.kind}`, dataset: { kind: d.kind } },
@@ -185,8 +216,9 @@ export function renderResult({ name, answer, status, durationMs }) {
       el("span", { class: `badge ${d.kind}` }, d.label),
       el("span", { class: "result-name" }, String(name ?? "")),
       typeof durationMs === "number" ? el("span", { class: "muted" }, formatDuration(durationMs)) : null,
+      copyButton(body),
     ),
-    el("div", { class: "result-body" }, d.parts),
+    body,
   );
 }
 

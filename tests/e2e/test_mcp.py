@@ -200,7 +200,8 @@ def test_progress_is_shown_and_cancel_stops_the_call(mcp_on: Extension) -> None:
     wait_for(lambda: float(page.locator("#progress").get_attribute("value") or 0) > 0, "a progress update")
     page.locator("#cancel").click()
     result = page.locator("#result .result")
-    expect(result).to_have_attribute("data-kind", "error", timeout=10_000)
+    expect(result).to_have_attribute("data-kind", "cancelled", timeout=10_000)
+    expect(result.locator(".badge")).to_have_text("Cancelled")
     expect(result).to_contain_text("cancel")
     page.close()
 

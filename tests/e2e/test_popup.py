@@ -7,23 +7,30 @@ and clicks and types like a person. Screenshots of both themes land in dist/arti
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import sys
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, Playwright, ViewportSize, expect
 
-from tests.support.browser import Extension
+from tests.e2e.test_mcp import host_pids
+from tests.support.browser import Extension, install_host, launch
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "dist" / "artifacts"
 EXTENSION_SRC = ROOT / "extension"
-POPUP_SIZE = {"width": 480, "height": 600}
+FRIENDLY = Path(__file__).resolve().parent / "servers" / "friendly_server.py"
+POPUP_SIZE: ViewportSize = {"width": 480, "height": 600}
+SHORT_POPUP: ViewportSize = {"width": 480, "height": 320}  # the form fills it: a result lands below
 PLAN = [
     {"step": "Read the brief", "status": "completed"},
     {"step": "Build the popup", "status": "in_progress"},
@@ -391,4 +398,240 @@ def test_options_disable_and_re_enable_a_tool_and_explain_the_host(ext_without_h
         assert "update_plan" in offered(ext_without_host)
     finally:
         ext_without_host.send({"type": "config/set", "patch": {"disabledTools": []}})
+        page.close()
+
+
+# ------------------------------------------------------------------ MCP tools as people see them
+
+
+@pytest.fixture(scope="module")
+def friendly_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    config = tmp_path_factory.mktemp("friendly-config") / "config.toml"
+    config.write_text(
+        f'[mcp_servers.friendly]\ncommand = {json.dumps(sys.executable)}\nargs = ["{FRIENDLY}"]\n'
+    )
+    return config
+
+
+@pytest.fixture(scope="module")
+def ext_friendly(
+    pw: Playwright,
+    tmp_path_factory: pytest.TempPathFactory,
+    host_env: dict[str, str],
+    friendly_config: Path,
+) -> Iterator[Extension]:
+    """The real host with one MCP server whose tools have titles, a deprecated and a destructive tool."""
+    profile = tmp_path_factory.mktemp("profile-friendly")
+    install_host(profile, friendly_config, env=host_env)
+    with launch(pw, profile, env=host_env) as ext:
+        ext.wait_python_ready()
+        assert ext.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
+        deadline = time.monotonic() + 30
+        while not any(t["name"] == "mcp__friendly__erase" for t in ext.send({"type": "tools"})["tools"]):
+            assert time.monotonic() < deadline, "the friendly server's tools were never offered"
+            time.sleep(0.2)
+        yield ext
+
+
+@pytest.fixture
+def open_friendly(ext_friendly: Extension) -> Iterator[OpenPopup]:
+    pages: list[Page] = []
+    errors: list[str] = []
+
+    def opener() -> Page:
+        page = ext_friendly.context.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.set_viewport_size(POPUP_SIZE)
+        page.goto(f"chrome-extension://{ext_friendly.id}/popup.html")
+        pages.append(page)
+        return page
+
+    yield opener
+    for page in pages:
+        if not page.is_closed():
+            page.close()
+    assert not errors, f"uncaught errors in the popup: {errors}"
+
+
+def tool_button(page: Page, name: str) -> Locator:
+    return page.locator(f'button.tool[data-tool="{name}"]')
+
+
+def test_mcp_tools_show_their_title_server_and_marks(open_friendly: OpenPopup) -> None:
+    page = open_friendly()
+    now = tool_button(page, "mcp__friendly__now")
+    expect(now.locator(".tool-name")).to_have_text("Current Time")
+    expect(now.locator(".tool-server")).to_have_text("friendly · mcp__friendly__now")
+    expect(now.locator(".mark")).to_have_count(0)
+
+    deprecated = tool_button(page, "mcp__friendly__read_file")
+    expect(deprecated.locator(".mark-deprecated")).to_have_text("deprecated")
+    expect(deprecated.locator(".mark-destructive")).to_have_count(0)
+    erase = tool_button(page, "mcp__friendly__erase")
+    expect(erase.locator(".mark-destructive")).to_have_text("destructive")
+    expect(erase.locator(".mark-deprecated")).to_have_count(0)
+    # Built-in tools have no title: their name is what a person reads.
+    expect(tool_button(page, "update_plan").locator(".tool-name")).to_have_text("update_plan")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        erase.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / f"popup-mcp-tools-{scheme}.png"))
+
+    erase.click()
+    expect(page.locator("#tool-title")).to_have_text("Erase Everything")
+    expect(page.locator("#tool-marks")).to_have_text("destructive")
+    expect(page.locator("#tool-origin")).to_have_text("mcp__friendly__erase · from the MCP server friendly")
+
+
+def test_a_destructive_tool_runs_only_after_the_person_confirms_once(
+    open_friendly: OpenPopup, ext_friendly: Extension
+) -> None:
+    def erase_calls() -> int:
+        return sum(e["name"] == "mcp__friendly__erase" for e in history(ext_friendly))
+
+    page = open_friendly()
+    before = erase_calls()
+    tool_button(page, "mcp__friendly__erase").click()
+    page.get_by_role("button", name="Run", exact=True).click()
+    confirm = page.get_by_role("alertdialog")
+    expect(confirm).to_contain_text("“Erase Everything” may change or delete data")
+    expect(page.get_by_role("button", name="Don’t run")).to_be_focused()
+    page.get_by_role("button", name="Don’t run").click()
+    expect(confirm).to_be_hidden()
+    page.wait_for_timeout(300)
+    assert erase_calls() == before, "the destructive tool ran without a yes"
+    expect(page.locator("#result")).to_be_empty()
+
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_role("button", name="Run it").click()
+    expect(page.locator("#result .result")).to_have_attribute("data-kind", "ok")
+    expect(page.locator("#result .result")).to_contain_text("erased")
+    assert erase_calls() == before + 1
+    erased = re.search(r"erased \((\d+) times\)", page.locator("#result .result").inner_text())
+    assert erased, "the server's answer is shown"
+
+    page.get_by_role("button", name="Run", exact=True).click()  # asked once: the second run goes at once
+    expect(page.locator("#result .result")).to_contain_text(f"erased ({int(erased[1]) + 1} times)")
+    expect(confirm).to_be_hidden()
+    assert erase_calls() == before + 2
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for scheme in ("light", "dark"):
+        again = open_friendly()  # the yes lasts while a popup is open: a new popup asks again
+        again.emulate_media(color_scheme=scheme)
+        tool_button(again, "mcp__friendly__erase").click()
+        again.get_by_role("button", name="Run", exact=True).click()
+        expect(again.get_by_role("alertdialog")).to_be_visible()
+        again.screenshot(path=str(ARTIFACTS / f"popup-confirm-{scheme}.png"), full_page=True)
+        again.keyboard.press("Escape")  # Escape says no and keeps the tool open
+        expect(again.get_by_role("alertdialog")).to_be_hidden()
+        expect(again.locator("#tool-title")).to_have_text("Erase Everything")
+    assert erase_calls() == before + 2
+
+
+def test_the_filter_ranks_names_and_titles_before_descriptions(open_friendly: OpenPopup) -> None:
+    page = open_friendly()
+    expect(tool_button(page, "mcp__friendly__now")).to_be_visible()
+    search = page.get_by_label("Filter tools")
+    search.fill("time")
+    # update_plan matches too ("one step … at a time"), but a title match ranks first and Enter opens it.
+    expect(tool_button(page, "update_plan")).to_be_visible()
+    expect(tool_button(page, "mcp__friendly__now")).to_have_class(re.compile(r"\bbest\b"))
+    search.press("Enter")
+    expect(page.locator("#tool-title")).to_have_text("Current Time")
+
+    page.locator("#back").click()
+    search.fill("read")  # a name/title word before words of descriptions, within a group too
+    order = page.locator('.tool-group[data-group="mcp:friendly"] li:not([hidden]) button.tool').evaluate_all(
+        "bs => bs.map(b => b.dataset.tool)"
+    )
+    assert order[0] == "mcp__friendly__read_file", order
+    search.fill("")
+    expect(page.locator(".best")).to_have_count(0)
+
+
+def test_required_fields_are_checked_before_sending(
+    open_popup: OpenPopup, ext_without_host: Extension
+) -> None:
+    page = open_popup()
+    open_update_plan(page)
+    before = len(history(ext_without_host))
+    page.get_by_role("button", name="Run", exact=True).click()
+    plan_error = page.locator('.field[data-name="plan"] .field-error')
+    expect(plan_error).to_have_text("Required: enter a value")
+    expect(field(page, "plan")).to_have_attribute("aria-invalid", "true")
+    expect(field(page, "plan")).to_be_focused()
+    expect(page.locator('.field[data-name="explanation"] .field-error')).to_be_hidden()  # optional
+
+    page.get_by_label("Raw JSON").check()  # moving to the raw view is allowed with the field still empty
+    page.get_by_label("Arguments (JSON)").fill('{"explanation": "no plan"}')
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.locator("#raw-error")).to_have_text("Required, but missing: plan")
+    page.wait_for_timeout(300)
+    assert len(history(ext_without_host)) == before, "a call was sent without its required field"
+    expect(page.locator("#result")).to_be_empty()
+
+    page.get_by_label("Arguments (JSON)").fill(json.dumps({"plan": PLAN}))
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.locator("#result .result")).to_contain_text("Plan updated")
+
+
+def test_the_result_is_scrolled_into_view_and_its_text_copied(
+    open_popup: OpenPopup, ext_without_host: Extension
+) -> None:
+    ext_without_host.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = open_popup()
+    page.set_viewport_size(SHORT_POPUP)
+    open_update_plan(page)
+    fill_plan_form(page, "scrolled")
+    page.evaluate("window.scrollTo(0, 0)")
+    field(page, "explanation").press("Enter")  # from the top of the form: the result is below the fold
+    result = page.locator("#result .result")
+    expect(result).to_contain_text("Plan updated")
+    expect(result).to_be_in_viewport(ratio=0.99)  # all of it (to a subpixel), not a part at the edge
+
+    copy = result.get_by_role("button", name="Copy the result's text")
+    copy.click()
+    expect(copy).to_have_text("Copied")
+    assert page.evaluate("navigator.clipboard.readText()") == result.locator("pre").inner_text()
+
+
+def test_a_cancelled_call_shows_as_cancelled_not_failed(open_friendly: OpenPopup) -> None:
+    page = open_friendly()
+    tool_button(page, "mcp__friendly__wait").click()
+    field(page, "seconds").fill("30")
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.locator("#call")).to_be_visible()
+    page.get_by_role("button", name="Cancel").click()
+    result = page.locator("#result .result")
+    expect(result).to_have_attribute("data-kind", "cancelled", timeout=10_000)
+    expect(result.locator(".badge")).to_have_text("Cancelled")
+    expect(page.locator("#result .result-error")).to_have_count(0)
+
+
+def test_an_exited_host_is_reconnected_with_a_button(open_friendly: OpenPopup, friendly_config: Path) -> None:
+    page = open_friendly()
+    expect(page.locator("#status")).to_have_text("Python ready · host connected")
+    expect(page.get_by_role("button", name="Reconnect")).to_be_hidden()
+    expect(page.locator("#no-servers")).to_be_hidden()  # the friendly server is configured
+    pids = host_pids(friendly_config)
+    assert len(pids) == 1, pids
+    os.kill(pids[0], signal.SIGKILL)
+    expect(page.locator("#status")).to_have_text("Python ready · host exited", timeout=10_000)
+    page.get_by_role("button", name="Reconnect").click()
+    expect(page.locator("#status")).to_have_text("Python ready · host connected", timeout=15_000)
+    expect(page.get_by_role("button", name="Reconnect")).to_be_hidden()
+    assert host_pids(friendly_config) not in ([], pids)
+
+
+def test_a_host_without_servers_says_how_to_add_one(ext_with_host: Extension) -> None:
+    page = ext_with_host.context.new_page()
+    try:
+        page.goto(f"chrome-extension://{ext_with_host.id}/popup.html")
+        expect(page.locator("#status")).to_have_text("Python ready · host connected")
+        hint = page.locator("#no-servers")
+        expect(hint).to_be_visible()
+        expect(hint).to_contain_text("No MCP server is configured.")
+        expect(hint).to_contain_text("tabgate-host config import FILE")
+    finally:
         page.close()
