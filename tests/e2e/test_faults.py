@@ -213,7 +213,9 @@ def test_history_clear_empties_the_history_and_says_how_many_it_removed(ext: Ext
         mcp_ok(call(ext, "mcp__fault__echo", {"text": f"kept {n}"}, f"clear-{n}"))
     wait_for(lambda: all(history_entry(ext, f"clear-{n}") for n in range(3)), "three entries")
     before = len(history(ext))
-    assert ext.send({"type": "history/clear"}) == {"cleared": before}
+    cleared = ext.send({"type": "history/clear"})["cleared"]
+    # An entry another test's call records meanwhile is cleared and counted too.
+    assert cleared >= before >= 3
     assert history(ext) == []
     mcp_ok(call(ext, "mcp__fault__echo", {"text": "after"}, "clear-after"))
     assert [e["id"] for e in history(ext)] == ["clear-after"]
