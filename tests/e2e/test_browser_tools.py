@@ -14,10 +14,9 @@ import re
 import shutil
 import socket
 import struct
-import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -26,6 +25,7 @@ import pytest
 from playwright.sync_api import Page, Playwright, expect
 
 from tests.support.browser import Extension, grant_site_access, launch
+from tests.support.local_site import serve
 
 pytestmark = pytest.mark.e2e
 
@@ -72,15 +72,8 @@ class _PagesHandler(SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _PagesHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serve(_PagesHandler) as origin:
+        yield origin
 
 
 @pytest.fixture(scope="module")
@@ -722,15 +715,8 @@ RESOLVE_TEST_SITES = ("--host-resolver-rules=MAP *.test 127.0.0.1",)
 
 @pytest.fixture(scope="module")
 def second_site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _PagesHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serve(_PagesHandler) as origin:
+        yield origin
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 import os
 import signal
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +37,7 @@ from tests.support.faults import (
     stdio_server,
     wait_for,
 )
+from tests.support.local_site import serve
 
 pytestmark = pytest.mark.faults
 
@@ -68,16 +68,8 @@ class _SlowSite(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _SlowSite)
-    server.daemon_threads = True  # a page still "loading" when the test ends must not hold up shutdown
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serve(_SlowSite) as origin:  # a page still "loading" when the test ends does not hold up shutdown
+        yield origin
 
 
 # ------------------------------------------------------------------ the browser under test

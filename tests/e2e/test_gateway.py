@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from tests.support.agents import (
     wait_listed,
 )
 from tests.support.browser import Extension, grant_site_access, install_host, launch
+from tests.support.local_site import serve
 
 pytestmark = pytest.mark.e2e
 
@@ -53,12 +54,8 @@ class Pages(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Pages)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
+    with serve(Pages) as origin:
+        yield origin
 
 
 @pytest.fixture(scope="module")

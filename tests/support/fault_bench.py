@@ -20,7 +20,7 @@ from typing import Any
 
 from playwright.sync_api import sync_playwright
 
-from tests.support.bench import Figure, median
+from tests.support.bench import PAGE_LOOP, Figure, median
 from tests.support.browser import Extension, install_host, launch
 from tests.support.faults import (
     FAULT_SERVER,
@@ -84,24 +84,14 @@ def crash_to_usable(ext: Extension) -> Figure:
     )
 
 
-_LOOP = """async ([message, n]) => {
-    const out = [];
-    for (let i = 0; i < n + 20; i++) {
-        const t = performance.now();
-        const r = await chrome.runtime.sendMessage(message);
-        if (r.error || r.fatal || r.success === false) throw new Error(JSON.stringify(r).slice(0, 500));
-        if (i >= 20) out.push(performance.now() - t);
-    }
-    return out;
-}"""
-
-
 def browser_call_beside_long_mcp_call(ext: Extension) -> Figure:
     """200 `browser_tab` queries from one page while another page's 60 s MCP call runs."""
     long_page, page = quiet_page(ext), quiet_page(ext)
     start_call(long_page, "long", dispatch_message("mcp__fault__sleep", {"seconds": 60}, "bench-long"))
     time.sleep(0.5)
-    samples = page.evaluate(_LOOP, [dispatch_message("browser_tab", {"action": "query"}, "bench-tab"), 200])
+    samples = page.evaluate(
+        PAGE_LOOP, [dispatch_message("browser_tab", {"action": "query"}, "bench-tab"), 200]
+    )
     still_running = "endedAt" not in long_page.evaluate("window.__calls.long")
     ext.send({"type": "cancel", "call_id": "bench-long"})
     long_page.close()
@@ -125,11 +115,11 @@ def history_full_vs_empty(ext: Extension) -> list[Figure]:
     full: list[float] = []
     for round_ in range(3):
         ext.send({"type": "history/clear"})
-        empty += page.evaluate(_LOOP, [plan, 40])
+        empty += page.evaluate(PAGE_LOOP, [plan, 40])
         for n in range(20):
             if not blob_intact(call_blob(page, "fault", 900_000, f"fill-{round_}-{n}"), 900_000):
                 raise RuntimeError("a 0.9 MB result arrived damaged")
-        full += page.evaluate(_LOOP, [plan, 40])
+        full += page.evaluate(PAGE_LOOP, [plan, 40])
     page.close()
     ratio = statistics.median(full) / statistics.median(empty)
     note = "update_plan page→answer, median of 120"
