@@ -1,8 +1,5 @@
 // The agent gateway in the service worker (contract §8): relays the host's requests made for agents to Python
 // and Python's gateway events to the host, and counts pending approvals on the badge. Python decides.
-import { rpcError } from "./host.js";
-
-const HOST_REQUESTS = new Set(["gateway/tools", "gateway/call"]);
 const TO_HOST = new Set(["gateway/state", "gateway/changed"]);
 
 export function createGatewayRelay({ host, python, history }) {
@@ -24,9 +21,9 @@ export function createGatewayRelay({ host, python, history }) {
 
   return {
     // The host asks for an agent: answer with what Python says.
-    async hostRequest(method, params) {
-      if (!HOST_REQUESTS.has(method)) throw rpcError(-32601, `method not found: ${method}`);
-      return method === "gateway/call" ? call(params) : python.call({ ...params, type: method });
+    hostRequests: {
+      "gateway/tools": (params) => python.call({ ...params, type: "gateway/tools" }),
+      "gateway/call": call,
     },
     hostNotification(method, params) {
       if (method === "gateway/closed") python.notify({ ...params, type: method });

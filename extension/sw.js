@@ -30,7 +30,11 @@ const host = new HostConnection({
       if (callId) broadcast({ type: "progress", call_id: callId, ...withoutKey(params, "requestId") });
     }
   },
-  onRequest: (method, params) => gateway.hostRequest(method, params),
+  onRequest: (method, params) => {
+    const handler = hostRequestHandlers[method];
+    if (!handler) throw rpcError(-32601, `method not found: ${method}`);
+    return handler(params);
+  },
 });
 
 const python = new PythonConnection({
@@ -45,6 +49,8 @@ const python = new PythonConnection({
 });
 
 const gateway = createGatewayRelay({ host, python, history });
+// The host's requests to the browser, by method: each module answers its own.
+const hostRequestHandlers = { ...gateway.hostRequests };
 
 history.start({
   changed: (entry) => broadcast({ type: "history", entry }),

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.names import qualified_mcp_tool_name
 
+from .browser_link import BrowserLink
 from .config import load_config
 from .connections import Connection, ConnectionManager, describe, paginate, to_json
 from .gateway import Gateway
@@ -103,10 +104,18 @@ def _params[P: _Params](model: type[P], request: Request) -> P:
 
 class Dispatcher:
     def __init__(
-        self, config_path: Path | None, board: StatusBoard, outbox: Outbox, gateway: Gateway
+        self,
+        config_path: Path | None,
+        board: StatusBoard,
+        outbox: Outbox,
+        gateway: Gateway,
+        browser: BrowserLink,
     ) -> None:
         self._config_path = config_path or default_config_path()
         self._gateway = gateway
+        self._browser = (
+            browser  # host → browser requests (the gateway's, and servers' requests to the person)
+        )
         self._board = board
         self._outbox = outbox
         self._running: dict[RequestId, anyio.CancelScope] = {}
@@ -157,7 +166,7 @@ class Dispatcher:
 
     async def handle(self, message: Request | Notification | Response) -> None:
         if isinstance(message, Response):
-            self._gateway.response(message)
+            self._browser.deliver(message)
             return
         if isinstance(message, Notification):
             if message.method == CANCEL_METHOD:

@@ -102,14 +102,16 @@ class Engine:
     async def _main(self) -> None:
         import anyio
 
+        from .browser_link import BrowserLink
         from .dispatch import Dispatcher
         from .gateway import Gateway
         from .gateway_socket import socket_path
 
         stop = anyio.Event()
-        gateway = Gateway(self._outbox, socket_path())
+        browser = BrowserLink(self._outbox)
+        gateway = Gateway(self._outbox, socket_path(), browser)
         async with (
-            Dispatcher(self._config_path, self._board, self._outbox, gateway) as dispatcher,
+            Dispatcher(self._config_path, self._board, self._outbox, gateway, browser) as dispatcher,
             anyio.create_task_group() as requests,
         ):
             requests.start_soon(gateway.run)

@@ -17,12 +17,12 @@ from typing import Any, Final
 import anyio
 import anyio.abc
 from anyio.abc import SocketAttribute, SocketListener, SocketStream
-from anyio.streams.memory import MemoryObjectSendStream
 
+from .browser_link import BrowserGone, BrowserLink
 from .gateway_results import call_tool_result, error_result
 from .gateway_socket import GatewaySocketError, bind_listening_socket, peer_allowed
 from .gateway_wire import LineChannel, Message, WireError
-from .jsonrpc import CANCEL_METHOD, Notification, Response, RpcError
+from .jsonrpc import CANCEL_METHOD, Notification
 from .outbox import Outbox
 from .protocol import GATEWAY_CHANGED, GATEWAY_STATE
 
@@ -37,56 +37,12 @@ MAX_SESSIONS: Final = 64
 BIND_RETRY_SECONDS: Final = 1.0
 
 
-class BrowserGone(Exception):
-    """The browser did not answer: it disconnected, or the request could not be sent."""
-
-
-class BrowserLink:
-    """Requests from the host to the browser, answered like any JSON-RPC request (ids `gw:N`)."""
-
-    def __init__(self, outbox: Outbox) -> None:
-        self._outbox = outbox
-        self._ids = itertools.count(1)
-        self._pending: dict[str, MemoryObjectSendStream[Response]] = {}
-
-    async def request(self, method: str, params: dict[str, Any], *, timeout: float) -> Any:
-        request_id = f"gw:{next(self._ids)}"
-        send, receive = anyio.create_memory_object_stream[Response](1)
-        self._pending[request_id] = send
-        try:
-            try:
-                self._outbox.request(request_id, method, params)
-            except RpcError as exc:
-                raise BrowserGone(exc.message) from None
-            with anyio.fail_after(timeout):
-                response = await receive.receive()
-        except TimeoutError:
-            raise BrowserGone(f"the browser did not answer {method} within {timeout:g} s") from None
-        except anyio.get_cancelled_exc_class():
-            self._outbox.notify(CANCEL_METHOD, {"id": request_id})
-            raise
-        finally:
-            self._pending.pop(request_id, None)
-            receive.close()
-        if response.error is not None:
-            raise BrowserGone(str(response.error.get("message", "the browser refused the request")))
-        return response.result
-
-    def deliver(self, response: Response) -> None:
-        waiter = self._pending.pop(str(response.id), None)
-        if waiter is None:
-            log.debug("an answer for %r nobody waits for", response.id)
-            return
-        with contextlib.suppress(anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            waiter.send_nowait(response)
-
-
 class Gateway:
-    def __init__(self, outbox: Outbox, path: Path) -> None:
+    def __init__(self, outbox: Outbox, path: Path, browser: BrowserLink) -> None:
         self._outbox = outbox
         self._notices: anyio.abc.TaskGroup | None = None  # set while run() runs
         self._path = path
-        self.browser = BrowserLink(outbox)
+        self.browser = browser
         self._on = False
         self._toggled = anyio.Event()
         self._session_ids = itertools.count(1)
@@ -104,9 +60,6 @@ class Gateway:
         elif message.method == GATEWAY_CHANGED:
             for channel in list(self._channels.values()):
                 self._spawn_notice(channel)
-
-    def response(self, response: Response) -> None:
-        self.browser.deliver(response)
 
     # -- the listener ------------------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ import pytest
 from playwright.sync_api import Locator, Page, Playwright, ViewportSize, expect
 
 from tests.e2e.test_mcp import host_pids
+from tests.support.axe import assert_accessible
 from tests.support.browser import Extension, install_host, launch
 
 pytestmark = pytest.mark.e2e
@@ -343,6 +344,7 @@ def test_screenshots_in_light_and_dark(open_popup: OpenPopup) -> None:
         page.screenshot(path=str(ARTIFACTS / f"popup-tool-{scheme}.png"), full_page=True)
         background = page.evaluate("getComputedStyle(document.body).backgroundColor")
         assert (background == "rgb(255, 255, 255)") == (scheme == "light"), background
+        assert_accessible(page)
 
 
 def test_popup_and_options_never_insert_html() -> None:

@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 from hostproc import HostProcess, install
 
+from tests.support.npm_packages import everything_server
+
 HERE = Path(__file__).parent
 SERVERS = HERE / "servers"
 REPO = HERE.parent.parent
-NPM_CACHE = REPO / ".cache" / "npm"
 PYTHON = sys.executable
 EVERYTHING_PAGED = "2025.9.25"  # 100 resources, 10 per page
 EVERYTHING_PROGRESS = "2026.8.31"  # trigger-long-running-operation reports progress
@@ -146,38 +147,6 @@ def _base_env() -> dict[str, str]:
     return dict(os.environ)
 
 
-def _npm_install(version: str) -> Path:
-    prefix = NPM_CACHE / f"everything-{version}"
-    entry = prefix / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
-    if entry.is_file():
-        return entry
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.fail(
-            "npm is not on PATH: the host tier needs it to install @modelcontextprotocol/server-everything"
-        )
-    prefix.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        [
-            npm,
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--prefix",
-            str(prefix),
-            f"@modelcontextprotocol/server-everything@{version}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if done.returncode != 0 or not entry.is_file():
-        pytest.fail(
-            f"npm install of server-everything@{version} failed ({done.returncode}):\n{done.stderr[-3000:]}"
-        )
-    return entry
-
-
 @pytest.fixture(scope="session")
 def node() -> str:
     found = shutil.which("node")
@@ -188,12 +157,12 @@ def node() -> str:
 
 @pytest.fixture(scope="session")
 def everything_paged() -> Path:
-    return _npm_install(EVERYTHING_PAGED)
+    return everything_server(EVERYTHING_PAGED)
 
 
 @pytest.fixture(scope="session")
 def everything_progress() -> Path:
-    return _npm_install(EVERYTHING_PROGRESS)
+    return everything_server(EVERYTHING_PROGRESS)
 
 
 @pytest.fixture(scope="session")
