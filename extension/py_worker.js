@@ -1,36 +1,53 @@
-// The dedicated worker that runs Python, so no extension page's thread ever waits for Pyodide. The
-// offscreen document relays the service worker's `python` port to it over postMessage (it has no chrome.*):
-//   in:  {kind:"call", id, message}          a runtime message for core.bridge; id 0 wants no reply
-//        {kind:"reply", id, result | error}  the answer to one of Python's requests
-//   out: {kind:"state", state}               boot progress, then ready or failed
-//        {kind:"reply", id, result | error}  the bridge's answer to a call
-//        {kind:"request", id, request}       Python asking the service worker (id 0: event / cancel)
+// The dedicated worker that runs Python, so no extension page's thread ever waits for Pyodide. The offscreen
+// document starts it and hands it one end of a MessageChannel whose other end it gives the service worker, so
+// calls go service worker ↔ this worker directly, never through a page's thread (a new channel after a
+// service-worker restart):
+//   from the document: {kind:"channel", documentStart} with the port
+//   in (channel):  {kind:"call", id, message}          a runtime message for core.bridge; id 0 wants no reply
+//                  {kind:"reply", id, result | error}  the answer to one of Python's requests
+//   out (channel): {kind:"state", state}               boot progress, then ready or failed
+//                  {kind:"reply", id, result | error}  the bridge's answer to a call
+//                  {kind:"request", id, request}       Python asking the service worker (id 0: event / cancel)
 // Calls that arrive while Python boots wait for it; none fails for being early.
 import { SnapshotRefused, bootPython, compileLibraries, readSiteImage, restorePython } from "./py_boot.mjs";
 
 const base = new URL("./", import.meta.url).href;
-const pending = new Map();
+const pending = new Map(); // Python's requests waiting for the service worker, by id
 let nextId = 1;
+let sw = null; // this worker's end of the channel to the service worker
+let documentStart = null; // the offscreen document's time origin: boot time counts from there
+let state = { python: "booting", pythonError: null, bootMs: null, bootedAt: null, bootPhase: "loading" };
+
+function answerPending(message) {
+  for (const resolve of pending.values()) resolve(JSON.stringify({ error: { code: -32000, message } }));
+  pending.clear();
+}
 
 // What Python may ask of the service worker; each request returns a Promise of JSON text.
 const api = {
   request(kind, payloadJson) {
     return new Promise((resolve) => {
+      if (!sw) return resolve(JSON.stringify({ error: { code: -32000, message: "service worker not reachable" } }));
       const id = nextId++;
       pending.set(id, resolve);
-      postMessage({ kind: "request", id, request: { kind, ...JSON.parse(payloadJson) } });
+      sw.postMessage({ kind: "request", id, request: { kind, ...JSON.parse(payloadJson) } });
     });
   },
   emit(eventJson) {
-    postMessage({ kind: "request", id: 0, request: { kind: "event", event: JSON.parse(eventJson) } });
+    sw?.postMessage({ kind: "request", id: 0, request: { kind: "event", event: JSON.parse(eventJson) } });
   },
   cancel(callId) {
-    postMessage({ kind: "request", id: 0, request: { kind: "cancel", callId } });
+    sw?.postMessage({ kind: "request", id: 0, request: { kind: "cancel", callId } });
   },
 };
 
-function setState(state) {
-  postMessage({ kind: "state", state });
+function setState(next) {
+  state = { ...state, ...next };
+  if (state.python === "ready" && state.bootedAt === null) {
+    state.bootedAt = Date.now();
+    if (documentStart !== null) state.bootMs = Math.round(performance.timeOrigin + performance.now() - documentStart);
+  }
+  sw?.postMessage({ kind: "state", state });
 }
 
 async function fetchVerified(entry) {
@@ -87,7 +104,8 @@ ready.then(
   (e) => setState({ python: "failed", bootPhase: null, pythonError: `Python failed to start: ${e.message ?? e}` }),
 );
 
-async function onCall(msg) {
+// The answer goes back on the channel the call came from: a later service worker's ids are its own.
+async function onCall(msg, from) {
   let reply;
   try {
     const { bridge } = await ready;
@@ -95,17 +113,28 @@ async function onCall(msg) {
   } catch (e) {
     reply = { kind: "reply", id: msg.id, error: String(e.message ?? e) };
   }
-  if (msg.id) postMessage(reply);
+  if (msg.id) from.postMessage(reply);
 }
 
-onmessage = ({ data: msg }) => {
+function onServiceWorkerMessage(from, msg) {
   if (msg.kind === "call") {
-    onCall(msg);
+    onCall(msg, from);
   } else if (msg.kind === "reply") {
     const resolve = pending.get(msg.id);
     pending.delete(msg.id);
     resolve?.(JSON.stringify("error" in msg ? { error: msg.error } : { result: msg.result }));
   }
+}
+
+// A new channel means a new service worker: the old one's requests can no longer be answered.
+onmessage = ({ data: msg, ports }) => {
+  if (msg.kind !== "channel" || !ports[0]) return;
+  answerPending("service worker restarted");
+  sw?.close();
+  sw = ports[0];
+  const port = sw;
+  port.onmessage = ({ data }) => onServiceWorkerMessage(port, data);
+  documentStart ??= msg.documentStart;
+  sw.postMessage({ kind: "state", state });
 };
 
-setState({ python: "booting", bootPhase: "loading" });

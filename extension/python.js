@@ -1,5 +1,6 @@
-// The Python side as seen from the service worker: the offscreen document that runs Pyodide, created
-// lazily, and the "python" port it opens (and re-opens after a service-worker restart).
+// The Python side as seen from the service worker: the offscreen document, created lazily, whose worker runs
+// Pyodide. The document opens the "python" runtime port (the lifeline: it breaks when either side goes) and
+// hands this service worker one end of a MessageChannel to the Python worker, which carries the calls.
 
 const OFFSCREEN_URL = "offscreen.html";
 const CALL_TIMEOUT_MS = 10 * 60 * 1000;
@@ -9,13 +10,18 @@ export class PythonConnection {
     this.onState = onState;
     this.onRequest = onRequest; // (msg) => Promise<result>: Python asking the worker for host/browser work
     this.onHello = onHello;
-    this.port = null;
+    this.port = null; // the document's lifeline
+    this.channel = null; // the MessagePort to the Python worker
     this.state = { python: "booting", pythonError: null, bootMs: null, bootedAt: null };
     this.pending = new Map();
     this.nextId = 1;
     this.readyWaiters = [];
     chrome.runtime.onConnect.addListener((port) => {
       if (port.name === "python") this.#attach(port);
+    });
+    const documentUrl = chrome.runtime.getURL(OFFSCREEN_URL);
+    self.addEventListener("message", (e) => {
+      if (e.data?.kind === "python-channel" && e.ports[0] && e.source?.url === documentUrl) this.#attachChannel(e.ports[0]);
     });
   }
 
@@ -35,7 +41,7 @@ export class PythonConnection {
   }
 
   whenReady(timeoutMs = 60000) {
-    if (this.state.python === "ready" && this.port) return Promise.resolve();
+    if (this.state.python === "ready" && this.channel) return Promise.resolve();
     if (this.state.python === "failed") return Promise.reject(new Error(this.state.pythonError));
     this.ensureDocument().catch((e) => this.#setState({ python: "failed", pythonError: String(e.message) }));
     return new Promise((resolve, reject) => {
@@ -53,27 +59,40 @@ export class PythonConnection {
         reject(new Error(`Python did not answer ${message.type} within ${CALL_TIMEOUT_MS} ms`));
       }, CALL_TIMEOUT_MS);
       this.pending.set(id, { resolve, reject, timer });
-      this.port.postMessage({ kind: "call", id, message });
+      this.channel.postMessage({ kind: "call", id, message });
     });
   }
 
   notify(message) {
     // State pushes (host connected, servers changed): fire and forget once Python is there.
-    this.whenReady().then(() => this.port?.postMessage({ kind: "call", id: 0, message }), () => {});
+    this.whenReady().then(() => this.channel?.postMessage({ kind: "call", id: 0, message }), () => {});
   }
 
   #attach(port) {
     this.port = port;
-    port.onMessage.addListener((msg) => this.#receive(port, msg));
+    port.onMessage.addListener((msg) => this.#receive(port, msg)); // only a worker that failed to load speaks here
     port.onDisconnect.addListener(() => {
       if (this.port !== port) return;
       this.port = null;
-      for (const { reject, timer } of this.pending.values()) {
-        clearTimeout(timer);
-        reject(new Error("the Python document went away"));
-      }
-      this.pending.clear();
+      this.#dropChannel();
     });
+  }
+
+  #attachChannel(channel) {
+    this.#dropChannel();
+    this.channel = channel;
+    channel.onmessage = ({ data }) => this.#receive(channel, data);
+  }
+
+  // The calls sent on the old channel have nobody left to answer them.
+  #dropChannel() {
+    this.channel?.close();
+    this.channel = null;
+    for (const { reject, timer } of this.pending.values()) {
+      clearTimeout(timer);
+      reject(new Error("the Python document went away"));
+    }
+    this.pending.clear();
   }
 
   async #receive(port, msg) {

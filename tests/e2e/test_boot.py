@@ -1,7 +1,11 @@
 """Python's boot as a person meets it (issue 12): the popup opens before Python is ready, a call made while
 Python boots waits and succeeds, the boot is restored from the build's verified memory snapshot, and a
-snapshot that fails its check is not used. How long the popup's thread stalls meanwhile is a figure with
-its target in `build.py bench` (boot_worst_page_stall), not an assertion: the machine is shared and noisy."""
+snapshot that fails its check is not used, and no extension page freezes while Python boots.
+
+Extension pages share one renderer thread. The freeze check watches an extension page with no work of its
+own (the build's `build-info.json`), so what it sees is what the boot costs that thread: before issue 12 the
+boot stalled it for 2.6-3.4 s; a Python that boots off that thread leaves only the renderer's own start-up
+gaps (40-80 ms on this machine). The tighter target (≤ 50 ms) is a figure in `build.py bench`, not here."""
 
 from __future__ import annotations
 
@@ -17,11 +21,24 @@ from tests.support.browser import EXTENSION_DIR, launch
 pytestmark = pytest.mark.e2e
 
 RUNS = 3
+FROZEN_MS = 100  # a gap a person sees as a frozen window (the issue's bound)
+IDLE_PAGE = "build-info.json"
 
 
 @pytest.fixture(scope="module")
 def boots(pw: Playwright, tmp_path_factory: pytest.TempPathFactory) -> list[BootRun]:
     return [watch_boot(pw, tmp_path_factory.mktemp(f"boot-{i}")) for i in range(RUNS)]
+
+
+@pytest.fixture(scope="module")
+def idle_page_boots(pw: Playwright, tmp_path_factory: pytest.TempPathFactory) -> list[BootRun]:
+    return [watch_boot(pw, tmp_path_factory.mktemp(f"idle-{i}"), page_path=IDLE_PAGE) for i in range(RUNS)]
+
+
+def test_no_extension_page_freezes_while_python_boots(idle_page_boots: list[BootRun]) -> None:
+    worst = max(run.worst_stall_with_load_ms for run in idle_page_boots)
+    assert all(run.plan_answer["success"] is True for run in idle_page_boots)
+    assert worst <= FROZEN_MS, f"an extension page stalled {worst:.0f} ms while Python booted"
 
 
 def test_the_probed_popup_was_open_before_python_was_ready(boots: list[BootRun]) -> None:

@@ -29,11 +29,17 @@ const api = {
   },
 };
 
+// The same channel as the shipped build (a MessageChannel to the service worker, the runtime port only as
+// the lifeline), so old and new differ only by where Python runs.
 function connect() {
-  port = chrome.runtime.connect({ name: "python" });
-  port.onMessage.addListener(onMessage);
+  const lifeline = chrome.runtime.connect({ name: "python" });
+  const channel = new MessageChannel();
+  port = channel.port1;
+  port.onmessage = ({ data }) => onMessage(data);
+  navigator.serviceWorker.ready.then((r) => r.active.postMessage({ kind: "python-channel" }, [channel.port2]));
   // A stopped service worker takes the port with it; the next one needs it back (Python stays warm here).
-  port.onDisconnect.addListener(() => {
+  lifeline.onDisconnect.addListener(() => {
+    port.close();
     port = null;
     for (const resolve of pending.values()) resolve(JSON.stringify({ error: { code: -32000, message: "service worker restarted" } }));
     pending.clear();
