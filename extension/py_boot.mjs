@@ -113,10 +113,12 @@ function writeHeap(Module, data, { pageBytes, pages, memoryBytes }) {
 
 // Starts a runtime whose preRun waits for `inputs` (a Promise of {files, libraries, snapshot?}), so the
 // runtime's own download and compile overlap with fetching, checking and compiling ours.
-function start(indexURL, inputs, { snapshotMeta = null, making = false, onLayout = null, engine = {} }) {
+// `onPhase(name)` hears "runtime" (Pyodide's wasm is instantiated) and "linked" (our inputs are in).
+function start(indexURL, inputs, { snapshotMeta = null, making = false, onLayout = null, engine = {}, onPhase = () => {} }) {
   let fail;
   const failed = new Promise((_, reject) => (fail = reject));
   const preRun = (Module) => {
+    onPhase("runtime");
     Module.addRunDependency("tabgate-site");
     inputs
       .then(({ files, libraries, snapshot }) => {
@@ -134,6 +136,7 @@ function start(indexURL, inputs, { snapshotMeta = null, making = false, onLayout
             return state;
           };
         }
+        onPhase("linked");
         Module.removeRunDependency("tabgate-site");
       })
       .catch(fail);
@@ -161,9 +164,9 @@ if "random" in sys.modules:
     sys.modules["random"].seed()
 `;
 
-export async function restorePython({ indexURL, inputs, snapshotMeta }) {
+export async function restorePython({ indexURL, inputs, snapshotMeta, onPhase }) {
   const engine = {};
-  const py = await start(indexURL, inputs, { snapshotMeta, engine });
+  const py = await start(indexURL, inputs, { snapshotMeta, engine, onPhase });
   // The snapshot holds the build engine's trampoline slot; this engine's own one goes back in.
   py._module.HEAP32[trampolineAddress(py._module)] = engine.trampoline;
   py.runPython(AFTER_RESTORE);

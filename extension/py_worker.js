@@ -9,9 +9,24 @@
 //                  {kind:"reply", id, result | error}  the bridge's answer to a call
 //                  {kind:"request", id, request}       Python asking the service worker (id 0: event / cancel)
 // Calls that arrive while Python boots wait for it; none fails for being early.
-import { SnapshotRefused, bootPython, compileLibraries, readSiteImage, restorePython } from "./py_boot.mjs";
-
 const base = new URL("./", import.meta.url).href;
+// Python's inputs are read from this worker's first line, while the runtime's 1.2 MB of JavaScript loads:
+// that is why py_boot.mjs (which imports it) comes in by a dynamic import. The names are build.py's.
+const t0 = performance.now();
+const boot = import("./py_boot.mjs");
+const reads = new Map(
+  ["build-info.json", "python/site-packages.img", "python/snapshot.bin"].map((file) => {
+    const response = fetch(base + file);
+    response.catch(() => {}); // a file this build lacks is reported where it is used
+    return [file, response];
+  }),
+);
+
+function read(file) {
+  const response = reads.get(file) ?? fetch(base + file);
+  reads.delete(file);
+  return response;
+}
 const pending = new Map(); // Python's requests waiting for the service worker, by id
 let nextId = 1;
 let sw = null; // this worker's end of the channel to the service worker
@@ -51,7 +66,8 @@ function setState(next) {
 }
 
 async function fetchVerified(entry) {
-  const response = await fetch(base + entry.file);
+  const { SnapshotRefused } = await boot;
+  const response = await read(entry.file);
   if (!response.ok) throw new Error(`${entry.file}: HTTP ${response.status}`);
   const bytes = new Uint8Array(await response.arrayBuffer());
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
@@ -61,10 +77,11 @@ async function fetchVerified(entry) {
 }
 
 async function startPython() {
-  const t0 = performance.now();
   const steps = {};
   const mark = (name) => (steps[name] = Math.round(performance.now() - t0));
-  const info = await (await fetch(base + "build-info.json")).json();
+  const { bootPython, compileLibraries, readSiteImage, restorePython } = await boot;
+  mark("runtimeScript");
+  const info = await (await read("build-info.json")).json();
   const indexURL = base + "pyodide/";
   const site = fetchVerified(info.python.siteImage).then(async (bytes) => {
     const files = readSiteImage(bytes);
@@ -80,7 +97,7 @@ async function startPython() {
     const snapshot = fetchVerified(snapshotMeta).then((bytes) => (mark("snapshot"), bytes));
     try {
       const inputs = Promise.all([site, snapshot]).then(([s, snapshotBytes]) => ({ ...s, snapshot: snapshotBytes }));
-      py = await restorePython({ indexURL, inputs, snapshotMeta });
+      py = await restorePython({ indexURL, inputs, snapshotMeta, onPhase: mark });
       mark("restored");
     } catch (e) {
       fallback = `snapshot not used: ${e.message ?? e}`;
@@ -94,6 +111,8 @@ async function startPython() {
   }
   const bridge = py.pyimport("core.bridge").create_bridge(api);
   mark("bridge");
+  // When this worker's first line ran, counted from the offscreen document's start (known once a channel came).
+  if (documentStart !== null) steps.workerStarted = Math.round(performance.timeOrigin + t0 - documentStart);
   return { bridge, boot: { path: py && !fallback && snapshotMeta ? "snapshot" : "full", fallback, steps } };
 }
 
