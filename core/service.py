@@ -10,6 +10,7 @@ from core.capabilities import BrowserCapability, HostLink, McpCapability, McpErr
 from core.catalog import build_registry
 from core.config import ConfigError, ToolsConfig, load_config
 from core.deadline import DeadlineExceeded, within
+from core.elicitation import check_answer
 from core.errors import Fatal, RequestError
 from core.events import Emit
 from core.handlers.plan import PlanBoard
@@ -63,7 +64,11 @@ class Service:
             "prompts": self._host_view(prompts),
             "prompt/get": self._host_view(prompt_get),
             "server/logs": self._host_view(server_logs),
+            "elicitation/check": self._elicitation_check,
         }
+
+    async def _elicitation_check(self, message: Message) -> Answer:
+        return check_answer(message)
 
     async def handle(self, message: Message) -> Answer:
         kind = message.get("type") if isinstance(message, dict) else None

@@ -29,7 +29,9 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.message import SessionMessage
 from pydantic import BaseModel, ValidationError
 
+from .browser_link import BrowserLink
 from .config import ServerConfig
+from .elicitation import elicitor
 from .identity import HOST_NAME, HOST_VERSION
 from .jsonrpc import ErrorCode, RpcError
 from .logs import open_server_log
@@ -185,6 +187,7 @@ class Connection:
         log_dir: Path,
         group: anyio.abc.TaskGroup,
         notify: Notify = _drop,
+        browser: BrowserLink | None = None,
     ) -> None:
         self.config = config
         self.name = config.name
@@ -195,6 +198,8 @@ class Connection:
         self._log_dir = log_dir
         self._group = group
         self._notify = notify
+        # Elicitation is declared only where a person can answer it: under the browser, not under `doctor`.
+        self._elicitor = elicitor(browser, self.name, self.tool_timeout) if browser else None
         self._run: _Run | None = None
         self._state: State = "starting" if config.enabled else "disabled"
         self._tools: list[types.Tool] = []  # the last known tools, kept while the server is down
@@ -363,6 +368,7 @@ class Connection:
                             client_info=CLIENT_INFO,
                             message_handler=self._on_message,
                             logging_callback=self._on_log,
+                            elicitation_callback=self._elicitor,
                             cache=None,
                         )
                     )
@@ -588,10 +594,17 @@ class ConnectionManager:
     """All configured servers, keyed by their config name; supervisors run in this manager's task group."""
 
     def __init__(
-        self, servers: Sequence[ServerConfig], *, board: StatusBoard, log_dir: Path, notify: Notify = _drop
+        self,
+        servers: Sequence[ServerConfig],
+        *,
+        board: StatusBoard,
+        log_dir: Path,
+        notify: Notify = _drop,
+        browser: BrowserLink | None = None,
     ) -> None:
         self._servers = servers
         self._notify = notify
+        self._browser = browser
         self._board = board
         self._log_dir = log_dir
         self._connections: dict[str, Connection] = {}
@@ -601,7 +614,12 @@ class ConnectionManager:
         group = await self._stack.enter_async_context(anyio.create_task_group())
         for config in self._servers:
             self._connections[config.name] = Connection(
-                config, board=self._board, log_dir=self._log_dir, group=group, notify=self._notify
+                config,
+                board=self._board,
+                log_dir=self._log_dir,
+                group=group,
+                notify=self._notify,
+                browser=self._browser,
             )
         return self
 

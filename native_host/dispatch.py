@@ -136,7 +136,11 @@ class Dispatcher:
         for problem in config.problems:
             log.warning("config: %s", problem)
         self._manager = await ConnectionManager(
-            list(config.servers.values()), board=self._board, log_dir=log_dir(), notify=self._outbox.notify
+            list(config.servers.values()),
+            board=self._board,
+            log_dir=log_dir(),
+            notify=self._outbox.notify,
+            browser=self._browser,
         ).__aenter__()
         statuses = self._manager.initial_statuses()
         previews = {status["name"]: status for status in preview_statuses(self._config_path)}

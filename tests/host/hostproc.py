@@ -294,3 +294,44 @@ class HostProcess:
         assert stream is not None
         for line in stream:
             self._stderr.append(line)
+
+
+class BrowserRefusal(Exception):
+    """Raised by a FakeBrowserSide answer: the browser answers the request with this JSON-RPC error."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.error = {"code": code, "message": message}
+
+
+class FakeBrowserSide:
+    """Answers the host's requests to the browser on a thread, as the extension's service worker does."""
+
+    def __init__(self, host: HostProcess, answer: Callable[[str, dict[str, Any]], Any]) -> None:
+        self.host = host
+        self.answer = answer
+        self.seen: list[dict[str, Any]] = []
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        handled = 0
+        while not self._done.is_set():
+            with self.host._changed:
+                self.host._changed.wait(0.05)
+                new = self.host.notifications[handled:]
+                handled = len(self.host.notifications)
+            for message in new:
+                if "id" in message and "method" in message:
+                    self.seen.append(message)
+                    try:
+                        result = self.answer(message["method"], message.get("params", {}))
+                    except BrowserRefusal as refusal:
+                        self.host.send({"jsonrpc": "2.0", "id": message["id"], "error": refusal.error})
+                    else:
+                        self.host.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join(2)

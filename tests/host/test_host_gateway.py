@@ -21,7 +21,7 @@ import anyio
 import mcp_types as types
 import pytest
 from conftest import HostDirs, running_host
-from hostproc import HostProcess
+from hostproc import FakeBrowserSide, HostProcess
 from mcp import Client, StdioServerParameters
 
 pytestmark = pytest.mark.host
@@ -41,35 +41,6 @@ def runtime_dir() -> Iterator[Path]:
         yield base / "run"
     finally:
         shutil.rmtree(base, ignore_errors=True)
-
-
-class FakeBrowserSide:
-    """Answers the host's requests to the browser on a thread, as the extension's service worker does."""
-
-    def __init__(self, host: HostProcess, answer: Callable[[str, dict[str, Any]], Any]) -> None:
-        self.host = host
-        self.answer = answer
-        self.seen: list[dict[str, Any]] = []
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        handled = 0
-        while not self._done.is_set():
-            with self.host._changed:
-                self.host._changed.wait(0.05)
-                new = self.host.notifications[handled:]
-                handled = len(self.host.notifications)
-            for message in new:
-                if "id" in message and "method" in message:
-                    self.seen.append(message)
-                    result = self.answer(message["method"], message.get("params", {}))
-                    self.host.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
-
-    def stop(self) -> None:
-        self._done.set()
-        self._thread.join(2)
 
 
 def browser_answers(method: str, params: dict[str, Any]) -> Any:

@@ -3,13 +3,15 @@
 `grow(name)` adds a tool `name` (it answers `grown:<name>`) and sends notifications/tools/list_changed;
 `touch(kind)` sends notifications/resources/list_changed or notifications/prompts/list_changed;
 `say(level, text, count)` sends `count` log messages (notifications/message) with logger `live`.
-One prompt, `greet(name)`."""
+`ask(question)` asks the person for an answer (form elicitation) and `visit(url)` sends them to a page
+(URL elicitation); each answers with what came back. One prompt, `greet(name)`."""
 
 from __future__ import annotations
 
 from typing import Literal
 
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel, Field
 
 mcp = MCPServer("live", version="1.0")
 
@@ -44,6 +46,27 @@ async def say(
     for index in range(count):
         await ctx.session.send_log_message(level=level, data=f"{text} #{index}", logger="live")
     return f"said {count}"
+
+
+class Answer(BaseModel):
+    answer: str = Field(description="What you answer")
+    sure: bool = Field(default=False, description="Whether you are sure")
+
+
+@mcp.tool()
+async def ask(question: str, ctx: Context) -> str:
+    """Ask the person `question` through an elicitation form."""
+    result = await ctx.elicit(question, Answer)
+    if result.action == "accept":
+        return f"accept: {result.data.answer} (sure: {result.data.sure})"
+    return result.action
+
+
+@mcp.tool()
+async def visit(url: str, ctx: Context) -> str:
+    """Ask the person to open `url` (URL elicitation)."""
+    result = await ctx.elicit_url("Open this page to finish", url, "visit-1")
+    return result.action
 
 
 @mcp.prompt()

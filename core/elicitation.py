@@ -1,0 +1,159 @@
+"""A person's answer to a server's elicitation, checked against what the server asked for before it is sent.
+
+MCP restricts a form's `requestedSchema` to one flat object of primitives: strings (length, `format`, `enum`
+or titled `oneOf` consts), numbers and integers (`minimum`/`maximum`), booleans, and multi-select arrays of
+such choices (`minItems`/`maxItems`). The popup builds the form; this module decides whether what the person
+entered is an answer the server asked for. Each wrong field gets its own message, so the form can say it next
+to the field.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from core.capabilities import McpErrorCode
+from core.errors import RequestError
+from core.validation import format_validation_error
+
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
+
+
+class ElicitationCheck(BaseModel):
+    """`{type: "elicitation/check", schema, action, content?}` from the popup."""
+
+    model_config = ConfigDict(extra="ignore", strict=True, populate_by_name=True)
+
+    requested_schema: dict[str, Any] | None = Field(default=None, alias="schema")
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+
+
+class FieldErrors(RequestError):
+    """The answer does not fit the form: `fields` names each wrong field and what is wrong with it."""
+
+    def __init__(self, fields: dict[str, str]) -> None:
+        super().__init__(McpErrorCode.INVALID_PARAMS, "; ".join(f"{k}: {v}" for k, v in fields.items()))
+        self.fields = fields
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, "fields": self.fields}}
+
+
+def _choices(schema: dict[str, Any]) -> list[Any] | None:
+    if isinstance(schema.get("enum"), list):
+        return list(schema["enum"])
+    for key in ("oneOf", "anyOf"):
+        branches = schema.get(key)
+        if (
+            isinstance(branches, list)
+            and branches
+            and all(isinstance(b, dict) and "const" in b for b in branches)
+        ):
+            return [b["const"] for b in branches]
+    return None
+
+
+def _format_error(value: str, fmt: object) -> str | None:
+    if fmt == "email" and not _EMAIL.match(value):
+        return "enter an email address"
+    if fmt == "uri" and not _URI.match(value):
+        return "enter a full address such as https://example.com"
+    try:
+        if fmt == "date":
+            dt.date.fromisoformat(value)
+        elif fmt == "date-time":
+            dt.datetime.fromisoformat(value)
+    except ValueError:
+        return "enter a date as YYYY-MM-DD" if fmt == "date" else "enter a date and time (ISO 8601)"
+    return None
+
+
+def _string_error(value: object, schema: dict[str, Any]) -> str | None:
+    if not isinstance(value, str):
+        return "enter text"
+    choices = _choices(schema)
+    if choices is not None:
+        return None if value in choices else "choose one of the offered values"
+    if isinstance(schema.get("minLength"), int) and len(value) < schema["minLength"]:
+        return f"enter at least {schema['minLength']} characters"
+    if isinstance(schema.get("maxLength"), int) and len(value) > schema["maxLength"]:
+        return f"enter at most {schema['maxLength']} characters"
+    return _format_error(value, schema.get("format"))
+
+
+def _number_error(value: object, schema: dict[str, Any], integer: bool) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return "enter a number"
+    if integer and not float(value).is_integer():
+        return "enter a whole number"
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if isinstance(low, int | float) and value < low:
+        return f"enter {low} or more"
+    if isinstance(high, int | float) and value > high:
+        return f"enter {high} or less"
+    return None
+
+
+def _array_error(value: object, schema: dict[str, Any]) -> str | None:
+    items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+    choices = _choices(items)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return "choose from the list"
+    if choices is not None and any(v not in choices for v in value):
+        return "choose only offered values"
+    low, high = schema.get("minItems"), schema.get("maxItems")
+    if isinstance(low, int) and len(value) < low:
+        return f"choose at least {low}"
+    if isinstance(high, int) and len(value) > high:
+        return f"choose at most {high}"
+    return None
+
+
+def field_error(value: object, schema: dict[str, Any]) -> str | None:
+    """Why `value` does not fit the field's schema, or None when it does."""
+    match schema.get("type"):
+        case "string":
+            return _string_error(value, schema)
+        case "number" | "integer" as kind:
+            return _number_error(value, schema, kind == "integer")
+        case "boolean":
+            return None if isinstance(value, bool) else "choose yes or no"
+        case "array":
+            return _array_error(value, schema)
+        case other:
+            return f"this form asks for an unsupported type {other!r}"
+
+
+def check_answer(message: dict[str, Any]) -> dict[str, Any]:
+    """The `ElicitResult` to send for the popup's answer; raises FieldErrors when the content does not fit."""
+    try:
+        check = ElicitationCheck.model_validate(message)
+    except ValidationError as error:
+        raise RequestError(
+            McpErrorCode.INVALID_PARAMS, f"elicitation/check: {format_validation_error(error)}"
+        ) from None
+    if check.action != "accept" or check.requested_schema is None:
+        return {"result": {"action": check.action}}
+    properties = check.requested_schema.get("properties") or {}
+    required = set(check.requested_schema.get("required") or [])
+    content = check.content or {}
+    errors: dict[str, str] = {}
+    for name in content.keys() - properties.keys():
+        errors[name] = "the server did not ask for this"
+    for name, schema in properties.items():
+        if name not in content:
+            if name in required:
+                errors[name] = "required"
+            continue
+        problem = field_error(content[name], schema if isinstance(schema, dict) else {})
+        if problem:
+            errors[name] = problem
+    if errors:
+        raise FieldErrors(errors)
+    return {"result": {"action": "accept", "content": content}}
