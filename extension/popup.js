@@ -9,6 +9,7 @@ import { renderResult } from "./ui_result.js";
 import { renderSiteAccess } from "./ui_site_access.js";
 import { mountGateway, renderApprovals } from "./ui_approvals.js";
 import { toolTitle, isDeprecated, isDestructive, filterRank, filterWords } from "./ui_tools.js";
+import { mountElicitations, onElicitationEvent } from "./ui_elicit.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const HISTORY_SHOWN = 30;
@@ -630,6 +631,7 @@ function renderPlan({ explanation, plan }) {
 // ------------------------------------------------------------------ wiring
 
 function onEvent(e) {
+  if (e) onElicitationEvent(e);
   switch (e?.type) {
     case "status": {
       const { type: _, ...s } = e;
@@ -689,3 +691,4 @@ refreshPlan();
 renderSiteAccess();
 mountGateway();
 $("tool-filter").focus();
+mountElicitations(); // after the filter's focus: a waiting question takes it

@@ -5,6 +5,7 @@ import { PythonConnection } from "./python.js";
 import { executeBrowserTool } from "./browser_tools.js";
 import * as history from "./history.js";
 import { createGatewayRelay } from "./gateway.js";
+import { createElicitations } from "./elicitation.js";
 
 const CONFIG_KEY = "config";
 const eventPorts = new Set();
@@ -49,8 +50,9 @@ const python = new PythonConnection({
 });
 
 const gateway = createGatewayRelay({ host, python, history });
+const elicitations = createElicitations({ python, broadcast, pagesOpen: () => eventPorts.size > 0 });
 // The host's requests to the browser, by method: each module answers its own.
-const hostRequestHandlers = { ...gateway.hostRequests };
+const hostRequestHandlers = { ...gateway.hostRequests, ...elicitations.hostRequests };
 
 history.start({
   changed: (entry) => broadcast({ type: "history", entry }),
@@ -182,6 +184,7 @@ async function configSet(message) {
 }
 
 const handlers = {
+  ...elicitations.handlers,
   status: () => status(),
   tools: (m) => python.call(m),
   "config/get": (m) => python.call(m),

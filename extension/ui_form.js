@@ -23,7 +23,26 @@ function resolve(schema) {
   return schema;
 }
 
+// MCP's titled choices: oneOf/anyOf of {const, title?}.
+function constChoices(s) {
+  const list = s?.oneOf ?? s?.anyOf;
+  return Array.isArray(list) && list.length && list.every((b) => b && typeof b === "object" && "const" in b) ? list : null;
+}
+
+// The values a choice field offers and how each is shown, or null when the schema is not a choice.
+function choicesOf(s) {
+  const titled = constChoices(s);
+  if (titled) return { values: titled.map((b) => b.const), labels: titled.map((b) => String(b.title ?? b.const)) };
+  const values = s?.enum ?? (s?.const !== undefined ? [s.const] : null);
+  if (!Array.isArray(values) || !values.length) return null;
+  // enumNames: the older MCP way of titling enum values.
+  const names = Array.isArray(s.enumNames) && s.enumNames.length === values.length ? s.enumNames : values;
+  return { values, labels: names.map(String) };
+}
+
 function kindOf(s) {
+  if (constChoices(s)) return "enum";
+  if (s.type === "array" && choicesOf(resolve(s.items))) return "multi";
   const enumValues = s.enum ?? (s.const !== undefined ? [s.const] : null);
   if (Array.isArray(enumValues) && enumValues.length && enumValues.every((v) => ["string", "number"].includes(typeof v)))
     return "enum";
@@ -70,8 +89,9 @@ function example(schema, depth = 0) {
   }
 }
 
-class Field {
-  constructor(name, rawSchema, required, id) {
+export class Field {
+  // label: what the person reads (tool forms show the argument's name; elicitation forms the field's title).
+  constructor(name, rawSchema, required, id, { label = name } = {}) {
     this.name = name;
     this.schema = resolve(rawSchema);
     this.kind = kindOf(this.schema);
@@ -85,12 +105,12 @@ class Field {
     const described = [this.help?.id, this.error.id].filter(Boolean).join(" ");
     this.control.setAttribute("aria-describedby", described);
     if (required) this.control.setAttribute("aria-required", "true");
-    const label = el("label", { for: id }, name, required ? el("span", { class: "req", title: "required" }, " *") : null);
-    if (required) label.append(el("span", { class: "sr-only" }, " (required)"));
+    const labelNode = el("label", { for: id }, String(label), required ? el("span", { class: "req", title: "required" }, " *") : null);
+    if (required) labelNode.append(el("span", { class: "sr-only" }, " (required)"));
     this.node =
       this.kind === "boolean"
-        ? el("div", { class: "field field-check", dataset: { name } }, el("div", { class: "check" }, this.control, label), this.help, this.error)
-        : el("div", { class: "field", dataset: { name } }, label, this.control, this.help, this.error);
+        ? el("div", { class: "field field-check", dataset: { name } }, el("div", { class: "check" }, this.control, labelNode), this.help, this.error)
+        : el("div", { class: "field", dataset: { name } }, labelNode, this.control, this.help, this.error);
     this.node.dataset.kind = this.kind;
     if (this.schema.default !== undefined) this.write(this.schema.default, false);
   }
@@ -100,11 +120,18 @@ class Field {
     const touch = () => (this.touched = true);
     switch (this.kind) {
       case "enum": {
-        const values = s.enum ?? [s.const];
+        const { values, labels } = choicesOf(s);
         this.values = values;
         const select = el("select", { id: this.id, onchange: touch });
         select.append(el("option", { value: "" }, this.required ? "— choose —" : "— not set —"));
-        values.forEach((v, i) => select.append(el("option", { value: String(i) }, String(v))));
+        values.forEach((_, i) => select.append(el("option", { value: String(i) }, labels[i])));
+        return select;
+      }
+      case "multi": {
+        const { values, labels } = choicesOf(resolve(s.items));
+        this.values = values;
+        const select = el("select", { id: this.id, multiple: true, size: Math.min(values.length, 6), onchange: touch });
+        values.forEach((_, i) => select.append(el("option", { value: String(i) }, labels[i])));
         return select;
       }
       case "boolean":
@@ -153,6 +180,8 @@ class Field {
         return typeof v === "boolean";
       case "enum":
         return this.values.includes(v);
+      case "multi":
+        return Array.isArray(v) && v.every((x) => this.values.includes(x));
       case "lines":
         return Array.isArray(v) && v.every((x) => typeof x === "string" && x !== "" && !x.includes("\n"));
       default:
@@ -166,6 +195,7 @@ class Field {
     if (this.kind === "boolean") c.checked = v === true;
     else if (v === undefined) c.value = "";
     else if (this.kind === "enum") c.value = String(this.values.indexOf(v));
+    else if (this.kind === "multi") for (const o of c.options) o.selected = v.includes(this.values[Number(o.value)]);
     else if (this.kind === "lines") c.value = v.join("\n");
     else if (this.kind === "json") c.value = JSON.stringify(v, null, 2);
     else c.value = String(v);
@@ -180,6 +210,10 @@ class Field {
         return this.touched || this.required || this.schema.default !== undefined ? { value: c.checked } : {};
       case "enum":
         return c.value === "" ? {} : { value: this.values[Number(c.value)] };
+      case "multi": {
+        const chosen = [...c.selectedOptions].map((o) => this.values[Number(o.value)]);
+        return chosen.length || this.touched || this.required ? { value: chosen } : {};
+      }
       case "number":
       case "integer": {
         const text = c.value.trim();
