@@ -10,6 +10,7 @@ import { renderSiteAccess } from "./ui_site_access.js";
 import { mountGateway, renderApprovals } from "./ui_approvals.js";
 import { toolTitle, isDeprecated, isDestructive, filterRank, filterWords } from "./ui_tools.js";
 import { mountElicitations, onElicitationEvent } from "./ui_elicit.js";
+import { showServer, closeServer, onServerEvent } from "./ui_server_view.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const HISTORY_SHOWN = 30;
@@ -65,12 +66,18 @@ function renderStatus(s) {
         el("span", { class: "server-name" }, String(srv.name)),
         el("span", { class: "muted" }, ` ${String(srv.transport ?? "")} · ${SERVER_TEXT[srv.status] ?? String(srv.status)}`),
         count !== null && srv.status === "ready" ? el("span", { class: "muted" }, ` · ${count} tools`) : null,
+        el(
+          "button",
+          { type: "button", class: "link server-open", "aria-label": `Prompts and logs of ${srv.name}`, onclick: () => openServer(String(srv.name)) },
+          "Prompts & logs",
+        ),
         srv.error ? el("div", { class: "server-error" }, String(srv.error)) : null,
       );
     }),
   );
 
-  const key = JSON.stringify([s.python, s.host, s.mcpTools, servers.map((x) => [x.name, x.status, serverToolCount(x)])]);
+  // toolsVersion: a server's tools changed at run time (list_changed) even when their count did not.
+  const key = JSON.stringify([s.python, s.host, s.mcpTools, servers.map((x) => [x.name, x.status, serverToolCount(x), x.toolsVersion])]);
   if (s.python === "ready" && key !== state.toolsKey) loadTools(key);
   if (s.python === "booting") $("tools-note").textContent = "Python is starting; tools appear when it is ready.";
   if (s.python === "failed") $("tools-note").textContent = "Python failed to start, so no tools can run.";
@@ -258,6 +265,15 @@ function openBest() {
 function showView(name) {
   $("view-list").hidden = name !== "list";
   $("view-tool").hidden = name !== "tool";
+  $("view-server").hidden = name !== "server";
+  if (name !== "server") closeServer();
+}
+
+function openServer(name) {
+  $("server-title").textContent = name;
+  showServer(name, $("server-slot"));
+  showView("server");
+  $("server-back").focus();
 }
 
 function openTool(tool, { args, focus = true } = {}) {
@@ -632,6 +648,7 @@ function renderPlan({ explanation, plan }) {
 
 function onEvent(e) {
   if (e) onElicitationEvent(e);
+  if (e) onServerEvent(e);
   switch (e?.type) {
     case "status": {
       const { type: _, ...s } = e;
@@ -671,6 +688,7 @@ $("tool-filter").addEventListener("keydown", (e) => {
 });
 
 $("back").addEventListener("click", backToList);
+$("server-back").addEventListener("click", backToList);
 $("cancel").addEventListener("click", cancel);
 $("reconnect").addEventListener("click", reconnect);
 $("confirm-run").addEventListener("click", () => confirmRun(true));
@@ -679,6 +697,7 @@ $("mcp-tools").addEventListener("change", (e) => setMcpTools(e.target.checked));
 $("history-clear").addEventListener("click", clearHistory);
 $("open-options").addEventListener("click", () => chrome.runtime.openOptionsPage());
 document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && !$("view-server").hidden) return backToList();
   if (e.key !== "Escape" || $("view-tool").hidden) return;
   if (!$("confirm").hidden) confirmRun(false);
   else backToList();

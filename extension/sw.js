@@ -26,6 +26,11 @@ const host = new HostConnection({
       broadcastStatus();
     } else if (method.startsWith("gateway/")) {
       gateway.hostNotification(method, params);
+    } else if (method === "notifications/serverLog") {
+      broadcast({ type: "serverLog", ...params });
+    } else if (method.endsWith("/list_changed")) {
+      // notifications/{tools,resources,prompts}/list_changed: tools also arrive through the status.
+      broadcast({ type: "listChanged", kind: method.split("/")[1], server: params.server });
     } else if (method === "notifications/progress") {
       const callId = callsByHostId.get(params.requestId);
       if (callId) broadcast({ type: "progress", call_id: callId, ...withoutKey(params, "requestId") });

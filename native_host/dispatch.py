@@ -241,8 +241,9 @@ class Dispatcher:
         except TimeoutError:
             raise RpcError(
                 ErrorCode.TIMED_OUT,
-                f"MCP server '{name}' did not answer within {seconds:g} s "
-                "(raise `tool_timeout_sec` in the config, or pass timeoutMs)",
+                f"MCP server '{name}' did not answer within {seconds:g} s. If it needs longer, raise "
+                f"`tool_timeout_sec` under [mcp_servers.{name}] in the host's config "
+                "(`tabgate-host config path` names the file), then try again.",
                 {"server": name},
             ) from None
         except MCPError as exc:

@@ -295,7 +295,10 @@ def test_cancel_reaches_the_server(host: HostProcess, markers: Path) -> None:
 def test_timeout_ms_bounds_a_call_and_the_server_stays_usable(host: HostProcess) -> None:
     with pytest.raises(HostError) as caught:
         call(host, "demo_http", "slow", {"seconds": 30, "steps": 30}, timeoutMs=300)
-    assert caught.value.code == -32001 and "timeoutMs" in caught.value.message
+    assert (
+        caught.value.code == -32001
+        and "raise `tool_timeout_sec` under [mcp_servers.demo_http]" in caught.value.message
+    )
     assert call(host, "demo_http", "echo", {"text": "still here"})["content"][0]["text"] == "still here"
 
 
