@@ -5,7 +5,37 @@ import { el, formatDuration } from "./ui_dom.js";
 
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const MAX_TEXT = 200_000;
+const MAX_TEXT = 200_000; // what a page snapshot may be to show as an outline
+const FIRST_SHOWN = 20_000; // text shown at once; more on request, all of it by Copy and Download
+const MORE_SHOWN = 200_000; // each "Show more" adds this much, so no click freezes the popup
+const EXTENSIONS = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
+
+// Saves a Blob as a file, the way a person expects: a download, never a navigation.
+function saveBlob(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const a = el("a", { href: url, download: filename, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+function fileName(uri, fallback) {
+  const base = String(uri ?? "").split(/[/?#]/).filter(Boolean).pop() ?? "";
+  const safe = base.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "");
+  return safe || fallback;
+}
+
+function base64Bytes(data) {
+  const binary = atob(String(data ?? "").replace(/\s+/g, ""));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+function downloadButton(label, description, save) {
+  return el("button", { type: "button", class: "link download", "aria-label": description, onclick: save }, label);
+}
 
 export function imageDataUrl(data, mimeType) {
   const type = String(mimeType ?? "").toLowerCase();
@@ -14,22 +44,40 @@ export function imageDataUrl(data, mimeType) {
   return `data:${type};base64,${payload}`;
 }
 
-function imageNode(data, mimeType) {
+function imageNode(data, mimeType, name = "image") {
   const url = imageDataUrl(data, mimeType);
   if (!url) return el("p", { class: "muted" }, `Image not shown: type "${String(mimeType)}" is not one of png, jpeg, gif, webp, or the data is not base64.`);
-  return el("img", { class: "result-image", src: url, alt: `Image returned by the tool (${mimeType})` });
+  const type = String(mimeType).toLowerCase();
+  return el(
+    "figure",
+    { class: "result-figure" },
+    el("img", { class: "result-image", src: url, alt: `Image returned by the tool (${mimeType})` }),
+    downloadButton("Download image", `Download the image (${type})`, () => saveBlob(new Blob([base64Bytes(data)], { type }), `${name}.${EXTENSIONS[type]}`)),
+  );
 }
 
-// Blocks of text keep their whole text (even what is cut for showing) for the Copy button.
+// Blocks of text keep their whole text for Copy and Download; long text is shown a part at a time.
 function pre(text, cls) {
   const s = String(text);
-  const shown = s.length > MAX_TEXT ? s.slice(0, MAX_TEXT) : s;
-  return copyable(s, el(
-    "div",
-    { class: "block" },
-    el("pre", { class: cls, tabIndex: 0 }, shown),
-    s.length > MAX_TEXT ? el("p", { class: "muted" }, `… ${s.length - MAX_TEXT} more characters not shown (Copy copies them all)`) : null,
-  ));
+  const node = el("pre", { class: cls, tabIndex: 0 }, s.slice(0, FIRST_SHOWN));
+  const block = el("div", { class: "block" }, node);
+  if (s.length > FIRST_SHOWN) {
+    let shown = FIRST_SHOWN;
+    const more = el("button", { type: "button", class: "link show-more" });
+    const label = () => {
+      const left = s.length - shown;
+      more.textContent = `Show ${Math.min(left, MORE_SHOWN).toLocaleString("en")} more characters (${left.toLocaleString("en")} not shown)`;
+    };
+    more.addEventListener("click", () => {
+      node.append(s.slice(shown, shown + MORE_SHOWN));
+      shown += MORE_SHOWN;
+      if (shown >= s.length) more.remove();
+      else label();
+    });
+    label();
+    block.append(more);
+  }
+  return copyable(s, block);
 }
 
 const COPY_TEXT = new WeakMap(); // block → its whole text
@@ -42,6 +90,17 @@ function copyable(text, node) {
 // The text of a result's blocks, as a person would paste it.
 function resultText(body) {
   return [...body.querySelectorAll(".block")].filter((b) => COPY_TEXT.has(b)).map((b) => COPY_TEXT.get(b)).join("\n\n");
+}
+
+// The whole result's text as a file: .json when it is one JSON block, else .txt.
+function resultDownload(body, name) {
+  const text = resultText(body);
+  if (!text) return null;
+  const blocks = body.querySelectorAll(".block");
+  const json = blocks.length === 1 && blocks[0].querySelector("pre.json") !== null;
+  const file = `${fileName(name, "result")}.${json ? "json" : "txt"}`;
+  const type = json ? "application/json" : "text/plain";
+  return downloadButton("Download", `Download the result as ${file}`, () => saveBlob(new Blob([text], { type }), file));
 }
 
 function copyButton(body) {
@@ -117,10 +176,18 @@ function resourceLink(item) {
 function embeddedResource(resource = {}) {
   let body;
   if (typeof resource.text === "string") body = textBlock(resource.text);
-  else if (typeof resource.blob === "string")
-    body = IMAGE_TYPES.has(String(resource.mimeType).toLowerCase())
-      ? imageNode(resource.blob, resource.mimeType)
-      : el("p", { class: "muted" }, `Binary content (${resource.mimeType ?? "unknown type"}, ${bytesOfBase64(resource.blob)} bytes)`);
+  else if (typeof resource.blob === "string") {
+    const type = String(resource.mimeType ?? "application/octet-stream");
+    const name = fileName(resource.uri, "resource");
+    body = IMAGE_TYPES.has(type.toLowerCase())
+      ? imageNode(resource.blob, resource.mimeType, name.replace(/\.[A-Za-z0-9]+$/, ""))
+      : el(
+          "p",
+          { class: "muted" },
+          `Binary content (${type}, ${bytesOfBase64(resource.blob)} bytes) `,
+          downloadButton("Download", `Download ${name} (${type})`, () => saveBlob(new Blob([base64Bytes(resource.blob)], { type }), name)),
+        );
+  }
   return el(
     "div",
     { class: "resource" },
@@ -217,6 +284,7 @@ export function renderResult({ name, answer, status, durationMs, cancelled = fal
       el("span", { class: "result-name" }, String(name ?? "")),
       typeof durationMs === "number" ? el("span", { class: "muted" }, formatDuration(durationMs)) : null,
       copyButton(body),
+      resultDownload(body, name),
     ),
     body,
   );

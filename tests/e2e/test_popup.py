@@ -6,6 +6,7 @@ and clicks and types like a person. Screenshots of both themes land in dist/arti
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -323,6 +324,84 @@ def test_results_are_shown_as_text_json_images_and_links_never_as_html(open_popu
     for name, answer in ERROR_ANSWERS.items():
         kind = "fatal" if name == "fatal" else "error"
         expect(render(page, answer), name).to_have_attribute("data-kind", kind)
+
+
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+def test_long_text_is_shown_a_part_at_a_time_and_downloaded_whole(open_popup: OpenPopup) -> None:
+    page = open_popup()
+    open_update_plan(page)  # the result panel shows in a tool's view
+    text = "".join(f"line {i:06d}\n" for i in range(30_000))  # 360,000 characters
+    result = render(
+        page, {"output": {"type": "function_call_output", "call_id": "t", "output": text}, "success": True}
+    )
+    shown = result.locator("pre.text")
+    assert len(shown.inner_text()) < 25_000
+    more = result.get_by_role(
+        "button", name=re.compile(r"^Show 200,000 more characters \(340,000 not shown\)$")
+    )
+    more.click()
+    expect(result.get_by_role("button", name=re.compile(r"^Show 140,000 more characters"))).to_be_visible()
+    result.get_by_role("button", name=re.compile(r"^Show 140,000")).click()
+    expect(result.locator(".show-more")).to_have_count(0)
+    assert shown.evaluate("n => n.textContent") == text
+    with page.expect_download() as download:
+        result.get_by_role("button", name="Download the result as t.txt").click()
+    assert Path(download.value.path()).read_text() == text
+
+
+def test_json_images_and_binary_resources_download_as_files(open_popup: OpenPopup) -> None:
+    page = open_popup()
+    open_update_plan(page)  # the result panel shows in a tool's view
+    result = render(
+        page,
+        {
+            "output": {"type": "function_call_output", "call_id": "t", "output": '{"a": [1, 2]}'},
+            "success": True,
+        },
+    )
+    with page.expect_download() as download:
+        result.get_by_role("button", name="Download the result as t.json").click()
+    assert json.loads(Path(download.value.path()).read_text()) == {"a": [1, 2]}
+
+    blob = base64.b64encode(bytes(range(256))).decode()
+    answer = {
+        "output": {
+            "type": "mcp_tool_call_output",
+            "call_id": "t",
+            "result": {
+                "Ok": {
+                    "content": [
+                        {"type": "image", "data": PIXEL, "mimeType": "image/png"},
+                        {
+                            "type": "resource",
+                            "resource": {
+                                "uri": "file:///data/table.bin",
+                                "blob": blob,
+                                "mimeType": "application/octet-stream",
+                            },
+                        },
+                    ],
+                    "isError": False,
+                }
+            },
+        },
+        "success": True,
+    }
+    result = render(page, answer)
+    with page.expect_download() as download:
+        result.get_by_role("button", name="Download the image (image/png)").click()
+    assert download.value.suggested_filename == "image.png"
+    assert Path(download.value.path()).read_bytes() == base64.b64decode(PIXEL)
+    with page.expect_download() as download:
+        result.get_by_role("button", name="Download table.bin (application/octet-stream)").click()
+    assert download.value.suggested_filename == "table.bin"
+    assert Path(download.value.path()).read_bytes() == bytes(range(256))
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        page.screenshot(path=str(ARTIFACTS / f"popup-downloads-{scheme}.png"), full_page=True)
+        assert_accessible(page)
 
 
 def test_screenshots_in_light_and_dark(open_popup: OpenPopup) -> None:
