@@ -1,4 +1,5 @@
-"""Writing `[mcp_servers.<name>]` tables with tomlkit, and adding them to the user's config.
+"""Writing `[mcp_servers.<name>]` tables with tomlkit, adding them to the user's config, and switching one on
+or off (`enabled`).
 
 New servers are appended after the user's text, which is kept byte for byte (comments, spacing, order, line
 endings); tomlkit renders the new tables, escaping what TOML cannot hold raw (control characters, DEL).
@@ -129,6 +130,31 @@ def with_servers_added(path: Path, text: str, tables: Mapping[str, Mapping[str, 
             f"cannot add [{_SERVERS}.<name>] tables to {path}: it defines `{_SERVERS}` in another way (an "
             f"inline table, dotted keys or a value); write each server as a [{_SERVERS}.<name>] table, "
             "then import again"
+        )
+    return result
+
+
+def with_server_enabled(path: Path, text: str, server: str, enabled: bool) -> str:
+    """The config text with `[mcp_servers.<server>] enabled` set; every other byte is the user's, and the
+    result is read back and compared before anything is written."""
+    try:
+        before = tomllib.loads(text)
+        document = tomlkit.parse(text)
+    except (tomllib.TOMLDecodeError, tomlkit.exceptions.ParseError) as exc:
+        raise ConfigWriteError(
+            f"{path} is not valid TOML ({exc}); fix it first (`tabgate-host config check` shows where)"
+        ) from exc
+    servers = before.get(_SERVERS)
+    if not isinstance(servers, dict) or not isinstance(servers.get(server), dict):
+        raise ConfigWriteError(f"{path} has no [{_SERVERS}.{server}] table to switch")
+    table = document[_SERVERS][server]  # type: ignore[index]
+    table["enabled"] = enabled  # type: ignore[index]
+    result = document.as_string()
+    expected = {**before, _SERVERS: {**servers, server: {**servers[server], "enabled": enabled}}}
+    if tomllib.loads(result) != expected:
+        raise ConfigWriteError(
+            f"cannot switch [{_SERVERS}.{server}] in {path}: it is written in a way Tabgate cannot change "
+            f"safely; set `enabled = {str(enabled).lower()}` there by hand"
         )
     return result
 

@@ -552,6 +552,8 @@ class Connection:
         return self.logs.entries()
 
     def _publish(self) -> None:
+        if self._stopping:
+            return  # a stopped connection's last words must not cover its successor's status
         self._board.set(self._status(self._run))
 
     def _status(self, run: _Run | None) -> ServerStatus:
@@ -608,20 +610,37 @@ class ConnectionManager:
         self._board = board
         self._log_dir = log_dir
         self._connections: dict[str, Connection] = {}
+        self._group: anyio.abc.TaskGroup | None = None
         self._stack = AsyncExitStack()
 
     async def __aenter__(self) -> ConnectionManager:
-        group = await self._stack.enter_async_context(anyio.create_task_group())
+        self._group = await self._stack.enter_async_context(anyio.create_task_group())
         for config in self._servers:
-            self._connections[config.name] = Connection(
-                config,
-                board=self._board,
-                log_dir=self._log_dir,
-                group=group,
-                notify=self._notify,
-                browser=self._browser,
-            )
+            self._connections[config.name] = self._connection(config)
         return self
+
+    def _connection(self, config: ServerConfig) -> Connection:
+        assert self._group is not None, "connections are made inside `async with`"
+        return Connection(
+            config,
+            board=self._board,
+            log_dir=self._log_dir,
+            group=self._group,
+            notify=self._notify,
+            browser=self._browser,
+        )
+
+    async def set_enabled(self, name: str, enabled: bool) -> None:
+        """Turns a configured server on (started now) or off (stopped now, status `disabled`); the caller has
+        written the config first, so the next host reads the same."""
+        old = self.get(name)
+        if old.config.enabled == enabled:
+            return
+        await old.stop()
+        new = self._connection(old.config.model_copy(update={"enabled": enabled}))
+        self._connections[name] = new
+        self._board.set(new.initial_status())
+        new.start()
 
     async def __aexit__(self, *exc_info: object) -> None:
         for connection in self._connections.values():

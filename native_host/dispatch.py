@@ -17,6 +17,7 @@ from core.names import qualified_mcp_tool_name
 
 from .browser_link import BrowserLink
 from .config import load_config
+from .config_write import ConfigWriteError, with_server_enabled, write_config
 from .connections import Connection, ConnectionManager, describe, paginate, to_json
 from .gateway import Gateway
 from .jsonrpc import (
@@ -76,6 +77,12 @@ class LogsParams(_Params):
     server: str
 
 
+class EnableParams(_Params):
+    model_config = ConfigDict(extra="ignore", strict=True)
+    server: str
+    enabled: bool
+
+
 class ReadParams(_Params):
     server: str
     uri: str
@@ -129,6 +136,7 @@ class Dispatcher:
             "prompts/list": self._prompts_list,
             "prompts/get": self._prompts_get,
             "servers/logs": self._servers_logs,
+            "servers/setEnabled": self._servers_set_enabled,
         }
 
     async def __aenter__(self) -> Dispatcher:
@@ -472,6 +480,21 @@ class Dispatcher:
         connection = self.manager.get(params.server)
         result = await self._use(connection, lambda client: client.get_prompt(params.name, params.arguments))
         return to_json(result)
+
+    async def _servers_set_enabled(self, request: Request) -> JsonObject:
+        """The person's per-server switch: the config file first (atomically, the user's text kept), then the
+        running server; an unknown server or a config that cannot be changed safely changes nothing."""
+        params = _params(EnableParams, request)
+        self.manager.get(params.server)  # -32011 for a server that is not configured
+        try:
+            text = self._config_path.read_text(encoding="utf-8")
+            write_config(
+                self._config_path, with_server_enabled(self._config_path, text, params.server, params.enabled)
+            )
+        except (OSError, ConfigWriteError) as exc:
+            raise RpcError(ErrorCode.INVALID_PARAMS, f"could not switch '{params.server}': {exc}") from None
+        await self.manager.set_enabled(params.server, params.enabled)
+        return {"server": params.server, "enabled": params.enabled}
 
     async def _servers_logs(self, request: Request) -> JsonObject:
         params = _params(LogsParams, request)

@@ -22,6 +22,7 @@ LOOP_METHODS: Final = frozenset(
         "prompts/list",
         "prompts/get",
         "servers/logs",
+        "servers/setEnabled",
     }
 )
 GATEWAY_STATE: Final = "gateway/state"  # browser → host {enabled}: the agent gateway switch
