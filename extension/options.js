@@ -175,6 +175,7 @@ function renderDiagnostics(s) {
               "li",
               { class: "server", dataset: { server: String(srv.name), status: String(srv.status) } },
               el("span", { class: `dot ${srv.status}`, "aria-hidden": "true" }),
+              serverSwitch(srv),
               el("span", { class: "server-name" }, String(srv.name)),
               ` (${String(srv.transport ?? "")}): ${SERVER_TEXT[srv.status] ?? String(srv.status)}`,
               count !== null ? `, ${count} tools` : "",
@@ -187,6 +188,31 @@ function renderDiagnostics(s) {
     items.push(...row("MCP servers", list));
   }
   clear($("diagnostics"), el("dl", { id: "diag" }, items));
+}
+
+// The person's per-server switch: the host writes `enabled` into its config and starts or stops the server;
+// the status event that follows redraws the list.
+function serverSwitch(srv) {
+  const name = String(srv.name);
+  const input = el("input", {
+    type: "checkbox",
+    role: "switch",
+    class: "server-switch",
+    checked: srv.status !== "disabled",
+    "aria-label": `Use the MCP server ${name}`,
+  });
+  input.addEventListener("change", async () => {
+    input.disabled = true;
+    const reply = await send({ type: "host/request", method: "servers/setEnabled", params: { server: name, enabled: input.checked } }).catch(
+      (e) => ({ error: { message: String(e.message) } }),
+    );
+    input.disabled = false;
+    if (reply?.error) {
+      input.checked = !input.checked;
+      input.closest("li")?.append(el("div", { class: "server-error", role: "alert" }, `Could not switch ${name}: ${reply.error.message}`));
+    }
+  });
+  return input;
 }
 
 async function refreshDiagnostics() {

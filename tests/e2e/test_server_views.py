@@ -107,3 +107,32 @@ def test_a_servers_log_messages_are_shown_and_new_ones_arrive_live(ext: Extensio
         popup.emulate_media(color_scheme=scheme)
         popup.screenshot(path=str(ARTIFACTS / f"popup-server-logs-{scheme}.png"), full_page=True)
         assert_accessible(popup)
+
+
+def offered(ext: Extension) -> set[str]:
+    return {t["name"] for t in ext.send({"type": "tools"})["tools"]}
+
+
+def test_a_server_switched_off_in_options_leaves_and_comes_back(ext: Extension) -> None:
+    page = ext.context.new_page()
+    page.goto(f"chrome-extension://{ext.id}/options.html")
+    row = page.locator('#diag-servers li[data-server="live"]')
+    switch = page.get_by_role("switch", name="Use the MCP server live")
+    expect(row).to_have_attribute("data-status", "ready")
+    switch.uncheck()
+    expect(row).to_have_attribute("data-status", "disabled")
+    deadline = time.monotonic() + 15
+    while "mcp__live__grow" in offered(ext):
+        assert time.monotonic() < deadline, "the switched-off server's tools are still offered"
+        time.sleep(0.2)
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        page.screenshot(path=str(ARTIFACTS / f"options-server-off-{scheme}.png"), full_page=True)
+        assert_accessible(page)
+    page.get_by_role("switch", name="Use the MCP server live").check()
+    expect(row).to_have_attribute("data-status", "ready", timeout=30_000)
+    deadline = time.monotonic() + 15
+    while "mcp__live__grow" not in offered(ext):
+        assert time.monotonic() < deadline, "the switched-on server's tools never came back"
+        time.sleep(0.2)
+    page.close()
