@@ -101,7 +101,8 @@ def _number_error(value: object, schema: dict[str, Any], integer: bool) -> str |
 
 
 def _array_error(value: object, schema: dict[str, Any]) -> str | None:
-    items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+    raw_items = schema.get("items")
+    items: dict[str, Any] = raw_items if isinstance(raw_items, dict) else {}
     choices = _choices(items)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         return "choose from the list"

@@ -56,12 +56,23 @@ function kindOf(s) {
       return "boolean";
     case "array": {
       const items = resolve(s.items);
+      if (hasProperties(items)) return "list";
       return items.type === "string" && !items.format ? "lines" : "json";
     }
+    case "object":
+      return hasProperties(s) ? "object" : "json";
     default:
       return "json";
   }
 }
+
+// An object schema the form can show field by field (free-form objects stay a JSON box).
+function hasProperties(s) {
+  return s.type === "object" && s.properties && typeof s.properties === "object" && Object.keys(s.properties).length > 0;
+}
+
+const REQUIRED_TEXT = (f) =>
+  ({ enum: "Required: choose a value", list: "Required: add an item" })[f.kind] ?? "Required: enter a value";
 
 // A small example built from a schema, shown as a placeholder for JSON fields.
 function example(schema, depth = 0) {
@@ -98,19 +109,24 @@ export class Field {
     this.required = required;
     this.id = id;
     this.touched = false;
+    this.label = String(label);
+    this.composite = this.kind === "object" || this.kind === "list";
     this.control = this.#makeControl();
     this.error = el("p", { class: "field-error", id: `${id}-error`, hidden: true });
     const description = this.schema.description ?? rawSchema?.description;
     this.help = description ? el("p", { class: "help", id: `${id}-help` }, String(description)) : null;
     const described = [this.help?.id, this.error.id].filter(Boolean).join(" ");
     this.control.setAttribute("aria-describedby", described);
-    if (required) this.control.setAttribute("aria-required", "true");
+    if (required && !this.composite) this.control.setAttribute("aria-required", "true"); // not on a group
     const labelNode = el("label", { for: id }, String(label), required ? el("span", { class: "req", title: "required" }, " *") : null);
     if (required) labelNode.append(el("span", { class: "sr-only" }, " (required)"));
+    if (this.composite) this.legend.after(...[this.help].filter(Boolean));
     this.node =
       this.kind === "boolean"
         ? el("div", { class: "field field-check", dataset: { name } }, el("div", { class: "check" }, this.control, labelNode), this.help, this.error)
-        : el("div", { class: "field", dataset: { name } }, labelNode, this.control, this.help, this.error);
+        : this.composite
+          ? el("div", { class: "field field-group", dataset: { name } }, this.control, this.error)
+          : el("div", { class: "field", dataset: { name } }, labelNode, this.control, this.help, this.error);
     this.node.dataset.kind = this.kind;
     if (this.schema.default !== undefined) this.write(this.schema.default, false);
   }
@@ -136,6 +152,21 @@ export class Field {
       }
       case "boolean":
         return el("input", { type: "checkbox", id: this.id, onchange: touch });
+      case "object": {
+        const required = new Set(Array.isArray(s.required) ? s.required : []);
+        this.parts = Object.entries(s.properties).map(([n, sub], i) => new Field(n, sub, required.has(n), `${this.id}-${i}`));
+        this.legend = el("legend", {}, this.label, this.required ? el("span", { class: "req", title: "required" }, " *") : null);
+        return el("fieldset", { id: this.id, class: "subform", tabIndex: -1 }, this.legend, this.parts.map((f) => f.node));
+      }
+      case "list": {
+        this.rows = [];
+        this.rowSerial = 0;
+        this.items = el("ol", { class: "list-items" });
+        const noun = resolve(s.items).title ?? "item";
+        this.addButton = el("button", { type: "button", class: "add-item", onclick: () => (touch(), this.#addRow(undefined).focusFirst()) }, `Add ${noun}`);
+        this.legend = el("legend", {}, this.label, this.required ? el("span", { class: "req", title: "required" }, " *") : null);
+        return el("fieldset", { id: this.id, class: "subform", tabIndex: -1 }, this.legend, this.items, this.addButton);
+      }
       case "number":
       case "integer":
         return el("input", {
@@ -167,9 +198,53 @@ export class Field {
     }
   }
 
+  #addRow(value) {
+    const n = ++this.rowSerial;
+    const field = new Field(`${this.name}[]`, this.schema.items, true, `${this.id}-r${n}`, { label: "" });
+    const remove = el("button", { type: "button", class: "link remove-item" }, "Remove");
+    const row = { field, node: el("li", { class: "list-item" }, field.node, remove) };
+    remove.addEventListener("click", () => {
+      this.rows.splice(this.rows.indexOf(row), 1);
+      row.node.remove();
+      this.touched = true;
+      this.#numberRows();
+      this.addButton.focus();
+    });
+    this.rows.push(row);
+    this.items.append(row.node);
+    if (value !== undefined) field.write(value);
+    this.#numberRows();
+    return field;
+  }
+
+  // Items are named by their place ("plan 2"), so labels stay right after a removal.
+  #numberRows() {
+    this.rows.forEach(({ field, node }, i) => {
+      const label = `${this.name} ${i + 1}`;
+      if (field.legend) field.legend.firstChild.textContent = label;
+      else field.node.querySelector("label").firstChild.textContent = label;
+      node.querySelector(".remove-item").setAttribute("aria-label", `Remove ${label}`);
+    });
+  }
+
+  focusFirst() {
+    if (this.kind === "object") return this.parts[0]?.focusFirst();
+    if (this.kind === "list") return (this.rows[0]?.field ?? this.addButton).focus?.();
+    this.control.focus();
+  }
+
   // Whether the form can show this value exactly (otherwise the raw JSON keeps it).
   accepts(v) {
     switch (this.kind) {
+      case "object":
+        return (
+          v !== null && typeof v === "object" && !Array.isArray(v) &&
+          Object.keys(v).every((k) => this.parts.some((f) => f.name === k)) &&
+          this.parts.every((f) => v[f.name] === undefined || f.accepts(v[f.name]))
+        );
+      case "list":
+        this.probe ??= new Field("item", this.schema.items, true, `${this.id}-probe`);
+        return Array.isArray(v) && v.every((x) => this.probe.accepts(x));
       case "string":
         return typeof v === "string";
       case "number":
@@ -192,6 +267,16 @@ export class Field {
   write(v, touched = true) {
     const c = this.control;
     this.touched = touched && v !== undefined;
+    if (this.kind === "object") {
+      for (const f of this.parts) f.write(v?.[f.name], touched);
+      return this.setError("");
+    }
+    if (this.kind === "list") {
+      for (const row of this.rows) row.node.remove();
+      this.rows = [];
+      for (const x of v ?? []) this.#addRow(x);
+      return this.setError("");
+    }
     if (this.kind === "boolean") c.checked = v === true;
     else if (v === undefined) c.value = "";
     else if (this.kind === "enum") c.value = String(this.values.indexOf(v));
@@ -202,10 +287,36 @@ export class Field {
     this.setError("");
   }
 
+  // The parts of a group: each part's own error is shown next to it; {error} when any is wrong.
+  #readParts(fields, checkRequired) {
+    const out = [];
+    let bad = false;
+    for (const f of fields) {
+      const r = f.read({ checkRequired });
+      if (checkRequired && !r.error && !("value" in r) && f.required) r.error = REQUIRED_TEXT(f);
+      f.setError(r.error ?? "");
+      bad ||= Boolean(r.error);
+      out.push(r);
+    }
+    return bad ? null : out;
+  }
+
   // {value} to send, {} when left out, {error} when the text cannot be a value.
-  read() {
+  read({ checkRequired = true } = {}) {
     const c = this.control;
     switch (this.kind) {
+      case "object": {
+        const parts = this.#readParts(this.parts, checkRequired && (this.required || this.parts.some((f) => "value" in f.read({ checkRequired: false }))));
+        if (!parts) return { error: "Check the fields marked in this group" };
+        const value = {};
+        parts.forEach((r, i) => "value" in r && (value[this.parts[i].name] = r.value));
+        return Object.keys(value).length || this.required ? { value } : {};
+      }
+      case "list": {
+        const parts = this.#readParts(this.rows.map((row) => row.field), checkRequired);
+        if (!parts) return { error: "Check the items marked" };
+        return parts.length || this.touched ? { value: parts.map((r) => r.value) } : {};
+      }
       case "boolean":
         return this.touched || this.required || this.schema.default !== undefined ? { value: c.checked } : {};
       case "enum":
@@ -315,7 +426,9 @@ export class ToolForm {
   }
 
   focusFirst() {
-    (this.raw ? this.rawText : this.fields[0]?.control ?? this.runButton).focus();
+    if (this.raw) this.rawText.focus();
+    else if (this.fields[0]) this.fields[0].focusFirst();
+    else this.runButton.focus();
   }
 
   // The arguments as an object, or null after showing what is wrong.
@@ -342,8 +455,8 @@ export class ToolForm {
     let firstBad = null;
     for (const f of this.fields) {
       if (f.node.hidden) continue; // a field the chosen action does not use
-      const r = f.read();
-      if (checkRequired && !r.error && !("value" in r) && f.required) r.error = f.kind === "enum" ? "Required: choose a value" : "Required: enter a value";
+      const r = f.read({ checkRequired });
+      if (checkRequired && !r.error && !("value" in r) && f.required) r.error = REQUIRED_TEXT(f);
       f.setError(r.error ?? "");
       if (r.error) {
         ok = false;

@@ -147,8 +147,8 @@ def with_server_enabled(path: Path, text: str, server: str, enabled: bool) -> st
     servers = before.get(_SERVERS)
     if not isinstance(servers, dict) or not isinstance(servers.get(server), dict):
         raise ConfigWriteError(f"{path} has no [{_SERVERS}.{server}] table to switch")
-    table = document[_SERVERS][server]  # type: ignore[index]
-    table["enabled"] = enabled  # type: ignore[index]
+    table = document[_SERVERS][server]
+    table["enabled"] = enabled
     result = document.as_string()
     expected = {**before, _SERVERS: {**servers, server: {**servers[server], "enabled": enabled}}}
     if tomllib.loads(result) != expected:

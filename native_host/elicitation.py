@@ -11,10 +11,10 @@ or an answer that is not an `ElicitResult` all become an error naming why, never
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Final
 
 import mcp_types as types
+from mcp.client.session import ClientRequestContext, ElicitationFnT
 from pydantic import ValidationError
 
 from .browser_link import BrowserGone, BrowserLink
@@ -25,14 +25,12 @@ ELICIT_METHOD: Final = "elicitation/create"
 # The browser gets a little longer than the person: it answers "cancel" itself when the person's time is up.
 BROWSER_MARGIN_SECONDS: Final = 5.0
 
-type Elicitor = Callable[[object, types.ElicitRequestParams], Awaitable[types.ElicitResult | types.ErrorData]]
 
-
-def elicitor(browser: BrowserLink, server: str, timeout_seconds: float) -> Elicitor:
+def elicitor(browser: BrowserLink, server: str, timeout_seconds: float) -> ElicitationFnT:
     """The SDK's `elicitation_callback` for one server: asks the person through the browser."""
 
     async def ask(
-        _context: object, params: types.ElicitRequestParams
+        context: ClientRequestContext, params: types.ElicitRequestParams
     ) -> types.ElicitResult | types.ErrorData:
         request = {
             "server": server,

@@ -77,9 +77,34 @@ def field(page: Page, name: str) -> Locator:
     return page.locator("#tool-form").get_by_role("textbox", name=re.compile(rf"^{re.escape(name)}\b"))
 
 
+def plan_editor(page: Page) -> Locator:
+    return page.locator('.field[data-name="plan"]')
+
+
+def plan_rows(page: Page) -> Locator:
+    return plan_editor(page).locator(".list-item")
+
+
 def fill_plan_form(page: Page, explanation: str, plan: list[dict[str, str]] = PLAN) -> None:
+    """Fills the form as a person does: the explanation, then one item of the plan's editor per step."""
     field(page, "explanation").fill(explanation)
-    field(page, "plan").fill(json.dumps(plan))
+    for i, item in enumerate(plan):
+        plan_editor(page).get_by_role("button", name="Add item").click()
+        row = plan_rows(page).nth(i)
+        row.get_by_role("textbox", name=re.compile(r"^step\b")).fill(item["step"])
+        row.get_by_role("combobox", name=re.compile(r"^status\b")).select_option(label=item["status"])
+
+
+def plan_shown(page: Page) -> list[dict[str, str]]:
+    """The plan as the editor shows it."""
+    rows = plan_rows(page)
+    return [
+        {
+            "step": rows.nth(i).get_by_role("textbox", name=re.compile(r"^step\b")).input_value(),
+            "status": rows.nth(i).locator('[data-name="status"] option:checked').inner_text(),
+        }
+        for i in range(rows.count())
+    ]
 
 
 def raw_arguments(page: Page) -> Any:
@@ -132,7 +157,9 @@ def test_the_update_plan_form_runs_and_shows_the_result(
 
     plan_field = page.locator('.field[data-name="plan"]')
     expect(plan_field.locator(".req")).to_be_visible()  # required is marked
-    expect(plan_field.locator(".help")).to_have_text("The list of steps")  # the description is help text
+    expect(plan_field.locator(".help").first).to_have_text(
+        "The list of steps"
+    )  # the description is help text
     expect(page.locator('.field[data-name="explanation"] .req')).to_have_count(0)
 
     explanation = f"form run {uuid.uuid4().hex[:8]}"
@@ -153,7 +180,10 @@ def test_the_update_plan_form_runs_and_shows_the_result(
 def test_a_failed_call_is_shown_as_an_error(open_popup: OpenPopup) -> None:
     page = open_popup()
     open_update_plan(page)
-    field(page, "plan").fill(json.dumps([{"step": "x", "status": "not a status"}]))
+    page.get_by_label("Raw JSON").check()  # the form offers only valid statuses; raw JSON can send any
+    page.get_by_label("Arguments (JSON)").fill(
+        json.dumps({"plan": [{"step": "x", "status": "not a status"}]})
+    )
     page.get_by_role("button", name="Run", exact=True).click()
     result = page.locator("#result .result")
     expect(result).to_have_attribute("data-kind", "error")
@@ -175,10 +205,33 @@ def test_raw_json_round_trips_with_the_form(open_popup: OpenPopup) -> None:
     page.get_by_label("Raw JSON").uncheck()
     expect(page.locator("#fields")).to_be_visible()
     expect(field(page, "explanation")).to_have_value("from the raw JSON")
-    assert json.loads(field(page, "plan").input_value()) == edited["plan"]
+    assert plan_shown(page) == edited["plan"]
 
     page.get_by_label("Raw JSON").check()
     assert raw_arguments(page) == edited
+
+
+def test_a_list_of_objects_is_edited_item_by_item_and_each_item_checked(open_popup: OpenPopup) -> None:
+    page = open_popup()
+    open_update_plan(page)
+    fill_plan_form(page, "items", [*PLAN, {"step": "Ship it", "status": "pending"}])
+    expect(plan_rows(page)).to_have_count(3)
+    plan_editor(page).get_by_role("button", name="Remove plan 2").click()
+    assert plan_shown(page) == [PLAN[0], {"step": "Ship it", "status": "pending"}]
+    expect(plan_rows(page).nth(1).locator("legend")).to_have_text("plan 2 *")  # renumbered after the removal
+    plan_editor(page).get_by_role("button", name="Add item").click()  # a third item, left empty
+    page.get_by_role("button", name="Run", exact=True).click()
+    empty = plan_rows(page).nth(2)
+    expect(empty.locator('[data-name="step"] .field-error')).to_have_text("Required: enter a value")
+    expect(empty.locator('[data-name="status"] .field-error')).to_have_text("Required: choose a value")
+    expect(page.locator("#result")).to_be_empty()
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        page.screenshot(path=str(ARTIFACTS / f"popup-list-editor-{scheme}.png"), full_page=True)
+        assert_accessible(page)
+    plan_editor(page).get_by_role("button", name="Remove plan 3").click()
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.locator("#result .result")).to_contain_text("Plan updated")
 
 
 def test_bad_raw_json_is_a_field_error_and_sends_nothing(
@@ -638,10 +691,11 @@ def test_required_fields_are_checked_before_sending(
     open_update_plan(page)
     before = len(history(ext_without_host))
     page.get_by_role("button", name="Run", exact=True).click()
-    plan_error = page.locator('.field[data-name="plan"] .field-error')
-    expect(plan_error).to_have_text("Required: enter a value")
-    expect(field(page, "plan")).to_have_attribute("aria-invalid", "true")
-    expect(field(page, "plan")).to_be_focused()
+    plan_error = page.locator('.field[data-name="plan"] > .field-error')
+    expect(plan_error).to_have_text("Required: add an item")
+    plan_group = page.get_by_role("group", name="plan")
+    expect(plan_group).to_have_attribute("aria-invalid", "true")
+    expect(plan_group).to_be_focused()
     expect(page.locator('.field[data-name="explanation"] .field-error')).to_be_hidden()  # optional
 
     page.get_by_label("Raw JSON").check()  # moving to the raw view is allowed with the field still empty
