@@ -26,7 +26,8 @@ TICK_MS = 5
 # own load ended, when the offscreen document that starts Python exists (the boot's start as a page can see
 # it: the gaps before it are Chromium starting up, 40-150 ms here with no Python at all), and when the page
 # learns (from an `events` port, as the popup does) that Python is no longer booting. Only gaps that end by
-# then count as stalls during boot: what the popup itself does once Python is ready is its own work. Gaps before the page's load event are its own first load too (a fresh profile's
+# then count as stalls during boot: what the popup itself does once Python is ready is its own work. Gaps
+# before the page's load event are its own first load too (a fresh profile's
 # popup shows 40-80 ms gaps while loading even when no Python starts at all), so they are counted apart.
 PROBE = f"""(() => {{
   if (!globalThis.chrome?.runtime?.connect) return;
