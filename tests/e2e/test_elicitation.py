@@ -5,8 +5,6 @@ of its own when none is open), Python checks the answer, and the server gets it 
 from __future__ import annotations
 
 import json
-import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,8 +13,8 @@ import pytest
 from playwright.sync_api import Locator, Page, Playwright, expect
 
 from tests.support.axe import assert_accessible
-from tests.support.browser import Extension, install_host, launch
-from tests.support.npm_packages import everything_server
+from tests.support.browser import Extension, launch_with_mcp
+from tests.support.npm_packages import everything_server, node_path
 
 pytestmark = pytest.mark.e2e
 
@@ -27,31 +25,16 @@ FORM_TOOL = "mcp__everything__trigger-elicitation-request"
 URL_TOOL = "mcp__everything__trigger-url-elicitation"
 
 
-def node() -> str:
-    found = shutil.which("node")
-    if found is None:
-        pytest.fail("node is not on PATH: this test runs @modelcontextprotocol/server-everything with it")
-    return found
-
-
 @pytest.fixture(scope="module")
 def ext(
     pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str]
 ) -> Iterator[Extension]:
-    folder = tmp_path_factory.mktemp("elicitation")
-    config = folder / "config.toml"
-    config.write_text(
-        f"[mcp_servers.everything]\ncommand = {json.dumps(node())}\n"
+    config = (
+        f"[mcp_servers.everything]\ncommand = {json.dumps(node_path())}\n"
         f'args = [{json.dumps(str(everything_server(EVERYTHING)))}, "stdio"]\nstartup_timeout_sec = 30\n'
     )
-    install_host(folder / "profile", config, env=host_env)
-    with launch(pw, folder / "profile", env=host_env) as ext:
-        ext.wait_python_ready()
-        assert ext.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
-        deadline = time.monotonic() + 60
-        while not {FORM_TOOL, URL_TOOL} <= {t["name"] for t in ext.send({"type": "tools"})["tools"]}:
-            assert time.monotonic() < deadline, "the everything server never offered its elicitation tools"
-            time.sleep(0.3)
+    folder = tmp_path_factory.mktemp("elicitation")
+    with launch_with_mcp(pw, folder, config, host_env, offering=frozenset({FORM_TOOL, URL_TOOL})) as ext:
         # The harness's own page is not a popup: only the pages a test opens show questions.
         ext.page.goto(f"chrome-extension://{ext.id}/build-info.json")
         yield ext

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Playwright, expect
 
-from tests.support.browser import Extension, install_host, launch
+from tests.support.browser import Extension, launch_with_mcp
 
 pytestmark = pytest.mark.e2e
 
@@ -29,17 +29,10 @@ ANSWER_MAX_BYTES = 256 * 1024
 def ext(
     pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str]
 ) -> Iterator[Extension]:
-    profile = tmp_path_factory.mktemp("profile-history")
-    config = profile / "config.toml"
     # A long tool time limit: a 20 MiB answer takes a while on a loaded machine (this is about history).
-    config.write_text(
-        f"[mcp_servers.demo]\ncommand = {json.dumps(sys.executable)}\n"
-        f'args = ["{DEMO}"]\ntool_timeout_sec = 600\n'
-    )
-    install_host(profile, config, env=host_env)
-    with launch(pw, profile, env=host_env) as extension:
-        extension.wait_python_ready()
-        assert extension.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
+    config = f"[mcp_servers.demo]\ncommand = {json.dumps(sys.executable)}\n"
+    config += f'args = ["{DEMO}"]\ntool_timeout_sec = 600\n'
+    with launch_with_mcp(pw, tmp_path_factory.mktemp("history"), config, host_env) as extension:
         yield extension
 
 

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page, Playwright, expect
 
 from tests.support.axe import assert_accessible
-from tests.support.browser import Extension, install_host, launch
+from tests.support.browser import Extension, launch_with_mcp
 
 pytestmark = pytest.mark.e2e
 
@@ -27,19 +27,9 @@ LIVE = ROOT / "tests" / "host" / "servers" / "live_server.py"
 def ext(
     pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str]
 ) -> Iterator[Extension]:
+    config = f"[mcp_servers.live]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(LIVE))}]\n"
     folder = tmp_path_factory.mktemp("server-views")
-    config = folder / "config.toml"
-    config.write_text(
-        f"[mcp_servers.live]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(LIVE))}]\n"
-    )
-    install_host(folder / "profile", config, env=host_env)
-    with launch(pw, folder / "profile", env=host_env) as ext:
-        ext.wait_python_ready()
-        assert ext.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
-        deadline = time.monotonic() + 30
-        while "mcp__live__grow" not in {t["name"] for t in ext.send({"type": "tools"})["tools"]}:
-            assert time.monotonic() < deadline, "the live server's tools were never offered"
-            time.sleep(0.2)
+    with launch_with_mcp(pw, folder, config, host_env, offering=frozenset({"mcp__live__grow"})) as ext:
         ext.page.goto(
             f"chrome-extension://{ext.id}/build-info.json"
         )  # not a popup: only the tests' pages are

@@ -3,7 +3,6 @@ and real MCP servers (our own over stdio/HTTP/SSE, server-everything from npm, m
 
 from __future__ import annotations
 
-import shutil
 import socket
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 from hostproc import HostProcess, install
 
-from tests.support.npm_packages import everything_server
+from tests.support.npm_packages import everything_server, node_path
 
 HERE = Path(__file__).parent
 SERVERS = HERE / "servers"
@@ -149,10 +148,7 @@ def _base_env() -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def node() -> str:
-    found = shutil.which("node")
-    if found is None:
-        pytest.fail("node is not on PATH: the host tier runs @modelcontextprotocol/server-everything with it")
-    return found
+    return node_path()
 
 
 @pytest.fixture(scope="session")

@@ -153,3 +153,28 @@ def launch(
         yield Extension(context=context, id=ext_id, page=page)
     finally:
         context.close()
+
+
+@contextmanager
+def launch_with_mcp(
+    pw: Playwright,
+    folder: Path,
+    config_text: str,
+    env: dict[str, str],
+    *,
+    offering: frozenset[str] = frozenset(),
+    timeout_s: float = 60,
+) -> Iterator[Extension]:
+    """Chromium with the extension and the real host reading `config_text`, MCP tools switched on, once the
+    tools named in `offering` are offered."""
+    config = folder / "config.toml"
+    config.write_text(config_text)
+    install_host(folder / "profile", config, env=env)
+    with launch(pw, folder / "profile", env=env) as ext:
+        ext.wait_python_ready()
+        assert ext.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
+        deadline = time.monotonic() + timeout_s
+        while not offering <= {tool["name"] for tool in ext.send({"type": "tools"})["tools"]}:
+            assert time.monotonic() < deadline, f"never offered: {sorted(offering)}"
+            time.sleep(0.2)
+        yield ext

@@ -36,6 +36,14 @@ def npm_install(package: str, version: str, entry: str) -> Path:
     return path
 
 
+def node_path() -> str:
+    """Node, which runs the npm MCP servers; fails the test when it is not on PATH."""
+    found = shutil.which("node")
+    if found is None:
+        pytest.fail("node is not on PATH: the tests run @modelcontextprotocol/server-everything with it")
+    return found
+
+
 def everything_server(version: str) -> Path:
     """The entry point of @modelcontextprotocol/server-everything at `version`."""
     return npm_install("@modelcontextprotocol/server-everything", version, "dist/index.js")
