@@ -11,6 +11,7 @@ import { mountGateway, renderApprovals } from "./ui_approvals.js";
 import { toolTitle, isDeprecated, isDestructive, filterRank, filterWords } from "./ui_tools.js";
 import { mountElicitations, onElicitationEvent } from "./ui_elicit.js";
 import { showServer, closeServer, onServerEvent } from "./ui_server_view.js";
+import { pagerFor } from "./ui_pager.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const HISTORY_SHOWN = 30;
@@ -381,7 +382,14 @@ async function dispatch(tool, args) {
   if (state.viewing === callId) {
     setCall(null);
     const cancelled = state.cancelling.has(callId);
-    clear($("result"), renderResult({ name: tool.name, answer, cancelled, durationMs: performance.now() - started }));
+    clear(
+      $("result"),
+      renderResult({ name: tool.name, answer, cancelled, durationMs: performance.now() - started }),
+      pagerFor(tool.name, args, answer, (page) => {
+        state.form?.setArguments(page);
+        run(tool, page);
+      }),
+    );
     if (state.form) state.form.runButton.disabled = false;
     $("result").scrollIntoView({ block: "nearest" });
   }
