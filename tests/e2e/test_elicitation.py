@@ -23,18 +23,24 @@ ARTIFACTS = ROOT / "dist" / "artifacts"
 EVERYTHING = "2026.8.31"  # has trigger-elicitation-request and trigger-url-elicitation
 FORM_TOOL = "mcp__everything__trigger-elicitation-request"
 URL_TOOL = "mcp__everything__trigger-url-elicitation"
+QUICK_TOOL = "mcp__quick__trigger-elicitation-request"
 
 
 @pytest.fixture(scope="module")
 def ext(
     pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str]
 ) -> Iterator[Extension]:
+    entry = json.dumps(str(everything_server(EVERYTHING)))
+    server = f'command = {json.dumps(node_path())}\nargs = [{entry}, "stdio"]\n'
+    # `quick`: the same server with a 3 s tool limit, for a question nobody answers.
     config = (
-        f"[mcp_servers.everything]\ncommand = {json.dumps(node_path())}\n"
-        f'args = [{json.dumps(str(everything_server(EVERYTHING)))}, "stdio"]\nstartup_timeout_sec = 30\n'
+        f"[mcp_servers.everything]\n{server}startup_timeout_sec = 30\n\n"
+        f"[mcp_servers.quick]\n{server}startup_timeout_sec = 30\ntool_timeout_sec = 3\n"
     )
     folder = tmp_path_factory.mktemp("elicitation")
-    with launch_with_mcp(pw, folder, config, host_env, offering=frozenset({FORM_TOOL, URL_TOOL})) as ext:
+    with launch_with_mcp(
+        pw, folder, config, host_env, offering=frozenset({FORM_TOOL, URL_TOOL, QUICK_TOOL})
+    ) as ext:
         # The harness's own page is not a popup: only the pages a test opens show questions.
         ext.page.goto(f"chrome-extension://{ext.id}/build-info.json")
         yield ext
@@ -146,3 +152,14 @@ def test_a_window_opened_for_a_question_closes_once_it_is_answered(ext: Extensio
     with window.expect_event("close"):
         card.get_by_role("button", name="Accept").click()
     assert "- Name: Grace" in outcome(ext, "ask-4")
+
+
+def test_a_question_nobody_answers_goes_away_when_its_time_is_up(ext: Extension) -> None:
+    page = open_popup(ext)
+    start_call(ext, QUICK_TOOL, {}, "ask-5")
+    card = page.locator("form.elicit")
+    expect(card.get_by_role("heading")).to_have_text("quick asks")
+    expect(card).to_have_count(0, timeout=20_000)  # the server's 3 s limit, then the question is dropped
+    answer: dict[str, Any] = ext.page.evaluate("(id) => window.calls[id]", "ask-5")
+    assert "did not answer within 3 s" in json.dumps(answer), answer
+    page.close()
