@@ -77,7 +77,11 @@ def history(ext: Extension, **query: Any) -> list[dict[str, Any]]:
 
 
 def entry_of(ext: Extension, call_id: str) -> dict[str, Any]:
-    return next(e for e in history(ext) if e["id"] == call_id)
+    """The call's history entry, once written (the answer goes out before its entry is stored)."""
+    found: dict[str, Any] = wait_for(
+        lambda: next((e for e in history(ext) if e["id"] == call_id), None), f"history entry {call_id}"
+    )
+    return found
 
 
 def stored_bytes(entry: dict[str, Any]) -> int:
@@ -252,7 +256,7 @@ def test_the_open_popup_is_told_each_change_and_never_polls(demo: Extension) -> 
 def test_the_popup_shows_a_shortened_answer_with_its_original_size(demo: Extension) -> None:
     call_id = f"short-{uuid.uuid4().hex[:6]}"
     assert call(demo, "mcp__demo__big", {"mib": 0.5}, call_id)["success"] is True
-    size = wait_for(lambda: entry_of(demo, call_id).get("truncated"), "the entry to be recorded")["bytes"]
+    size = entry_of(demo, call_id)["truncated"]["bytes"]
     page = open_popup(demo)
     page.locator(f'#history .history-entry[data-id="{call_id}"]').click()
     expect(page.locator("#result .result")).to_have_attribute("data-kind", "ok")
