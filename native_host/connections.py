@@ -35,6 +35,8 @@ from .elicitation import elicitor
 from .identity import HOST_NAME, HOST_VERSION
 from .jsonrpc import ErrorCode, RpcError
 from .logs import open_server_log
+from .oauth import SIGN_IN_SECONDS, Authorize, ServerOAuth, SignInFailed, TokenFile, uses_oauth
+from .paths import data_dir
 from .preview import MAX_TIMEOUT_SEC
 from .redact import Scrubber
 from .server_logs import LogEntry, LogRing
@@ -188,6 +190,7 @@ class Connection:
         group: anyio.abc.TaskGroup,
         notify: Notify = _drop,
         browser: BrowserLink | None = None,
+        oauth_dir: Path | None = None,
     ) -> None:
         self.config = config
         self.name = config.name
@@ -200,6 +203,10 @@ class Connection:
         self._notify = notify
         # Elicitation is declared only where a person can answer it: under the browser, not under `doctor`.
         self._elicitor = elicitor(browser, self.name, self.tool_timeout) if browser else None
+        self._oauth = self._token_file(oauth_dir) if oauth_dir is not None else None
+        self._signed_in = self._oauth is not None and self._oauth.signed_in()
+        self._sign_in_needed = False  # the server refused us until the person signs in: no restarts till then
+        self._signing_in = False
         self._run: _Run | None = None
         self._state: State = "starting" if config.enabled else "disabled"
         self._tools: list[types.Tool] = []  # the last known tools, kept while the server is down
@@ -217,6 +224,9 @@ class Connection:
 
     def initial_status(self) -> ServerStatus:
         return self._status(None)
+
+    def status(self) -> ServerStatus:
+        return self._status(self._run)
 
     # -- what the dispatcher uses ------------------------------------------------------------------------
 
@@ -319,7 +329,7 @@ class Connection:
                 self._run = run
                 self._retry_at = None
                 self._publish()
-                permanent = await self._start(run)
+                permanent = await self._start(run) or self._sign_in_needed
                 if self._stopping:
                     return
                 self._ended(run, CLOSED_REASON)  # a run never ends unaccounted: that would restart at once
@@ -357,7 +367,7 @@ class Connection:
             with anyio.CancelScope(deadline=anyio.current_time() + self.startup_timeout) as startup:
                 run.startup = startup
                 async with AsyncExitStack() as stack:
-                    transport = await self._transport(stack)
+                    transport = await self._transport(stack, run)
                     client = await stack.enter_async_context(
                         Client(
                             _watched(transport, run.lost),
@@ -408,6 +418,8 @@ class Connection:
         accounted for gets this reason instead of the one it had."""
         if self._stopping:
             return
+        if self._sign_in_needed:
+            reason, permanent = sign_in_message(self.name), True
         if run.ended:
             if refine and run is self._run and self._state == "restarting":
                 self._error = self.scrub(reason)
@@ -438,7 +450,7 @@ class Connection:
             return f"MCP client for `{self.name}` failed to start: command not found: {self.config.command}"
         return f"MCP client for `{self.name}` failed to start: {describe(exc)}"
 
-    async def _transport(self, stack: AsyncExitStack) -> Any:
+    async def _transport(self, stack: AsyncExitStack, run: _Run) -> Any:
         config = self.config
         if config.transport == "stdio":
             assert config.command is not None
@@ -457,10 +469,92 @@ class Connection:
             return stdio_transport(params, errlog, self.scrub)
         assert config.url is not None
         headers = self._headers()
+        auth = self._provider(run)
         if config.transport == "sse":
-            return sse_client(config.url, headers=headers)
-        http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+            return sse_client(config.url, headers=headers, auth=auth)
+        http = await stack.enter_async_context(create_mcp_http_client(headers=headers, auth=auth))
         return streamable_http_client(config.url, http_client=http)
+
+    # -- OAuth -------------------------------------------------------------------------------------------
+
+    def _token_file(self, folder: Path) -> TokenFile | None:
+        config = self.config
+        if config.url is None or config.bearer_token_env_var is not None:
+            return None
+        if not uses_oauth({**config.http_headers, **config.env_http_headers}):
+            return None
+        return TokenFile(folder, self.name, config.url)
+
+    def _provider(self, run: _Run) -> ServerOAuth | None:
+        """A run's OAuth: stored tokens, refreshed; a call for a new sign-in ends the run until it happens."""
+        if self._oauth is None or self.config.url is None:
+            return None
+
+        def needs_sign_in() -> None:
+            self._sign_in_needed = True
+            # Streamable HTTP swallows errors raised in its request tasks: end the handshake or run from here.
+            if run.startup is not None:
+                run.startup.cancel()
+            run.lost.set()
+
+        return ServerOAuth(self.config.url, self._oauth, on_sign_in_required=needs_sign_in)
+
+    async def sign_in(self, authorize: Authorize) -> None:
+        """One authorized request to the server with a provider that may open the sign-in page; the tokens it
+        gets are stored for the next run. A plain request, not a session: streamable HTTP would swallow a
+        failed sign-in inside its request task, and the person must hear why it failed."""
+        store, url = self._oauth, self.config.url
+        if store is None or url is None:
+            raise SignInFailed(
+                f"server '{self.name}' does not sign in with OAuth (its config sets Authorization)"
+            )
+        provider = ServerOAuth(url, store, authorize=authorize)
+        headers = {"Accept": "application/json, text/event-stream", **self._headers()}
+        self._signing_in = True
+        self._publish()
+        try:
+            await self._sign_in_with(provider, headers)
+        except SignInFailed as exc:
+            self._error = self.scrub(
+                str(exc)
+            )  # shown until the next try: the popup may have closed meanwhile
+            raise
+        finally:
+            self._signing_in = False
+            self._publish()
+        self._signed_in = True
+
+    async def _sign_in_with(self, provider: ServerOAuth, headers: dict[str, str]) -> None:
+        url = self.config.url
+        assert url is not None
+        try:
+            with anyio.fail_after(SIGN_IN_SECONDS + self.startup_timeout):
+                async with create_mcp_http_client(headers=headers, auth=provider) as http:
+                    if self.config.transport == "sse":
+                        request = http.stream("GET", url, headers={"Accept": "text/event-stream"})
+                    else:
+                        request = http.stream("POST", url, json=_PROBE)
+                    async with request as response:
+                        if response.status_code in (401, 403):
+                            status = response.status_code
+                            raise SignInFailed(
+                                f"server '{self.name}' still refuses the sign-in (HTTP {status})"
+                            )
+        except SignInFailed:
+            raise
+        except TimeoutError:
+            raise SignInFailed(
+                f"sign-in to '{self.name}' was not finished within {SIGN_IN_SECONDS:g} s"
+            ) from None
+        except Exception as exc:
+            leaf = _leaf(exc)
+            if isinstance(leaf, SignInFailed):
+                raise leaf from None
+            raise SignInFailed(f"sign-in to '{self.name}' failed: {self.scrub(describe(exc))}") from None
+
+    def sign_out(self) -> bool:
+        """Forget the server's tokens; False when there were none."""
+        return self._oauth is not None and self._oauth.forget()
 
     def _child_env(self) -> dict[str, str]:
         # The SDK adds HOME, PATH and a few more; `env_vars` names host variables to pass on as well.
@@ -564,6 +658,12 @@ class Connection:
             "toolTimeoutSec": self.tool_timeout,
             "startupTimeoutSec": self.startup_timeout,
         }
+        if self._signing_in:
+            status["auth"] = "signingIn"
+        elif self._sign_in_needed:
+            status["auth"] = "required"
+        elif self._signed_in:
+            status["auth"] = "signedIn"
         if self._state in ("restarting", "failed") and self._error:
             status["error"] = self._error
         if self._state == "restarting":
@@ -578,6 +678,23 @@ class Connection:
             if client.server_capabilities is not None:
                 status["capabilities"] = to_json(client.server_capabilities)
         return status
+
+
+# The request a sign-in sends: the handshake's first message, so the server answers it like any client's.
+_PROBE: Final = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": types.LATEST_PROTOCOL_VERSION,
+        "capabilities": {},
+        "clientInfo": CLIENT_INFO.model_dump(mode="json", exclude_none=True),
+    },
+}
+
+
+def sign_in_message(name: str) -> str:
+    return f"MCP server '{name}' needs you to sign in: use Sign in beside it in the Tabgate popup"
 
 
 def url_secrets(url: str) -> list[str]:
@@ -603,8 +720,11 @@ class ConnectionManager:
         log_dir: Path,
         notify: Notify = _drop,
         browser: BrowserLink | None = None,
+        oauth_dir: Path | None = None,
     ) -> None:
         self._servers = servers
+        self._oauth_dir = oauth_dir or data_dir() / "oauth"
+        self._signing_in: str | None = None
         self._notify = notify
         self._browser = browser
         self._board = board
@@ -628,19 +748,51 @@ class ConnectionManager:
             group=self._group,
             notify=self._notify,
             browser=self._browser,
+            oauth_dir=self._oauth_dir,
         )
 
     async def set_enabled(self, name: str, enabled: bool) -> None:
         """Turns a configured server on (started now) or off (stopped now, status `disabled`); the caller has
         written the config first, so the next host reads the same."""
         old = self.get(name)
-        if old.config.enabled == enabled:
-            return
+        if old.config.enabled != enabled:
+            await self.restart(name, old.config.model_copy(update={"enabled": enabled}))
+
+    async def restart(self, name: str, config: ServerConfig | None = None) -> Connection:
+        """A new connection in place of the old one (stopped first), with `config` or the same one."""
+        old = self.get(name)
         await old.stop()
-        new = self._connection(old.config.model_copy(update={"enabled": enabled}))
+        new = self._connection(config or old.config)
         self._connections[name] = new
         self._board.set(new.initial_status())
         new.start()
+        return new
+
+    async def sign_in(self, name: str, authorize: Authorize) -> Connection:
+        """The person's sign-in, one at a time (each opens a page they must finish); then the server restarts
+        with the new tokens. Returns the new connection once its first start has settled."""
+        connection = self.get(name)
+        if self._signing_in is not None:
+            raise RpcError(
+                ErrorCode.INVALID_REQUEST,
+                f"a sign-in to '{self._signing_in}' is under way: finish it or close its window first",
+                {"server": name},
+            )
+        self._signing_in = name
+        try:
+            await connection.sign_in(authorize)
+        finally:
+            self._signing_in = None
+        new = await self.restart(name)
+        await new.wait_settled()
+        return new
+
+    async def sign_out(self, name: str) -> bool:
+        """Forget the tokens; the server restarts without them (and says when it needs a sign-in)."""
+        forgot = self.get(name).sign_out()
+        new = await self.restart(name)
+        await new.wait_settled()
+        return forgot
 
     async def __aexit__(self, *exc_info: object) -> None:
         for connection in self._connections.values():

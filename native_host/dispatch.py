@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.names import qualified_mcp_tool_name
 
-from .browser_link import BrowserLink
+from .browser_link import BrowserGone, BrowserLink
 from .config import load_config
 from .config_write import ConfigWriteError, with_server_enabled, write_config
 from .connections import Connection, ConnectionManager, describe, paginate, to_json
@@ -30,6 +30,7 @@ from .jsonrpc import (
     Response,
     RpcError,
 )
+from .oauth import SIGN_IN_SECONDS, SignInFailed
 from .outbox import Outbox
 from .paths import default_config_path, log_dir
 from .preview import MAX_TIMEOUT_SEC, preview_statuses
@@ -73,7 +74,9 @@ class CallParams(_Params):
     timeout_ms: float | None = Field(default=None, alias="timeoutMs", gt=0, allow_inf_nan=False)
 
 
-class LogsParams(_Params):
+class ServerParams(_Params):
+    """Params naming one configured server (logs, sign-in, sign-out)."""
+
     server: str
 
 
@@ -137,6 +140,8 @@ class Dispatcher:
             "prompts/get": self._prompts_get,
             "servers/logs": self._servers_logs,
             "servers/setEnabled": self._servers_set_enabled,
+            "servers/signIn": self._servers_sign_in,
+            "servers/signOut": self._servers_sign_out,
         }
 
     async def __aenter__(self) -> Dispatcher:
@@ -496,7 +501,35 @@ class Dispatcher:
         await self.manager.set_enabled(params.server, params.enabled)
         return {"server": params.server, "enabled": params.enabled}
 
+    async def _servers_sign_in(self, request: Request) -> JsonObject:
+        """The person signs in to an OAuth server: the browser opens its page (host → browser
+        `oauth/authorize`), the tokens are stored, and the server starts again with them."""
+        name = _params(ServerParams, request).server
+
+        async def authorize(url: str) -> str:
+            try:
+                answer = await self._browser.request(
+                    "oauth/authorize", {"server": name, "url": url}, timeout=SIGN_IN_SECONDS
+                )
+            except BrowserGone as exc:
+                raise SignInFailed(f"sign-in to '{name}' was not completed: {exc}") from None
+            redirect = answer.get("redirectUrl") if isinstance(answer, dict) else None
+            if not isinstance(redirect, str):
+                raise SignInFailed(f"sign-in to '{name}': the browser sent no redirect URL")
+            return redirect
+
+        try:
+            connection = await self.manager.sign_in(name, authorize)
+        except SignInFailed as exc:
+            raise RpcError(ErrorCode.SERVER_UNAVAILABLE, str(exc), {"server": name}) from None
+        return {"server": name, "signedIn": True, "status": connection.status()["status"]}
+
+    async def _servers_sign_out(self, request: Request) -> JsonObject:
+        name = _params(ServerParams, request).server
+        forgot = await self.manager.sign_out(name)
+        return {"server": name, "signedOut": forgot}
+
     async def _servers_logs(self, request: Request) -> JsonObject:
-        params = _params(LogsParams, request)
+        params = _params(ServerParams, request)
         connection = self.manager.get(params.server)
         return {"server": connection.name, "logs": connection.log_entries()}

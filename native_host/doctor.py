@@ -267,7 +267,9 @@ async def check_servers(loaded: LoadedConfig, log_dir: Path, label: str = "") ->
                 continue
             error = status.get("error", "did not start")
             fix = f"see its log: {log_dir / 'servers' / (name + '.log')}"
-            if "startup_timeout_sec" in error:
+            if status.get("auth") == "required":
+                fix = "open the Tabgate popup and press Sign in beside it"
+            elif "startup_timeout_sec" in error:
                 fix = f"raise startup_timeout_sec under [mcp_servers.{name}], or {fix}"
             elif "command not found" in error:
                 fix = f"install it, or give `command` as an absolute path under [mcp_servers.{name}]"

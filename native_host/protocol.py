@@ -23,6 +23,8 @@ LOOP_METHODS: Final = frozenset(
         "prompts/get",
         "servers/logs",
         "servers/setEnabled",
+        "servers/signIn",
+        "servers/signOut",
     }
 )
 GATEWAY_STATE: Final = "gateway/state"  # browser → host {enabled}: the agent gateway switch

@@ -8,6 +8,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 type Transport = Literal["stdio", "streamable_http", "sse"]
 type State = Literal["starting", "ready", "restarting", "failed", "disabled"]
+type Auth = Literal["required", "signingIn", "signedIn"]  # an OAuth server's sign-in
 
 
 class ServerStatus(TypedDict):
@@ -17,7 +18,8 @@ class ServerStatus(TypedDict):
     host does; a `restarting` server says why (`error`), when the next start is due (`retryInMs`, absent
     while that start runs) and how many restarts there have been. `toolsVersion` counts the times a ready
     server's `list_changed` brought a different tool list (absent until the first), so a replaced tool changes
-    the status too."""
+    the status too. `auth` is an OAuth server's sign-in: `required` (it waits for the person), `signingIn`
+    (a sign-in page is open) or `signedIn`."""
 
     name: str
     transport: Transport
@@ -30,6 +32,7 @@ class ServerStatus(TypedDict):
     tools: NotRequired[int]
     toolsVersion: NotRequired[int]
     capabilities: NotRequired[dict[str, Any]]
+    auth: NotRequired[Auth]
 
 
 class StatusBoard:

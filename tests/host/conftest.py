@@ -3,10 +3,7 @@ and real MCP servers (our own over stdio/HTTP/SSE, server-everything from npm, m
 
 from __future__ import annotations
 
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +12,7 @@ from pathlib import Path
 import pytest
 from hostproc import HostProcess, install
 
+from tests.support.http_servers import endpoint, serving
 from tests.support.npm_packages import everything_server, node_path
 
 HERE = Path(__file__).parent
@@ -106,44 +104,11 @@ def start_host(launcher: Path, host_dirs: HostDirs) -> Iterator[StartHost]:
 # -- real servers ------------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @contextmanager
 def demo_over_http(mode: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """Our demo server under uvicorn on 127.0.0.1; yields its URL (…/mcp or …/sse)."""
-    port = free_port()
-    process = subprocess.Popen(
-        [PYTHON, str(SERVERS / "demo_server.py"), mode, str(port)],
-        env={**_base_env(), **(env or {})},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    err = process.stderr.read().decode() if process.stderr else ""
-                    raise RuntimeError(f"demo {mode} server did not start on port {port}: {err}") from None
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/{'mcp' if mode == 'http' else 'sse'}"
-    finally:
-        process.kill()
-        process.wait()
-
-
-def _base_env() -> dict[str, str]:
-    import os
-
-    return dict(os.environ)
+    with serving("demo_server.py", mode, env) as origin:
+        yield endpoint(origin, mode)
 
 
 @pytest.fixture(scope="session")

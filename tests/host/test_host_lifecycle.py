@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SERVERS, HostDirs, free_port, running_host, stdio_server, toml_str
+from conftest import SERVERS, HostDirs, running_host, stdio_server, toml_str
 from hostproc import HostError, HostProcess
 
 from native_host.connections import retry_delay, url_secrets
 from native_host.dispatch import scrub_data
 from native_host.redact import Scrubber
+from tests.support.http_servers import free_port
 
 pytestmark = pytest.mark.host
 

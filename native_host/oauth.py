@@ -1,0 +1,187 @@
+"""OAuth for remote servers: the SDK's OAuth client, tokens kept by the host, sign-in done in the browser.
+
+A remote server with no `Authorization` of its own in the config gets an `OAuthClientProvider`. The one of
+a running connection never opens a page: it uses the stored tokens and refreshes them, and when the server
+wants a new sign-in it raises SignInRequired (the connection then waits for the person). Only a sign-in
+(`servers/signIn`) gets a provider that asks the browser to open the authorization page (host → browser
+`oauth/authorize`); the browser catches the redirect to `https://<extension id>.chromiumapp.org/oauth`
+(chrome.identity), so no local port is ever opened.
+
+Tokens and the dynamic client registration live in `<data dir>/oauth/<server>.json` (0600 in a 0700 folder),
+written whole or not at all, and bound to the server's URL: a server whose URL changed signs in again."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Final
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+from mcp.client.auth import OAuthClientProvider
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
+)
+from pydantic import AnyUrl, BaseModel, ValidationError
+
+from .files import PRIVATE_FILE, write_atomically
+from .identity import EXTENSION_ID
+
+log = logging.getLogger(__name__)
+
+REDIRECT_URI: Final = f"https://{EXTENSION_ID}.chromiumapp.org/oauth"
+# A person's time at the sign-in page (logging in, maybe a second factor): theirs, not the server's.
+SIGN_IN_SECONDS: Final = 600.0
+
+CLIENT_METADATA: Final = OAuthClientMetadata(
+    client_name="Tabgate",
+    redirect_uris=[AnyUrl(REDIRECT_URI)],
+    grant_types=["authorization_code", "refresh_token"],
+    response_types=["code"],
+    # A public client: PKCE protects the code, and no secret would stay secret in a browser's helper.
+    token_endpoint_auth_method="none",
+)
+
+LOOPBACK: Final = frozenset({"127.0.0.1", "localhost", "::1"})
+
+# The browser side of a sign-in: the authorization URL in, the URL it redirected to out.
+type Authorize = Callable[[str], Awaitable[str]]
+
+
+class SignInRequired(Exception):
+    """The server wants the person to sign in (no tokens, or tokens it no longer accepts)."""
+
+
+class SignInFailed(Exception):
+    """A sign-in did not end with tokens; the message says why in the person's terms."""
+
+
+class Grant(BaseModel):
+    """What `<server>.json` holds. `expires_at` is absolute: the SDK keeps only `expires_in`."""
+
+    url: str
+    client: OAuthClientInformationFull | None = None
+    tokens: OAuthToken | None = None
+    expires_at: float | None = None
+
+
+class TokenFile:
+    """The SDK's TokenStorage over one server's file; a file for another URL, or unreadable, is no file."""
+
+    def __init__(self, folder: Path, server: str, url: str) -> None:
+        self.path = folder / f"{server}.json"
+        self._url = url
+
+    def read(self) -> Grant:
+        try:
+            grant = Grant.model_validate_json(self.path.read_bytes())
+        except FileNotFoundError:
+            return Grant(url=self._url)
+        except (OSError, ValidationError) as exc:
+            log.warning("ignoring unreadable OAuth file %s: %s", self.path, type(exc).__name__)
+            return Grant(url=self._url)
+        return grant if grant.url == self._url else Grant(url=self._url)
+
+    def signed_in(self) -> bool:
+        return self.read().tokens is not None
+
+    def forget(self) -> bool:
+        """Drop the tokens (the registration stays for the next sign-in); False when there were none."""
+        grant = self.read()
+        if grant.tokens is None:
+            return False
+        data = grant.model_copy(update={"tokens": None, "expires_at": None}).model_dump_json(
+            exclude_none=True
+        )
+        write_atomically(self.path, data.encode(), mode=PRIVATE_FILE)
+        return True
+
+    async def _write(self, grant: Grant) -> None:
+        data = grant.model_dump_json(exclude_none=True).encode()
+        await anyio.to_thread.run_sync(lambda: write_atomically(self.path, data, mode=PRIVATE_FILE))
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.read().tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        expires_at = time.time() + tokens.expires_in if tokens.expires_in is not None else None
+        await self._write(self.read().model_copy(update={"tokens": tokens, "expires_at": expires_at}))
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.read().client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        await self._write(self.read().model_copy(update={"client": client_info}))
+
+
+class ServerOAuth(OAuthClientProvider):
+    """The SDK's provider for one server: interactive only when given `authorize` (a sign-in)."""
+
+    def __init__(
+        self,
+        url: str,
+        store: TokenFile,
+        *,
+        authorize: Authorize | None = None,
+        on_sign_in_required: Callable[[], None] = lambda: None,
+    ) -> None:
+        super().__init__(
+            server_url=url,
+            client_metadata=CLIENT_METADATA.model_copy(deep=True),
+            storage=store,
+            redirect_handler=self._open_page,
+            callback_handler=self._await_redirect,
+        )
+        self._store = store
+        self._authorize = authorize
+        self._on_sign_in_required = on_sign_in_required
+        self._page: str | None = None
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        # The SDK loads tokens without their expiry, so a token that expired while the host was down would be
+        # sent, refused, and cost a whole new sign-in; with the expiry it is refreshed first.
+        self.context.token_expiry_time = self._store.read().expires_at
+
+    async def _open_page(self, url: str) -> None:
+        if self._authorize is None:
+            self._on_sign_in_required()
+            raise SignInRequired("the server asks you to sign in")
+        self._page = checked_page(url)
+
+    async def _await_redirect(self) -> AuthorizationCodeResult:
+        assert self._authorize is not None and self._page is not None
+        return code_from_redirect(await self._authorize(self._page))
+
+
+def checked_page(url: str) -> str:
+    """The authorization page the browser may open: https, or http on this machine (a local test server)."""
+    parts = urlsplit(url)
+    if parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in LOOPBACK):
+        return url
+    raise SignInFailed(
+        f"the server's sign-in page is not https ({parts.scheme}://{parts.netloc}); not opened"
+    )
+
+
+def code_from_redirect(redirect: str) -> AuthorizationCodeResult:
+    """The code (and state, iss) in the URL the sign-in page redirected to; a refusal as SignInFailed."""
+    if not redirect.startswith(REDIRECT_URI):
+        raise SignInFailed("the sign-in page redirected somewhere other than Tabgate")
+    query = {key: values[0] for key, values in parse_qs(urlsplit(redirect).query).items()}
+    if "error" in query:
+        detail = query.get("error_description")
+        raise SignInFailed(f"the sign-in page refused: {query['error']}" + (f" ({detail})" if detail else ""))
+    if not query.get("code"):
+        raise SignInFailed("the sign-in page sent no authorization code")
+    return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
+
+
+def uses_oauth(headers: dict[str, str]) -> bool:
+    """A remote server signs in with OAuth unless the config gives it an Authorization header of its own."""
+    return not any(name.lower() == "authorization" for name in headers)
