@@ -1,7 +1,8 @@
 // Options page: the mcpTools switch, which tools are disabled, and the host's diagnostics in plain words.
 // Server-provided names and messages go in with textContent (ui_dom.el), never as HTML.
 import { $, el, clear, send, subscribe } from "./ui_dom.js";
-import { HOST_FIX, HOST_SENTENCE, PYTHON_TEXT, SERVER_TEXT, serverToolCount } from "./ui_status.js";
+import { HOST_FIX, HOST_SENTENCE, PYTHON_TEXT, serverState, serverToolCount } from "./ui_status.js";
+import { serverError, signInControls } from "./ui_signin.js";
 import { mountAgents } from "./ui_agents.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
@@ -128,6 +129,7 @@ function row(term, ...value) {
 }
 
 function serverAdvice(srv) {
+  if (srv.auth === "required") return "Press Sign in: the server's own sign-in page opens in a window, and the host keeps the tokens.";
   switch (srv.status) {
     case "failed":
       return "Check this server's entry in the host's config.toml (tabgate-host config check), then run tabgate-host doctor.";
@@ -171,15 +173,17 @@ function renderDiagnostics(s) {
           servers.map((srv) => {
             const count = serverToolCount(srv);
             const advice = serverAdvice(srv);
+            const shown = serverState(srv);
             return el(
               "li",
               { class: "server", dataset: { server: String(srv.name), status: String(srv.status) } },
-              el("span", { class: `dot ${srv.status}`, "aria-hidden": "true" }),
+              el("span", { class: `dot ${shown.key}`, "aria-hidden": "true" }),
               serverSwitch(srv),
               el("span", { class: "server-name" }, String(srv.name)),
-              ` (${String(srv.transport ?? "")}): ${SERVER_TEXT[srv.status] ?? String(srv.status)}`,
+              ` (${String(srv.transport ?? "")}): ${shown.text}`,
               count !== null ? `, ${count} tools` : "",
-              srv.error ? el("div", { class: "server-error" }, String(srv.error)) : null,
+              signInControls(srv, () => renderDiagnostics(s)),
+              serverError(srv),
               advice ? el("div", { class: "help" }, advice) : null,
             );
           }),

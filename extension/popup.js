@@ -3,7 +3,7 @@
 // once, then the service worker pushes each change (after a worker restart, only what changed is fetched).
 // All text from tools, servers and the host goes in with textContent (ui_dom.el), never as HTML.
 import { $, el, clear, send, subscribe, formatDuration, formatTime } from "./ui_dom.js";
-import { describeStatus, statusFix, SERVER_TEXT, serverToolCount } from "./ui_status.js";
+import { describeStatus, statusFix, serverState, serverToolCount } from "./ui_status.js";
 import { ToolForm } from "./ui_form.js";
 import { renderResult } from "./ui_result.js";
 import { renderSiteAccess } from "./ui_site_access.js";
@@ -12,6 +12,7 @@ import { toolTitle, isDeprecated, isDestructive, filterRank, filterWords } from 
 import { mountElicitations, onElicitationEvent } from "./ui_elicit.js";
 import { showServer, closeServer, onServerEvent } from "./ui_server_view.js";
 import { pagerFor } from "./ui_pager.js";
+import { serverError, signInControls } from "./ui_signin.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const HISTORY_SHOWN = 30;
@@ -60,19 +61,21 @@ function renderStatus(s) {
     $("servers"),
     servers.map((srv) => {
       const count = serverToolCount(srv);
+      const shown = serverState(srv);
       return el(
         "li",
-        { class: `server server-${srv.status}`, dataset: { server: String(srv.name), status: String(srv.status) } },
-        el("span", { class: `dot ${srv.status}`, "aria-hidden": "true" }),
+        { class: `server server-${shown.key}`, dataset: { server: String(srv.name), status: String(srv.status) } },
+        el("span", { class: `dot ${shown.key}`, "aria-hidden": "true" }),
         el("span", { class: "server-name" }, String(srv.name)),
-        el("span", { class: "muted" }, ` ${String(srv.transport ?? "")} · ${SERVER_TEXT[srv.status] ?? String(srv.status)}`),
+        el("span", { class: "muted" }, ` ${String(srv.transport ?? "")} · ${shown.text}`),
         count !== null && srv.status === "ready" ? el("span", { class: "muted" }, ` · ${count} tools`) : null,
+        signInControls(srv, () => renderStatus(state.status)),
         el(
           "button",
           { type: "button", class: "link server-open", "aria-label": `Prompts and logs of ${srv.name}`, onclick: () => openServer(String(srv.name)) },
           "Prompts & logs",
         ),
-        srv.error ? el("div", { class: "server-error" }, String(srv.error)) : null,
+        serverError(srv),
       );
     }),
   );

@@ -6,6 +6,7 @@ import { executeBrowserTool } from "./browser_tools.js";
 import * as history from "./history.js";
 import { createGatewayRelay } from "./gateway.js";
 import { createElicitations } from "./elicitation.js";
+import { signInRequests } from "./oauth.js";
 
 const CONFIG_KEY = "config";
 const eventPorts = new Set();
@@ -57,7 +58,7 @@ const python = new PythonConnection({
 const gateway = createGatewayRelay({ host, python, history });
 const elicitations = createElicitations({ python, broadcast, pagesOpen: () => eventPorts.size > 0 });
 // The host's requests to the browser, by method: each module answers its own.
-const hostRequestHandlers = { ...gateway.hostRequests, ...elicitations.hostRequests };
+const hostRequestHandlers = { ...gateway.hostRequests, ...elicitations.hostRequests, ...signInRequests };
 
 history.start({
   changed: (entry) => broadcast({ type: "history", entry }),

@@ -37,6 +37,12 @@ export const SERVER_TEXT = {
   disabled: "disabled",
 };
 
+// A server waiting for the person's sign-in is not broken: its row says so instead of "failed".
+export function serverState(srv) {
+  if (srv.auth === "required" || srv.auth === "signingIn") return { key: "signin", text: "sign-in needed" };
+  return { key: String(srv.status), text: SERVER_TEXT[srv.status] ?? String(srv.status) };
+}
+
 export function describeStatus(s) {
   const py = PYTHON_TEXT[s.python] ?? `Python ${s.python}`;
   const host = HOST_TEXT[s.host] ?? `host ${s.host}`;

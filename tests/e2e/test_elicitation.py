@@ -6,20 +6,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Locator, Page, Playwright, expect
 
-from tests.support.axe import assert_accessible
+from tests.support.axe import shoot_both_schemes
 from tests.support.browser import Extension, launch_with_mcp
 from tests.support.npm_packages import everything_server, node_path
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "dist" / "artifacts"
 EVERYTHING = "2026.8.31"  # has trigger-elicitation-request and trigger-url-elicitation
 FORM_TOOL = "mcp__everything__trigger-elicitation-request"
 URL_TOOL = "mcp__everything__trigger-url-elicitation"
@@ -85,11 +82,7 @@ def test_a_question_is_answered_through_the_popup_form(ext: Extension) -> None:
     expect(field(card, "legacyTitledEnum").locator("option:checked")).to_have_text("Cats")
     field(card, "name").fill("Ada Lovelace")
     field(card, "email").fill("not an address")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for scheme in ("light", "dark"):
-        page.emulate_media(color_scheme=scheme)
-        page.screenshot(path=str(ARTIFACTS / f"popup-elicitation-{scheme}.png"), full_page=True)
-        assert_accessible(page)
+    shoot_both_schemes(page, "popup-elicitation")
 
     card.get_by_role("button", name="Accept").click()
     # Python refused the email and said why, next to the field; nothing went to the server.
@@ -122,10 +115,7 @@ def test_a_url_question_shows_where_it_leads_and_opens_nothing_by_itself(ext: Ex
     expect(card.locator(".elicit-origin")).to_have_text("Opens https://pay.example.org")
     expect(card).to_contain_text("Finish paying")
     assert len(ext.context.pages) == pages_before
-    for scheme in ("light", "dark"):
-        page.emulate_media(color_scheme=scheme)
-        page.screenshot(path=str(ARTIFACTS / f"popup-elicitation-url-{scheme}.png"), full_page=True)
-        assert_accessible(page)
+    shoot_both_schemes(page, "popup-elicitation-url")
     card.get_by_role("button", name="Done").click()
     expect(card).to_have_count(0)
     assert '"action": "accept"' in outcome(ext, "url-1")

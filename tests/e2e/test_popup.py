@@ -22,7 +22,7 @@ import pytest
 from playwright.sync_api import Locator, Page, Playwright, ViewportSize, expect
 
 from tests.e2e.test_mcp import host_pids
-from tests.support.axe import assert_accessible
+from tests.support.axe import assert_accessible, shoot_both_schemes
 from tests.support.browser import Extension, install_host, launch
 
 pytestmark = pytest.mark.e2e
@@ -225,10 +225,7 @@ def test_a_list_of_objects_is_edited_item_by_item_and_each_item_checked(open_pop
     expect(empty.locator('[data-name="step"] .field-error')).to_have_text("Required: enter a value")
     expect(empty.locator('[data-name="status"] .field-error')).to_have_text("Required: choose a value")
     expect(page.locator("#result")).to_be_empty()
-    for scheme in ("light", "dark"):
-        page.emulate_media(color_scheme=scheme)
-        page.screenshot(path=str(ARTIFACTS / f"popup-list-editor-{scheme}.png"), full_page=True)
-        assert_accessible(page)
+    shoot_both_schemes(page, "popup-list-editor")
     plan_editor(page).get_by_role("button", name="Remove plan 3").click()
     page.get_by_role("button", name="Run", exact=True).click()
     expect(page.locator("#result .result")).to_contain_text("Plan updated")
@@ -451,10 +448,7 @@ def test_json_images_and_binary_resources_download_as_files(open_popup: OpenPopu
         result.get_by_role("button", name="Download table.bin (application/octet-stream)").click()
     assert download.value.suggested_filename == "table.bin"
     assert Path(download.value.path()).read_bytes() == bytes(range(256))
-    for scheme in ("light", "dark"):
-        page.emulate_media(color_scheme=scheme)
-        page.screenshot(path=str(ARTIFACTS / f"popup-downloads-{scheme}.png"), full_page=True)
-        assert_accessible(page)
+    shoot_both_schemes(page, "popup-downloads")
 
 
 def test_screenshots_in_light_and_dark(open_popup: OpenPopup) -> None:

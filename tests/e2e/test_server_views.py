@@ -13,13 +13,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Playwright, expect
 
-from tests.support.axe import assert_accessible
+from tests.support.axe import shoot_both_schemes
 from tests.support.browser import Extension, launch_with_mcp
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "dist" / "artifacts"
 LIVE = ROOT / "tests" / "host" / "servers" / "live_server.py"
 
 
@@ -78,11 +77,7 @@ def test_prompts_are_listed_and_fetched_from_the_popup(popup: Page) -> None:
     form.get_by_role("textbox", name="name").fill("Ada")
     form.get_by_role("button", name="Get prompt").click()
     expect(form.locator(".prompt-messages")).to_have_text("user: Hello, Ada!")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for scheme in ("light", "dark"):
-        popup.emulate_media(color_scheme=scheme)
-        popup.screenshot(path=str(ARTIFACTS / f"popup-server-prompts-{scheme}.png"), full_page=True)
-        assert_accessible(popup)
+    shoot_both_schemes(popup, "popup-server-prompts")
 
 
 def test_a_servers_log_messages_are_shown_and_new_ones_arrive_live(ext: Extension, popup: Page) -> None:
@@ -93,10 +88,7 @@ def test_a_servers_log_messages_are_shown_and_new_ones_arrive_live(ext: Extensio
     call(ext, "say", {"level": "warning", "text": "disk almost full", "count": 2})
     expect(logs.locator("li.log-warning")).to_have_count(2)
     expect(logs.locator("li").last).to_contain_text("disk almost full #1")
-    for scheme in ("light", "dark"):
-        popup.emulate_media(color_scheme=scheme)
-        popup.screenshot(path=str(ARTIFACTS / f"popup-server-logs-{scheme}.png"), full_page=True)
-        assert_accessible(popup)
+    shoot_both_schemes(popup, "popup-server-logs")
 
 
 def offered(ext: Extension) -> set[str]:
@@ -115,10 +107,7 @@ def test_a_server_switched_off_in_options_leaves_and_comes_back(ext: Extension) 
     while "mcp__live__grow" in offered(ext):
         assert time.monotonic() < deadline, "the switched-off server's tools are still offered"
         time.sleep(0.2)
-    for scheme in ("light", "dark"):
-        page.emulate_media(color_scheme=scheme)
-        page.screenshot(path=str(ARTIFACTS / f"options-server-off-{scheme}.png"), full_page=True)
-        assert_accessible(page)
+    shoot_both_schemes(page, "options-server-off")
     page.get_by_role("switch", name="Use the MCP server live").check()
     expect(row).to_have_attribute("data-status", "ready", timeout=30_000)
     deadline = time.monotonic() + 15

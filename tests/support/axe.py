@@ -6,6 +6,7 @@ pages themselves ship nothing for it.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page
@@ -39,3 +40,15 @@ def assert_accessible(page: Page, *, context: str | None = None) -> None:
     assert not violations, "axe violations:\n" + "\n".join(
         f"- {v['id']} ({v['impact']}): {v['help']} at {', '.join(v['nodes'])}" for v in violations
     )
+
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "dist" / "artifacts"
+
+
+def shoot_both_schemes(page: Page, name: str) -> None:
+    """`page` in light and dark, kept as dist/artifacts/<name>-<scheme>.png, each with no axe violation."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        page.screenshot(path=str(ARTIFACTS / f"{name}-{scheme}.png"), full_page=True)
+        assert_accessible(page)

@@ -1,0 +1,62 @@
+// Signing in to OAuth servers from the server list: the button, what is under way, why a try failed.
+// The host asks the service worker to open the sign-in page (chrome.identity), stores the tokens and starts
+// the server again; the new status arrives like any other, so this module only sends and shows failures.
+import { el, send } from "./ui_dom.js";
+
+const busy = new Set(); // servers this page sent a sign-in or sign-out for, until the host answers
+const failures = new Map(); // server → why this page's last try failed (when the status does not say it)
+
+async function ask(method, server, rerender) {
+  busy.add(server);
+  failures.delete(server);
+  rerender();
+  let reply;
+  try {
+    reply = await send({ type: "host/request", method, params: { server } });
+  } catch (e) {
+    reply = { error: { message: String(e.message ?? e) } };
+  }
+  busy.delete(server);
+  if (reply?.error) failures.set(server, String(reply.error.message ?? "the host refused"));
+  rerender();
+}
+
+// The controls of one server row, with its error line for OAuth servers (`serverError` draws the others').
+export function signInControls(srv, rerender) {
+  const name = String(srv.name);
+  if (srv.auth === "signedIn") failures.delete(name);
+  // An OAuth server's error line is drawn here: this page's last failed try is newer than the status's.
+  const failure = failures.get(name);
+  const why = failure ?? srv.error;
+  const failureNote = why ? el("div", { class: "server-error", role: failure ? "alert" : undefined }, String(why)) : null;
+  if (srv.auth === "signingIn" || (busy.has(name) && srv.auth !== "signedIn")) {
+    return [el("span", { class: "signin-busy muted", role: "status" }, " · signing in… finish in the sign-in window"), failureNote];
+  }
+  if (srv.auth === "required") {
+    return [
+      el(
+        "button",
+        { type: "button", class: "signin", "aria-label": `Sign in to ${name}`, onclick: () => ask("servers/signIn", name, rerender) },
+        "Sign in",
+      ),
+      failureNote,
+    ];
+  }
+  if (srv.auth === "signedIn") {
+    return [
+      el("span", { class: "muted" }, " · signed in"),
+      el(
+        "button",
+        { type: "button", class: "link signout", "aria-label": `Sign out of ${name}`, disabled: busy.has(name), onclick: () => ask("servers/signOut", name, rerender) },
+        "Sign out",
+      ),
+      failureNote,
+    ];
+  }
+  return []; // not an OAuth server
+}
+
+// The error line of a server that does not sign in with OAuth (those get theirs from signInControls).
+export function serverError(srv) {
+  return srv.error && !srv.auth ? el("div", { class: "server-error" }, String(srv.error)) : null;
+}
