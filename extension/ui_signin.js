@@ -5,10 +5,12 @@ import { el, send } from "./ui_dom.js";
 
 const busy = new Set(); // servers this page sent a sign-in or sign-out for, until the host answers
 const failures = new Map(); // server → why this page's last try failed (when the status does not say it)
+const notes = new Map(); // server → what this page's last sign-out left for the person to do
 
 async function ask(method, server, rerender) {
   busy.add(server);
   failures.delete(server);
+  notes.delete(server);
   rerender();
   let reply;
   try {
@@ -18,13 +20,20 @@ async function ask(method, server, rerender) {
   }
   busy.delete(server);
   if (reply?.error) failures.set(server, String(reply.error.message ?? "the host refused"));
+  else if (reply?.result?.signedOut && reply.result.revoked === false) notes.set(server, NOT_REVOKED);
   rerender();
 }
+
+const NOT_REVOKED =
+  "Signed out here. The server offers no way to take the sign-in back: to end it there too, remove Tabgate's access in your account on the server's site.";
 
 // The controls of one server row, with its error line for OAuth servers (`serverError` draws the others').
 export function signInControls(srv, rerender) {
   const name = String(srv.name);
-  if (srv.auth === "signedIn") failures.delete(name);
+  if (srv.auth === "signedIn") {
+    failures.delete(name);
+    notes.delete(name);
+  }
   // An OAuth server's error line is drawn here: this page's last failed try is newer than the status's.
   const failure = failures.get(name);
   const why = failure ?? srv.error;
@@ -40,6 +49,7 @@ export function signInControls(srv, rerender) {
         "Sign in",
       ),
       failureNote,
+      notes.has(name) ? el("div", { class: "server-note muted", role: "status" }, notes.get(name)) : null,
     ];
   }
   if (srv.auth === "signedIn") {

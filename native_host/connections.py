@@ -35,7 +35,16 @@ from .elicitation import elicitor
 from .identity import HOST_NAME, HOST_VERSION
 from .jsonrpc import ErrorCode, RpcError
 from .logs import open_server_log
-from .oauth import SIGN_IN_SECONDS, Authorize, ServerOAuth, SignInFailed, TokenFile, uses_oauth
+from .oauth import (
+    SIGN_IN_SECONDS,
+    Authorize,
+    ServerOAuth,
+    SignInFailed,
+    SignOut,
+    TokenFile,
+    revoke,
+    uses_oauth,
+)
 from .paths import data_dir
 from .preview import MAX_TIMEOUT_SEC
 from .redact import Scrubber
@@ -522,6 +531,8 @@ class Connection:
         finally:
             self._signing_in = False
             self._publish()
+        if (endpoint := provider.revocation_endpoint()) is not None:  # None too when tokens were still good
+            await store.set_revocation_endpoint(endpoint)
         self._signed_in = True
 
     async def _sign_in_with(self, provider: ServerOAuth, headers: dict[str, str]) -> None:
@@ -552,9 +563,12 @@ class Connection:
                 raise leaf from None
             raise SignInFailed(f"sign-in to '{self.name}' failed: {self.scrub(describe(exc))}") from None
 
-    def sign_out(self) -> bool:
-        """Forget the server's tokens; False when there were none."""
-        return self._oauth is not None and self._oauth.forget()
+    async def sign_out(self) -> SignOut:
+        """Forget the server's tokens here, then ask its authorization server to revoke them."""
+        grant = self._oauth.forget() if self._oauth is not None else None
+        if grant is None:
+            return SignOut(signed_out=False, revoked=False)
+        return SignOut(signed_out=True, revoked=await revoke(grant))
 
     def _child_env(self) -> dict[str, str]:
         # The SDK adds HOME, PATH and a few more; `env_vars` names host variables to pass on as well.
@@ -787,12 +801,12 @@ class ConnectionManager:
         await new.wait_settled()
         return new
 
-    async def sign_out(self, name: str) -> bool:
-        """Forget the tokens; the server restarts without them (and says when it needs a sign-in)."""
-        forgot = self.get(name).sign_out()
+    async def sign_out(self, name: str) -> SignOut:
+        """Forget and revoke the tokens; the server restarts without them (and says it needs a sign-in)."""
+        done = await self.get(name).sign_out()
         new = await self.restart(name)
         await new.wait_settled()
-        return forgot
+        return done
 
     async def __aexit__(self, *exc_info: object) -> None:
         for connection in self._connections.values():

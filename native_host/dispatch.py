@@ -526,8 +526,8 @@ class Dispatcher:
 
     async def _servers_sign_out(self, request: Request) -> JsonObject:
         name = _params(ServerParams, request).server
-        forgot = await self.manager.sign_out(name)
-        return {"server": name, "signedOut": forgot}
+        done = await self.manager.sign_out(name)
+        return {"server": name, "signedOut": done.signed_out, "revoked": done.revoked}
 
     async def _servers_logs(self, request: Request) -> JsonObject:
         params = _params(ServerParams, request)

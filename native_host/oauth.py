@@ -15,12 +15,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
+import httpx2
 from mcp.client.auth import OAuthClientProvider
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
@@ -37,6 +40,8 @@ log = logging.getLogger(__name__)
 REDIRECT_URI: Final = f"https://{EXTENSION_ID}.chromiumapp.org/oauth"
 # A person's time at the sign-in page (logging in, maybe a second factor): theirs, not the server's.
 SIGN_IN_SECONDS: Final = 600.0
+# Signing out does not wait long for a server that does not answer: the tokens are forgotten here already.
+REVOKE_SECONDS: Final = 10.0
 
 CLIENT_METADATA: Final = OAuthClientMetadata(
     client_name="Tabgate",
@@ -61,13 +66,23 @@ class SignInFailed(Exception):
     """A sign-in did not end with tokens; the message says why in the person's terms."""
 
 
+@dataclass(frozen=True)
+class SignOut:
+    """`signed_out`: there were tokens to forget; `revoked`: the authorization server took them back."""
+
+    signed_out: bool
+    revoked: bool
+
+
 class Grant(BaseModel):
-    """What `<server>.json` holds. `expires_at` is absolute: the SDK keeps only `expires_in`."""
+    """What `<server>.json` holds. `expires_at` is absolute: the SDK keeps only `expires_in`.
+    `revocation_endpoint` comes from the authorization server's metadata at sign-in (RFC 7009)."""
 
     url: str
     client: OAuthClientInformationFull | None = None
     tokens: OAuthToken | None = None
     expires_at: float | None = None
+    revocation_endpoint: str | None = None
 
 
 class TokenFile:
@@ -90,16 +105,20 @@ class TokenFile:
     def signed_in(self) -> bool:
         return self.read().tokens is not None
 
-    def forget(self) -> bool:
-        """Drop the tokens (the registration stays for the next sign-in); False when there were none."""
+    def forget(self) -> Grant | None:
+        """Drop the tokens (the registration stays for the next sign-in) and answer what they were, to be
+        revoked at the server; None when there were none."""
         grant = self.read()
         if grant.tokens is None:
-            return False
+            return None
         data = grant.model_copy(update={"tokens": None, "expires_at": None}).model_dump_json(
             exclude_none=True
         )
         write_atomically(self.path, data.encode(), mode=PRIVATE_FILE)
-        return True
+        return grant
+
+    async def set_revocation_endpoint(self, url: str | None) -> None:
+        await self._write(self.read().model_copy(update={"revocation_endpoint": url}))
 
     async def _write(self, grant: Grant) -> None:
         data = grant.model_dump_json(exclude_none=True).encode()
@@ -158,12 +177,50 @@ class ServerOAuth(OAuthClientProvider):
         assert self._authorize is not None and self._page is not None
         return code_from_redirect(await self._authorize(self._page))
 
+    def revocation_endpoint(self) -> str | None:
+        """Where the authorization server takes tokens back, as its metadata said during this sign-in."""
+        metadata = self.context.oauth_metadata
+        endpoint = metadata.revocation_endpoint if metadata is not None else None
+        return str(endpoint) if endpoint is not None and is_private_channel(str(endpoint)) else None
+
+
+async def revoke(grant: Grant) -> bool:
+    """Ask the authorization server to revoke the grant's tokens (RFC 7009): the refresh token first, which
+    ends the grant, then the access token. True when the server took back every token; False when it has no
+    revocation endpoint or did not answer 200 — the tokens are already forgotten here either way."""
+    tokens, client, endpoint = grant.tokens, grant.client, grant.revocation_endpoint
+    if tokens is None or client is None or client.client_id is None or endpoint is None:
+        return False
+    # An empty secret is RFC 6749 §2.3.1's form for a client without one; the SDK's own authorization server
+    # (mcp 2.3) refuses a revocation whose form lacks the field.
+    owner = {"client_id": client.client_id, "client_secret": client.client_secret or ""}
+    sent = [(tokens.refresh_token, "refresh_token"), (tokens.access_token, "access_token")]
+    try:
+        async with create_mcp_http_client(timeout=httpx2.Timeout(REVOKE_SECONDS)) as http:
+            for token, hint in sent:
+                if token is None:
+                    continue
+                answer = await http.post(endpoint, data={"token": token, "token_type_hint": hint, **owner})
+                if answer.status_code != 200:
+                    log.warning("revocation at %s answered HTTP %d", endpoint, answer.status_code)
+                    return False
+    except httpx2.HTTPError as exc:
+        log.warning("revocation at %s failed: %s", endpoint, type(exc).__name__)
+        return False
+    return True
+
+
+def is_private_channel(url: str) -> bool:
+    """https, or http on this machine (a local test server): where a token or a sign-in page may go."""
+    parts = urlsplit(url)
+    return parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in LOOPBACK)
+
 
 def checked_page(url: str) -> str:
     """The authorization page the browser may open: https, or http on this machine (a local test server)."""
-    parts = urlsplit(url)
-    if parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in LOOPBACK):
+    if is_private_channel(url):
         return url
+    parts = urlsplit(url)
     raise SignInFailed(
         f"the server's sign-in page is not https ({parts.scheme}://{parts.netloc}); not opened"
     )

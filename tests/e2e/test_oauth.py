@@ -20,8 +20,12 @@ from tests.support.http_servers import endpoint, serving
 
 pytestmark = pytest.mark.e2e
 
-# `cloud` asks the person to approve on its page; `brief` approves at once and its tokens live 2 s.
-SERVERS = {"cloud": {}, "brief": {"OAUTH_AUTO_APPROVE": "1", "OAUTH_TOKEN_SECONDS": "2"}}
+# `cloud` asks the person to approve on its page; `brief` approves at once, its tokens live 2 s and it has no
+# revocation endpoint.
+SERVERS = {
+    "cloud": {},
+    "brief": {"OAUTH_AUTO_APPROVE": "1", "OAUTH_TOKEN_SECONDS": "2", "OAUTH_NO_REVOCATION": "1"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +61,11 @@ def popup(ext: Extension) -> Iterator[Page]:
     yield page
     page.close()
     assert not errors, errors
+
+
+def stats(origin: str) -> dict[str, int]:
+    counts: dict[str, int] = httpx2.get(f"{origin}/admin/stats").json()
+    return counts
 
 
 def row(page: Page, server: str) -> Any:
@@ -128,7 +137,7 @@ def test_an_expired_token_is_refreshed_without_asking_the_person_again(
     assert answered_text(whoami(ext, "brief")) == "signed in to notes-cloud"
     time.sleep(2.5)  # the access token is dead now
     assert answered_text(whoami(ext, "brief")) == "signed in to notes-cloud"
-    counts = httpx2.get(f"{origins['brief']}/admin/stats").json()
+    counts = stats(origins["brief"])
     assert counts["refreshes"] >= 1 and counts["authorizations"] == 1
 
 
@@ -144,3 +153,22 @@ def test_a_revoked_sign_in_shows_the_sign_in_button_again(
     sign_in_through_the_window(ext, popup, "cloud")
     expect(row(popup, "cloud")).to_contain_text("signed in", timeout=30_000)
     assert answered_text(whoami(ext, "cloud")) == "signed in to notes-cloud"
+
+
+def test_signing_out_takes_the_sign_in_back_and_says_when_the_server_cannot(
+    popup: Page, origins: dict[str, str]
+) -> None:
+    expect(row(popup, "cloud")).to_contain_text("signed in", timeout=30_000)
+    revoked = stats(origins["cloud"])["revocations"]
+    row(popup, "cloud").get_by_role("button", name="Sign out of cloud").click()
+    expect(row(popup, "cloud").get_by_role("button", name="Sign in to cloud")).to_be_visible(timeout=30_000)
+    assert stats(origins["cloud"])["revocations"] == revoked + 2  # the refresh token and the access token
+    expect(row(popup, "cloud").locator(".server-note")).to_have_count(0)
+
+    expect(row(popup, "brief")).to_contain_text("signed in", timeout=30_000)
+    row(popup, "brief").get_by_role("button", name="Sign out of brief").click()
+    expect(row(popup, "brief").locator(".server-note")).to_contain_text(
+        "remove Tabgate's access in your account", timeout=30_000
+    )
+    expect(row(popup, "brief").get_by_role("button", name="Sign in to brief")).to_be_visible()
+    shoot_both_schemes(popup, "popup-signed-out-not-revoked")

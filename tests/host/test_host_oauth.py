@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
@@ -85,6 +86,26 @@ def whoami(host: HostProcess) -> str:
     return text
 
 
+def status_with_token(url: str, access_token: str) -> int:
+    """The HTTP status the server answers a request that brings this access token."""
+    headers = {"Authorization": f"Bearer {access_token}", "Accept": "application/json, text/event-stream"}
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    with httpx2.Client(timeout=10) as http:
+        if url.endswith("/sse"):  # the event stream is opened with a GET
+            with http.stream("GET", url, headers=headers) as answer:
+                return answer.status_code
+        return http.post(url, json=hello, headers=headers).status_code
+
+
 @pytest.fixture(params=["http", "sse"])
 def remote(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
     """(origin, MCP endpoint) of a fresh protected server; its approval needs no click here."""
@@ -92,6 +113,7 @@ def remote(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
         yield origin, endpoint(origin, request.param)
 
 
+@contextmanager
 def host_with_browser(dirs: HostDirs, url: str, browser: Browser) -> Iterator[HostProcess]:
     with running_host(dirs, config_for(url)) as host:
         host.initialize()
@@ -109,7 +131,8 @@ def browser() -> Browser:
 
 @pytest.fixture
 def host(tmp_path: Path, remote: tuple[str, str], browser: Browser) -> Iterator[HostProcess]:
-    yield from host_with_browser(HostDirs.under(tmp_path), remote[1], browser)
+    with host_with_browser(HostDirs.under(tmp_path), remote[1], browser) as host:
+        yield host
 
 
 def token_file(tmp_path: Path) -> Path:
@@ -198,17 +221,39 @@ def test_one_sign_in_at_a_time(host: HostProcess, browser: Browser) -> None:
 
 
 def test_sign_out_forgets_the_tokens_and_the_server_waits_for_a_sign_in_again(
-    host: HostProcess, tmp_path: Path
+    host: HostProcess, remote: tuple[str, str], tmp_path: Path
 ) -> None:
     wait_status(host, status="failed")
     host.call("servers/signIn", {"server": SERVER}, timeout=60)
+    tokens = json.loads(token_file(tmp_path).read_text())["tokens"]
+    assert status_with_token(remote[1], tokens["access_token"]) == 200
     assert host.call("servers/signOut", {"server": SERVER}, timeout=60) == {
         "server": SERVER,
         "signedOut": True,
+        "revoked": True,
     }
     grant = json.loads(token_file(tmp_path).read_text())
     assert "tokens" not in grant and grant["client"]["client_id"]  # the registration is kept for the next one
     assert wait_status(host, status="failed")["auth"] == "required"
+    # The server took both tokens back: a copy of the access token kept elsewhere no longer opens it.
+    assert stats(remote[0])["revocations"] == 2
+    assert status_with_token(remote[1], tokens["access_token"]) == 401
+    assert host.call("servers/signOut", {"server": SERVER}, timeout=60)["signedOut"] is False
+
+
+def test_signing_out_of_a_server_that_cannot_revoke_still_forgets_the_tokens(tmp_path: Path) -> None:
+    env = {"OAUTH_AUTO_APPROVE": "1", "OAUTH_NO_REVOCATION": "1"}
+    with (
+        serving("oauth_server.py", "http", env) as origin,
+        host_with_browser(HostDirs.under(tmp_path), endpoint(origin, "http"), Browser()) as host,
+    ):
+        wait_status(host, status="failed")
+        host.call("servers/signIn", {"server": SERVER}, timeout=60)
+        assert whoami(host) == "signed in to notes-cloud"
+        answer = host.call("servers/signOut", {"server": SERVER}, timeout=60)
+        assert answer == {"server": SERVER, "signedOut": True, "revoked": False}
+        assert "tokens" not in json.loads(token_file(tmp_path).read_text())
+        assert wait_status(host, status="failed")["auth"] == "required"
 
 
 def test_a_revoked_sign_in_is_noticed_by_the_next_call_and_a_new_sign_in_mends_it(

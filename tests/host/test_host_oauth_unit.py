@@ -131,8 +131,9 @@ def test_sign_out_drops_the_tokens_and_keeps_the_registration(tmp_path: Path) ->
     store = TokenFile(tmp_path, "notes", URL)
     anyio.run(store.set_client_info, client())
     anyio.run(store.set_tokens, token())
-    assert store.forget() is True
-    assert store.forget() is False
+    forgotten = store.forget()
+    assert forgotten is not None and forgotten.tokens == token()  # what the server is asked to revoke
+    assert store.forget() is None
     assert not store.signed_in() and anyio.run(store.get_client_info) == client()
     assert "access-1" not in store.path.read_text()
 

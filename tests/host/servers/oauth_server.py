@@ -3,8 +3,9 @@
 The SDK's MCPServer with its own server-side auth (metadata, dynamic client registration, /authorize,
 /token with PKCE, /revoke) over an in-memory authorization server on 127.0.0.1. /authorize answers with an
 Approve page (a person's click); with OAUTH_AUTO_APPROVE=1 it redirects at once, as a provider the person
-already consented to does. Env: OAUTH_TOKEN_SECONDS — access tokens' life (default 3600). Test-only routes:
-GET /admin/stats (counts of registrations, authorizations, code and refresh exchanges), POST /admin/revoke
+already consented to does. Env: OAUTH_TOKEN_SECONDS — access tokens' life (default 3600);
+OAUTH_NO_REVOCATION=1 — no /revoke (nor its metadata). Test-only routes: GET /admin/stats (counts of
+registrations, authorizations, code and refresh exchanges, revocations), POST /admin/revoke
 (every token dies, as when the person revokes the app at the provider)."""
 
 from __future__ import annotations
@@ -44,7 +45,13 @@ class Provider:
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
         self.refresh: dict[str, RefreshToken] = {}
-        self.stats = {"registrations": 0, "authorizations": 0, "codeExchanges": 0, "refreshes": 0}
+        self.stats = {
+            "registrations": 0,
+            "authorizations": 0,
+            "codeExchanges": 0,
+            "refreshes": 0,
+            "revocations": 0,
+        }
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         return self.clients.get(client_id)
@@ -114,6 +121,7 @@ class Provider:
         return access
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
+        self.stats["revocations"] += 1
         self.access.pop(token.token, None)
         self.refresh.pop(token.token, None)
 
@@ -154,7 +162,7 @@ def build(mode: str, port: int) -> Any:
             client_registration_options=ClientRegistrationOptions(
                 enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]
             ),
-            revocation_options=RevocationOptions(enabled=True),
+            revocation_options=RevocationOptions(enabled=os.environ.get("OAUTH_NO_REVOCATION") != "1"),
         ),
     )
 
