@@ -1,10 +1,19 @@
 // How a tool is shown and found: its title, its server, its marks (deprecated, destructive) and its rank for
 // a filter. MCP tools carry `title` and `annotations` from their server; both are untrusted text.
+import { el } from "./ui_dom.js";
 
 // The title a person reads: the server's title for MCP tools, else the tool's own name.
 export function toolTitle(tool) {
   const title = tool.title ?? tool.annotations?.title;
   return typeof title === "string" && title.trim() ? title.trim() : String(tool.name);
+}
+
+// Text marks (not colour alone) for tools a person should think twice about.
+export function toolMarks(tool) {
+  return [
+    isDeprecated(tool) ? el("span", { class: "mark mark-deprecated" }, "deprecated") : null,
+    isDestructive(tool) ? el("span", { class: "mark mark-destructive" }, "destructive") : null,
+  ];
 }
 
 export function isDeprecated(tool) {
