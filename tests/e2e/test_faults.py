@@ -28,16 +28,14 @@ from tests.support.faults import (
     dispatch_message,
     finished_call,
     function_call,
-    history,
-    history_entry,
     quiet_page,
     server_states,
     settled_entry,
     start_call,
     stdio_server,
-    wait_for,
 )
 from tests.support.local_site import serve
+from tests.support.polling import history, history_entry, wait_for
 
 pytestmark = pytest.mark.faults
 

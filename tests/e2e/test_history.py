@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ import pytest
 from playwright.sync_api import Page, Playwright, expect
 
 from tests.support.browser import Extension, launch_with_mcp
+from tests.support.polling import history, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -50,16 +50,6 @@ def demo_ready(ext: Extension) -> bool:
     ]
 
 
-def wait_for(predicate: Callable[[], Any], what: str, timeout_s: float = 30) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def call(ext: Extension, name: str, arguments: dict[str, Any], call_id: str | None = None) -> dict[str, Any]:
     item = {
         "type": "function_call",
@@ -69,11 +59,6 @@ def call(ext: Extension, name: str, arguments: dict[str, Any], call_id: str | No
     }
     answer: dict[str, Any] = ext.send({"type": "dispatch", "item": item}, timeout_s=600)
     return answer
-
-
-def history(ext: Extension, **query: Any) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = ext.send({"type": "history", **query})
-    return entries
 
 
 def entry_of(ext: Extension, call_id: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Page, Playwright, expect
 
 from tests.support.browser import Extension, install_host, launch
+from tests.support.polling import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -66,16 +67,6 @@ def servers_ready(ext: Extension) -> bool:
         "hostile": "ready",
         "live": "ready",
     }
-
-
-def wait_for(predicate: Callable[[], object], what: str, timeout_s: float = 30) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def call(ext: Extension, name: str, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:

@@ -32,8 +32,8 @@ from tests.support.faults import (
     server_states,
     start_call,
     stdio_server,
-    wait_for,
 )
+from tests.support.polling import wait_for
 
 KILLED = [f"k{n}" for n in range(5)]  # one fresh server per kill: each restart starts from the first backoff
 

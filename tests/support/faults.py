@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import sys
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page
 
 from tests.support.browser import Extension
+from tests.support.polling import history_entry, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULT_SERVER = ROOT / "tests" / "e2e" / "servers" / "fault_server.py"
@@ -54,30 +54,8 @@ def dispatch_message(name: str, arguments: Mapping[str, Any], call_id: str) -> d
     return {"type": "dispatch", "item": function_call(name, arguments, call_id)}
 
 
-def wait_for(predicate: Callable[[], Any], what: str, timeout_s: float = 30, every_s: float = 0.1) -> Any:
-    """Poll until `predicate()` is truthy and return it; fail naming `what` after `timeout_s`."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
-        time.sleep(every_s)
-
-
 def server_states(ext: Extension) -> dict[str, str]:
     return {s["name"]: s["status"] for s in ext.send({"type": "status"})["servers"]}
-
-
-def history(ext: Extension) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = ext.send({"type": "history"})
-    return entries
-
-
-def history_entry(ext: Extension, call_id: str) -> dict[str, Any] | None:
-    """The history entry of the call the model named `call_id` (None while there is none)."""
-    return next((e for e in history(ext) if e["id"] == call_id), None)
 
 
 def settled_entry(ext: Extension, call_id: str, timeout_s: float = 30) -> dict[str, Any]:

@@ -1,0 +1,33 @@
+"""Waiting in the e2e tests for what happens behind an answer: the service worker answers a call first and
+records its history entry after, so a test that reads the history polls for it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tests.support.browser import Extension
+
+
+def wait_for(predicate: Callable[[], Any], what: str, timeout_s: float = 30, every_s: float = 0.1) -> Any:
+    """Poll until `predicate()` is truthy and return it; fail naming `what` after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+        time.sleep(every_s)
+
+
+def history(ext: Extension, **query: Any) -> list[dict[str, Any]]:
+    """The service worker's history as the popup reads it (`limit`, `since` as in the runtime API)."""
+    entries: list[dict[str, Any]] = ext.send({"type": "history", **query})
+    return entries
+
+
+def history_entry(ext: Extension, call_id: str) -> dict[str, Any] | None:
+    """The history entry of the call the model named `call_id` (None while there is none)."""
+    return next((e for e in history(ext) if e["id"] == call_id), None)
