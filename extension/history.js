@@ -173,9 +173,11 @@ function shrink(entry) {
 }
 
 async function entriesFor(metas) {
-  const missing = metas.filter((m) => !pending.has(m.id)).map((m) => PREFIX + m.id);
+  // What is pending is taken now: a write may store and settle it while the storage is being read.
+  const held = new Map(metas.filter((m) => pending.has(m.id)).map((m) => [m.id, pending.get(m.id)]));
+  const missing = metas.filter((m) => !held.has(m.id)).map((m) => PREFIX + m.id);
   const got = missing.length ? await chrome.storage.session.get(missing) : {};
-  return metas.map((m) => pending.get(m.id) ?? got[PREFIX + m.id]).filter(Boolean);
+  return metas.map((m) => held.get(m.id) ?? got[PREFIX + m.id]).filter(Boolean);
 }
 
 // Entries newest first: all of them, the `limit` newest, or those changed at or after `since` (ms).

@@ -62,11 +62,8 @@ def call(ext: Extension, name: str, arguments: dict[str, Any], call_id: str | No
 
 
 def entry_of(ext: Extension, call_id: str) -> dict[str, Any]:
-    """The call's history entry, once written (the answer goes out before its entry is stored)."""
-    found: dict[str, Any] = wait_for(
-        lambda: next((e for e in history(ext) if e["id"] == call_id), None), f"history entry {call_id}"
-    )
-    return found
+    """The call's history entry: recorded in the step that answers, so any read after the answer has it."""
+    return next(e for e in history(ext) if e["id"] == call_id)
 
 
 def stored_bytes(entry: dict[str, Any]) -> int:
@@ -249,3 +246,27 @@ def test_the_popup_shows_a_shortened_answer_with_its_original_size(demo: Extensi
         f"Shortened for the history: the answer was {size} bytes."
     )
     page.close()
+
+
+def test_a_call_is_in_every_read_of_the_history_from_the_moment_it_is_answered(demo: Extension) -> None:
+    # Reads overlap the worker's batched writes (every 50 ms): an entry being written must still be read.
+    missing = demo.page.evaluate(
+        """async (rounds) => {
+            const missing = [];
+            for (let i = 0; i < rounds; i++) {
+                const id = `read-${i}-${crypto.randomUUID().slice(0, 8)}`;
+                const args = JSON.stringify({ plan: [] });
+                const item = { type: "function_call", name: "update_plan", arguments: args, call_id: id };
+                await chrome.runtime.sendMessage({ type: "dispatch", item });
+                for (let j = 0; j < 3; j++) {
+                    const entries = await chrome.runtime.sendMessage({ type: "history", limit: 100 });
+                    const seen = entries.some((e) => e.id === id && e.status === "done");
+                    if (!seen) missing.push(`${id} (read ${j})`);
+                    await new Promise((r) => setTimeout(r, 20));
+                }
+            }
+            return missing;
+        }""",
+        150,
+    )
+    assert missing == [], f"{len(missing)} reads without a call just answered: {missing[:5]}"

@@ -1,5 +1,5 @@
-"""Waiting in the e2e tests for what happens behind an answer: the service worker answers a call first and
-records its history entry after, so a test that reads the history polls for it."""
+"""Waiting in the e2e tests for what the chain does on its own time (a server restarting, a call ending in
+another page), and reading the service worker's history as the popup does."""
 
 from __future__ import annotations
 
