@@ -34,9 +34,10 @@ export function signInControls(srv, rerender) {
     failures.delete(name);
     notes.delete(name);
   }
-  // An OAuth server's error line is drawn here: this page's last failed try is newer than the status's.
+  // An OAuth server's error line is drawn here: this page's last failed try is newer than the status's. A server
+  // waiting for a sign-in shows only why a sign-in failed: its row already says that it needs one.
   const failure = failures.get(name);
-  const why = failure ?? srv.error;
+  const why = failure ?? (srv.auth === "signedIn" ? srv.error : srv.signInError);
   const failureNote = why ? el("div", { class: "server-error", role: failure ? "alert" : undefined }, String(why)) : null;
   if (srv.auth === "signingIn" || (busy.has(name) && srv.auth !== "signedIn")) {
     return [el("span", { class: "signin-busy muted", role: "status" }, " · signing in… finish in the sign-in window"), failureNote];

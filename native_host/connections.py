@@ -216,6 +216,7 @@ class Connection:
         self._signed_in = self._oauth is not None and self._oauth.signed_in()
         self._sign_in_needed = False  # the server refused us until the person signs in: no restarts till then
         self._signing_in = False
+        self._sign_in_error: str | None = None  # why the person's last sign-in failed, until the next one
         self._run: _Run | None = None
         self._state: State = "starting" if config.enabled else "disabled"
         self._tools: list[types.Tool] = []  # the last known tools, kept while the server is down
@@ -520,13 +521,13 @@ class Connection:
         provider = ServerOAuth(url, store, authorize=authorize)
         headers = {"Accept": "application/json, text/event-stream", **self._headers()}
         self._signing_in = True
+        self._sign_in_error = None
         self._publish()
         try:
             await self._sign_in_with(provider, headers)
         except SignInFailed as exc:
-            self._error = self.scrub(
-                str(exc)
-            )  # shown until the next try: the popup may have closed meanwhile
+            # Kept in the status until the next try: the popup that asked may have closed meanwhile.
+            self._sign_in_error = self._error = self.scrub(str(exc))
             raise
         finally:
             self._signing_in = False
@@ -678,6 +679,8 @@ class Connection:
             status["auth"] = "required"
         elif self._signed_in:
             status["auth"] = "signedIn"
+        if self._sign_in_error is not None and "auth" in status and status["auth"] != "signedIn":
+            status["signInError"] = self._sign_in_error
         if self._state in ("restarting", "failed") and self._error:
             status["error"] = self._error
         if self._state == "restarting":

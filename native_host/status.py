@@ -19,7 +19,8 @@ class ServerStatus(TypedDict):
     while that start runs) and how many restarts there have been. `toolsVersion` counts the times a ready
     server's `list_changed` brought a different tool list (absent until the first), so a replaced tool changes
     the status too. `auth` is an OAuth server's sign-in: `required` (it waits for the person), `signingIn`
-    (a sign-in page is open) or `signedIn`."""
+    (a sign-in page is open) or `signedIn`; `signInError` says why the person's last sign-in failed, while it
+    still waits for one (`error` holds it too, or what the server said since)."""
 
     name: str
     transport: Transport
@@ -33,6 +34,7 @@ class ServerStatus(TypedDict):
     toolsVersion: NotRequired[int]
     capabilities: NotRequired[dict[str, Any]]
     auth: NotRequired[Auth]
+    signInError: NotRequired[str]
 
 
 class StatusBoard:
