@@ -32,6 +32,7 @@ from pydantic import BaseModel, ValidationError
 from .browser_link import BrowserLink
 from .config import ServerConfig
 from .elicitation import elicitor
+from .files import FileWriteError
 from .identity import HOST_NAME, HOST_VERSION
 from .jsonrpc import ErrorCode, RpcError
 from .logs import open_server_log
@@ -532,9 +533,12 @@ class Connection:
         finally:
             self._signing_in = False
             self._publish()
-        if (endpoint := provider.revocation_endpoint()) is not None:  # None too when tokens were still good
-            await store.set_revocation_endpoint(endpoint)
         self._signed_in = True
+        if (endpoint := provider.revocation_endpoint()) is not None:  # None too when tokens were still good
+            try:
+                await store.set_revocation_endpoint(endpoint)
+            except FileWriteError as exc:  # the tokens are stored: only a later sign-out cannot revoke them
+                log.warning("server %s: could not keep the revocation endpoint: %s", self.name, exc)
 
     async def _sign_in_with(self, provider: ServerOAuth, headers: dict[str, str]) -> None:
         url = self.config.url
