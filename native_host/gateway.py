@@ -134,7 +134,9 @@ class Session:
         self.agent = agent
         self.out = Outgoing(stream)
         self.scope = scope  # cancelled to close the session (eviction, gateway off)
-        self.running: dict[Any, anyio.CancelScope] = {}
+        # Running requests by a key of our own: a peer may reuse a request id, and must not escape the bound.
+        self.running: dict[int, tuple[Any, anyio.CancelScope]] = {}
+        self.keys = itertools.count()
         self.last_active = time.monotonic()
         self.room = anyio.Event()  # set whenever a running request ends
 
@@ -293,13 +295,14 @@ class Gateway:
                     break
                 session.last_active = time.monotonic()
                 if message.get("method") == CANCEL_METHOD:
-                    scope = session.running.get((message.get("params") or {}).get("id"))
-                    if scope is not None:
-                        scope.cancel()
+                    cancelled = (message.get("params") or {}).get("id")
+                    for request_id, scope in session.running.values():
+                        if request_id == cancelled:
+                            scope.cancel()
                 elif "id" in message and isinstance(message.get("method"), str):
-                    scope = anyio.CancelScope()
-                    session.running[message["id"]] = scope
-                    group.start_soon(self._answer, session, message, scope)
+                    key, scope = next(session.keys), anyio.CancelScope()
+                    session.running[key] = (message["id"], scope)
+                    group.start_soon(self._answer, session, message, key)
             group.cancel_scope.cancel()
 
     async def _write(self, session: Session, group: anyio.abc.TaskGroup) -> None:
@@ -307,15 +310,15 @@ class Gateway:
             await session.out.write()
         group.cancel_scope.cancel()  # the peer is gone: stop reading and running for it
 
-    async def _answer(self, session: Session, message: Message, scope: anyio.CancelScope) -> None:
-        request_id = message["id"]
+    async def _answer(self, session: Session, message: Message, key: int) -> None:
+        request_id, scope = session.running[key]
         raw = message.get("params")
         params: dict[str, Any] = raw if isinstance(raw, dict) else {}
         with scope:
             try:
                 result = await self._relay(session, str(message["method"]), params)
             finally:
-                session.running.pop(request_id, None)
+                del session.running[key]
                 session.last_active = time.monotonic()
                 session.room.set()
                 session.room = anyio.Event()

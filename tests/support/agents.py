@@ -4,8 +4,12 @@ caller's thread, and a test plays the person in the popup while an agent waits."
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import socket
 import threading
+import time
 import tomllib
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -14,7 +18,37 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
+from native_host.gateway_socket import ENV_RUNTIME_DIR, socket_paths
 from tests.support.browser import tabgate_host_bin
+
+# What codex on Linux passes to a stdio server beside the SDKs' HOME, LOGNAME, PATH, SHELL, TERM, USER.
+CODEX_EXTRA_ENV = ("LANG", "LC_ALL", "TMPDIR", "TZ")
+
+
+def codex_env() -> dict[str, str]:
+    """The environment codex gives `tabgate-host mcp` (the SDK adds its defaults to this)."""
+    defaults = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/var/tmp/codex-tmp", "TZ": "UTC"}
+    return {name: os.environ.get(name, defaults[name]) for name in CODEX_EXTRA_ENV}
+
+
+def default_place_free(timeout: float = 90) -> None:
+    """Wait until no host serves agents at the default place (it is machine-wide: a host of another run may
+    still be closing); a socket file nobody answers on is left for the next host to remove."""
+    assert ENV_RUNTIME_DIR not in os.environ, "the default place is under test: unset TABGATE_RUNTIME_DIR"
+    deadline = time.monotonic() + timeout
+    while any(_served(path) for path in socket_paths()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"another Tabgate host keeps serving agents at {socket_paths()}")
+        time.sleep(0.25)
+
+
+def _served(path: os.PathLike[str]) -> bool:
+    with contextlib.closing(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)) as probe:
+        try:
+            probe.connect(os.fspath(path))
+        except OSError:
+            return False
+        return True
 
 
 def codex_config(env: dict[str, str]) -> str:
