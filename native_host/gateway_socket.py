@@ -53,13 +53,15 @@ def _darwin_user_temp() -> Path | None:
 
 
 def runtime_folders(
-    uid: int | None = None, *, run_user: Path = RUN_USER, tmp: Path = FIXED_TMP, platform: str = sys.platform
+    *, run_user: Path | None = None, tmp: Path | None = None, platform: str = sys.platform
 ) -> list[Path]:
     """The gateway folders to use, best first (see the module docstring); `run_user`/`tmp` only for tests."""
     override = os.environ.get(ENV_RUNTIME_DIR, "").strip()
     if override:
         return [Path(override).expanduser().absolute()]
-    uid = os.getuid() if uid is None else uid
+    run_user = RUN_USER if run_user is None else run_user
+    tmp = FIXED_TMP if tmp is None else tmp
+    uid = os.getuid()
     found: list[Path] = []
     if platform.startswith("linux"):
         logind = run_user / str(uid)
