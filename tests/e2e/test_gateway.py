@@ -1,11 +1,15 @@
 """Agents use Tabgate's tools through the host, with the user's consent (contract §8), end to end: the `mcp`
-SDK's client as the agent, started exactly as codex / Claude / Cursor start it from their config, then
-`tabgate-host mcp` → the user-only socket → the host Chrome started → service worker → Python → the page."""
+SDK's client as the agent, started exactly as codex / Claude / Cursor start it from their config (with their
+default environments: the SDK's env=None, codex's few extra variables), then `tabgate-host mcp` → the
+user-only socket at its default place → the host Chrome started (with a Linux desktop's environment) →
+service worker → Python → the page. No TABGATE_RUNTIME_DIR on either side: the default place is machine-wide,
+so each browser start first waits until no other host serves it."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
+import os
+import re
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -23,6 +27,7 @@ from playwright.sync_api import Page, Playwright
 from tests.support.agents import (
     AgentThread,
     codex_config,
+    default_place_free,
     json_config,
     params_from_codex,
     params_from_json,
@@ -59,17 +64,11 @@ def site() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def runtime() -> Iterator[Path]:
-    base = Path(tempfile.mkdtemp(prefix="tg-e2e-"))  # short: Unix socket paths are limited to ~108 bytes
-    try:
-        yield base / "run"
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def env(runtime: Path, host_env: dict[str, str]) -> dict[str, str]:
-    return {**host_env, "TABGATE_RUNTIME_DIR": str(runtime)}
+def env(host_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """What a Linux desktop gives Chrome and so its host: its own runtime and temporary folders."""
+    desktop = tmp_path_factory.mktemp("desktop")
+    (desktop / "xdg").mkdir(mode=0o700)
+    return {**host_env, "XDG_RUNTIME_DIR": str(desktop / "xdg"), "TMPDIR": str(desktop)}
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +83,7 @@ def profile(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, site: str,
 
 @contextmanager
 def browser(pw: Playwright, profile: Path, env: dict[str, str]) -> Iterator[Extension]:
+    default_place_free()
     with launch(pw, profile, env=env) as ext:
         ext.wait_python_ready()
         deadline = time.monotonic() + 30
@@ -121,7 +121,7 @@ def test_the_readme_configs_start_an_agent_that_sees_tabgate(
 
     with browser(pw, profile, env) as ext:
         gateway(ext, True)
-        for params in (params_from_codex(codex_config(env)), params_from_json(json_config(env))):
+        for params in (params_from_codex(codex_config()), params_from_json(json_config())):
             listed = run_agent(params, names)
             assert {"browser_page", "browser_dom", "browser_tab", "update_plan"} <= set(listed)
             assert not [n for n in listed if n.startswith("mcp__")]
@@ -131,7 +131,7 @@ def test_the_readme_configs_start_an_agent_that_sees_tabgate(
 def test_off_by_default_and_the_agent_is_told_what_to_do(
     pw: Playwright, profile: Path, env: dict[str, str]
 ) -> None:
-    params = params_from_codex(codex_config(env))
+    params = params_from_codex(codex_config())
 
     async def body(client: Client, _notices: list[Any]) -> tuple[int, types.CallToolResult]:
         count = len((await client.list_tools()).tools)
@@ -157,7 +157,7 @@ def answer_in_popup(popup: Page, decision: str) -> str:
 def test_reading_is_at_once_acting_asks_in_the_popup_and_allow_for_session_sticks(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
-    params = params_from_codex(codex_config(env))
+    params = params_from_codex(codex_config())
 
     async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
         await wait_listed(client, lambda n: "browser_dom" in n)
@@ -191,7 +191,7 @@ def test_reading_is_at_once_acting_asks_in_the_popup_and_allow_for_session_stick
 def test_deny_and_an_unanswered_request_answer_is_error_with_the_reason(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
-    params = params_from_codex(codex_config(env))
+    params = params_from_codex(codex_config())
     short_timeout = threading.Event()
 
     async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
@@ -220,7 +220,7 @@ def test_deny_and_an_unanswered_request_answer_is_error_with_the_reason(
 def test_two_agents_at_once_each_in_its_own_session(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
-    params = params_from_codex(codex_config(env))
+    params = params_from_codex(codex_config())
 
     async def body(client: Client, _notices: list[Any]) -> list[bool]:
         await wait_listed(client, lambda n: "browser_page" in n)
@@ -242,7 +242,7 @@ def test_two_agents_at_once_each_in_its_own_session(
 def test_a_running_agent_survives_the_browser_closing_and_opening_again(
     pw: Playwright, profile: Path, env: dict[str, str]
 ) -> None:
-    params = params_from_codex(codex_config(env))
+    params = params_from_codex(codex_config())
     closed, reopened = threading.Event(), threading.Event()
 
     counts: list[int] = []  # what the agent saw at each step, kept for the failure message
@@ -264,10 +264,7 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
         running.start()
         time.sleep(3)
     closed.set()
-    # The closed browser's host removes its socket as it exits; a new browser's host takes over after that.
-    deadline = time.monotonic() + 30
-    while (Path(env["TABGATE_RUNTIME_DIR"]) / "gateway.sock").exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
+    # The closed browser's host stops serving as it exits; `browser` waits for that before the next one.
     with browser(pw, profile, env) as ext:
         reopened.set()
         try:
@@ -277,3 +274,43 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
         finally:
             gateway(ext, False)
     assert counts[0] > 0 and counts[1] == 0 and counts[2] == 1 and counts[3] == counts[0]
+
+
+def host_pid(env: dict[str, str]) -> int:
+    """The pid of this browser's host, from its log (hosts of other runs log elsewhere)."""
+    log = Path(env["TABGATE_LOG_DIR"]) / "host.log"
+    started = re.findall(r"host started \(pid (\d+)\)", log.read_text())
+    return int(started[-1])
+
+
+def test_a_killed_host_is_started_again_and_the_agent_reconnects_within_5_s(
+    pw: Playwright, profile: Path, env: dict[str, str]
+) -> None:
+    params = params_from_codex(codex_config())
+    killed = threading.Event()
+    took: list[float] = []
+
+    async def body(client: Client, notices: list[Any]) -> list[float]:
+        await wait_listed(client, lambda n: "browser_page" in n)
+        await anyio.to_thread.run_sync(killed.wait, 60)
+        start = time.monotonic()
+        with anyio.fail_after(30):
+            while "browser_page" not in [tool.name for tool in (await client.list_tools()).tools]:
+                await anyio.sleep(0.05)
+        took.append(time.monotonic() - start)
+        assert any(isinstance(n, types.ToolListChangedNotification) for n in notices)
+        return took
+
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        running = AgentThread(params, body)
+        running.start()
+        time.sleep(2)
+        first = host_pid(env)
+        os.kill(first, signal.SIGKILL)
+        killed.set()
+        (seconds,) = running.outcome()
+        assert host_pid(env) != first
+        assert ext.send({"type": "status"})["host"] == "connected"  # nobody pressed Reconnect
+        gateway(ext, False)
+    assert seconds <= 5, f"the agent saw Tabgate's tools again {seconds:.1f} s after the host was killed"

@@ -51,32 +51,25 @@ def _served(path: os.PathLike[str]) -> bool:
         return True
 
 
-def codex_config(env: dict[str, str]) -> str:
-    """What the README tells a codex user to add to ~/.codex/config.toml."""
-    return (
-        "[mcp_servers.tabgate]\n"
-        f"command = {json.dumps(str(tabgate_host_bin()))}\n"
-        'args = ["mcp"]\n'
-        f"env = {{ TABGATE_RUNTIME_DIR = {json.dumps(env['TABGATE_RUNTIME_DIR'])} }}\n"
-    )
+def codex_config() -> str:
+    """What `tabgate-host connect codex` writes in ~/.codex/config.toml: no environment of ours."""
+    return f'[mcp_servers.tabgate]\ncommand = {json.dumps(str(tabgate_host_bin()))}\nargs = ["mcp"]\n'
 
 
-def json_config(env: dict[str, str]) -> str:
-    """What the README tells Claude Desktop, Claude Code and Cursor users to add (`mcpServers`)."""
-    server = {
-        "command": str(tabgate_host_bin()),
-        "args": ["mcp"],
-        "env": {"TABGATE_RUNTIME_DIR": env["TABGATE_RUNTIME_DIR"]},
-    }
+def json_config() -> str:
+    """What Claude Desktop, Claude Code and Cursor get (`mcpServers`): no environment of ours."""
+    server = {"command": str(tabgate_host_bin()), "args": ["mcp"]}
     return json.dumps({"mcpServers": {"tabgate": server}}, indent=2)
 
 
 def params_from_codex(text: str) -> StdioServerParameters:
+    """As codex starts it: the SDK's default variables plus codex's LANG, LC_ALL, TMPDIR, TZ."""
     entry = tomllib.loads(text)["mcp_servers"]["tabgate"]
-    return StdioServerParameters(command=entry["command"], args=entry["args"], env=entry.get("env"))
+    return StdioServerParameters(command=entry["command"], args=entry["args"], env=codex_env())
 
 
 def params_from_json(text: str) -> StdioServerParameters:
+    """As the SDKs start it from a config without `env` (env=None: HOME, LOGNAME, PATH, SHELL, TERM, USER)."""
     entry = json.loads(text)["mcpServers"]["tabgate"]
     return StdioServerParameters(command=entry["command"], args=entry["args"], env=entry.get("env"))
 
