@@ -8,7 +8,6 @@ so each browser start first waits until no other host serves it."""
 from __future__ import annotations
 
 import os
-import re
 import signal
 import threading
 import time
@@ -28,6 +27,7 @@ from tests.support.agents import (
     AgentThread,
     codex_config,
     default_place_free,
+    host_pid,
     json_config,
     params_from_codex,
     params_from_json,
@@ -276,13 +276,6 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
     assert counts[0] > 0 and counts[1] == 0 and counts[2] == 1 and counts[3] == counts[0]
 
 
-def host_pid(env: dict[str, str]) -> int:
-    """The pid of this browser's host, from its log (hosts of other runs log elsewhere)."""
-    log = Path(env["TABGATE_LOG_DIR"]) / "host.log"
-    started = re.findall(r"host started \(pid (\d+)\)", log.read_text())
-    return int(started[-1])
-
-
 def test_a_killed_host_is_started_again_and_the_agent_reconnects_within_5_s(
     pw: Playwright, profile: Path, env: dict[str, str]
 ) -> None:
@@ -306,11 +299,11 @@ def test_a_killed_host_is_started_again_and_the_agent_reconnects_within_5_s(
         running = AgentThread(params, body)
         running.start()
         time.sleep(2)
-        first = host_pid(env)
+        first = host_pid(env["TABGATE_LOG_DIR"])
         os.kill(first, signal.SIGKILL)
         killed.set()
         (seconds,) = running.outcome()
-        assert host_pid(env) != first
+        assert host_pid(env["TABGATE_LOG_DIR"]) != first
         assert ext.send({"type": "status"})["host"] == "connected"  # nobody pressed Reconnect
         gateway(ext, False)
     assert seconds <= 5, f"the agent saw Tabgate's tools again {seconds:.1f} s after the host was killed"

@@ -7,11 +7,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import socket
 import threading
 import time
 import tomllib
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -40,6 +42,12 @@ def default_place_free(timeout: float = 90) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"another Tabgate host keeps serving agents at {socket_paths()}")
         time.sleep(0.25)
+
+
+def host_pid(log_dir: str | os.PathLike[str]) -> int:
+    """The pid of the last host started logging to `log_dir` (hosts of other runs log elsewhere)."""
+    started = re.findall(r"host started \(pid (\d+)\)", (Path(log_dir) / "host.log").read_text())
+    return int(started[-1])
 
 
 def _served(path: os.PathLike[str]) -> bool:
