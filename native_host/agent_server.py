@@ -64,6 +64,7 @@ class HostLink:
         self._client: dict[str, str] | None = None
         self._identified = anyio.Event()
         self._settled = anyio.Event()  # the first attempt after identification is over, found or not
+        self._said: set[str] = set()  # warnings already given since the last connection (tried every second)
 
     @property
     def connected(self) -> bool:
@@ -112,7 +113,7 @@ class HostLink:
                 check_folder(path.parent)  # another user's folder could hide a host of theirs
             except GatewaySocketError as exc:
                 if path.parent.exists() or path.parent.is_symlink():
-                    log.warning("not using %s: %s", path, exc)
+                    self._warn(f"not using {path}: {exc}")
                 continue
             try:
                 stream = await anyio.connect_unix(str(path))
@@ -120,7 +121,7 @@ class HostLink:
                 continue
             credentials = peer_credentials(stream.extra(SocketAttribute.raw_socket))
             if credentials is not None and credentials[1] != os.getuid():
-                log.warning("not using %s: it is served by uid %d", path, credentials[1])
+                self._warn(f"not using {path}: it is served by uid {credentials[1]}")
                 await stream.aclose()
                 continue
             channel = LineChannel(stream)
@@ -139,12 +140,18 @@ class HostLink:
                 answer = None
             if answer is None or "error" in answer:
                 why = (answer or {}).get("error", {}).get("message", "it closed the connection")
-                log.warning("the Tabgate host at %s refused this agent: %s", path, why)
+                self._warn(f"the Tabgate host at {path} refused this agent: {why}")
                 await channel.aclose()
                 continue
             log.info("connected to the Tabgate host at %s", path)
+            self._said.clear()
             return channel
         return None
+
+    def _warn(self, text: str) -> None:
+        if text not in self._said:
+            self._said.add(text)
+            log.warning("%s", text)
 
     async def _read(self, channel: LineChannel) -> None:
         while True:

@@ -202,7 +202,16 @@ class Gateway:
     async def _accept(self, listener: SocketListener, group: anyio.abc.TaskGroup) -> None:
         while True:
             stream = await listener.accept()
-            group.start_soon(self._peer, stream)
+            group.start_soon(self._guarded_peer, stream)
+
+    async def _guarded_peer(self, stream: SocketStream) -> None:
+        """A failure of one peer, whatever it is, ends that peer only, never the listener or other agents."""
+        try:
+            await self._peer(stream)
+        except Exception:
+            log.exception("agent gateway: a connection failed")
+            with anyio.CancelScope(shield=True):
+                await stream.aclose()
 
     async def _peer(self, stream: SocketStream) -> None:
         try:
@@ -220,9 +229,11 @@ class Gateway:
             session = Session(f"agent-{next(self._session_ids)}", agent, stream, scope)
             full = self._make_room()
             if full is not None:
-                with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    with anyio.fail_after(1):
-                        await stream.send(encode(_error(hello_id, full)))
+                with (
+                    contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError),
+                    anyio.move_on_after(1),
+                ):
+                    await stream.send(encode(_error(hello_id, full)))
                 log.warning("agent gateway: refused %s: %s", agent.executable, full)
                 await stream.aclose()
                 return

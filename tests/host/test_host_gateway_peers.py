@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -255,3 +256,18 @@ def test_idle_peers_do_not_lock_a_real_agent_out(host_dirs: HostDirs, runtime_di
     assert tools == ["browser_tab"] and result.is_error is False
     assert closed == f"closed {idle - MAX_SESSIONS + 1}"
     assert [call["params"]["agent"]["name"] for call in calls_of(browser, "gateway/call")] == ["real"]
+
+
+def test_a_tabgate_host_mcp_of_another_install_is_refused(
+    host_dirs: HostDirs, runtime_dir: Path, tmp_path: Path
+) -> None:
+    """The same program copied elsewhere (the same interpreter, another script path) is not this install's."""
+    copy = tmp_path / "other-install" / "tabgate-host"
+    copy.parent.mkdir()
+    shutil.copy2(tabgate_host_bin(), copy)
+    with gateway_host(host_dirs, runtime_dir) as (_host, browser):
+        tools, result = anyio.run(list_and_call, agent_started_by(str(copy), ["mcp"], runtime_dir), "codex")
+        wait_until(lambda: f"{copy} mcp" in host_log(host_dirs), "the refusal in the host's log")
+        assert "is not `tabgate-host mcp` of this install" in host_log(host_dirs)
+    assert tools == [] and result.is_error is True
+    assert calls_of(browser, "gateway/tools") == calls_of(browser, "gateway/call") == []
