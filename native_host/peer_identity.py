@@ -104,18 +104,23 @@ def process(pid: int) -> Process:
 class Install:
     """What a `tabgate-host mcp` of this install looks like to the OS."""
 
-    interpreter: str
+    interpreters: frozenset[str]
     script: str
 
     @classmethod
     def current(cls) -> Install:
+        # The OS's word for this very process too: a macOS framework build's `python3` stub re-executes
+        # Python.app, so there the running program is not sys.executable.
+        interpreters = {_real(sys.executable)}
+        with contextlib.suppress(PeerRefused):
+            interpreters.add(process(os.getpid()).executable)
         scripts = sysconfig.get_path("scripts")
-        return cls(_real(sys.executable), _real(str(Path(scripts) / SCRIPT_NAME)))
+        return cls(frozenset(interpreters), _real(str(Path(scripts) / SCRIPT_NAME)))
 
     def is_agent_server(self, peer: Process) -> bool:
         argv = peer.argv
         return (
-            peer.executable == self.interpreter
+            peer.executable in self.interpreters
             and len(argv) == 3
             and argv[2] == "mcp"
             and (os.path.isabs(argv[1]) or bool(peer.cwd))
