@@ -91,17 +91,19 @@ def test_a_raw_socket_peer_is_closed_unanswered(host_dirs: HostDirs, runtime_dir
     code = (
         "import socket, sys\n"
         "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(10)\n"
-        's.sendall(b\'{"jsonrpc":"2.0","id":0,"method":"gateway/hello",\'\n'
-        '          b\'"params":{"client":{"name":"codex","version":"1"}}}\\n\'\n'
-        '          b\'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}\\n\')\n'
         "try:\n"
+        "    s.sendall(sys.argv[2].encode())\n"
         "    print(repr(s.recv(1000)))\n"
-        "except ConnectionResetError:\n"  # closed with our requests unread
+        "except (BrokenPipeError, ConnectionResetError):\n"  # closed before or after our requests
         "    print(repr(b''))\n"
+    )
+    requests = (
+        '{"jsonrpc":"2.0","id":0,"method":"gateway/hello","params":{"client":{"name":"codex","version":"1"}}}\n'
+        '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}\n'
     )
     with gateway_host(host_dirs, runtime_dir) as (_host, browser):
         done = subprocess.run(
-            [sys.executable, "-c", code, str(runtime_dir / "gateway.sock")],
+            [sys.executable, "-c", code, str(runtime_dir / "gateway.sock"), requests],
             capture_output=True,
             text=True,
             timeout=30,
