@@ -139,8 +139,12 @@ class HostLink:
             except (TimeoutError, WireError, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 answer = None
             if answer is None or "error" in answer:
-                why = (answer or {}).get("error", {}).get("message", "it closed the connection")
-                self._warn(f"the Tabgate host at {path} refused this agent: {why}")
+                why = (
+                    (answer or {})
+                    .get("error", {})
+                    .get("message", "it closed the connection unanswered (its log says why)")
+                )
+                self._warn(f"the Tabgate host at {path} did not take this agent: {why}")
                 await channel.aclose()
                 continue
             log.info("connected to the Tabgate host at %s", path)
