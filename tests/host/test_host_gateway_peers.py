@@ -160,6 +160,12 @@ def test_agents_find_a_desktop_host_at_the_default_place_with_a_clients_environm
             browser.stop()
     assert tools == ["browser_tab"]
     assert result.is_error is False
+    (call,) = calls_of(browser, "gateway/call")
+    assert call["params"]["agent"] == {
+        "name": "sdk",
+        "version": "1",
+        "executable": os.path.realpath(sys.executable),  # the SDK's process started `tabgate-host mcp`
+    }
     assert not list(desktop_runtime.iterdir()), "the desktop's XDG_RUNTIME_DIR is not where the socket goes"
 
 
