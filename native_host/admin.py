@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from .config import write_default_config
-from .connect import AGENTS, AgentFile, run_connect
+from .connect import AGENTS, AgentFile, ConnectError, agent_files, host_script, run_connect
 from .files import FileWriteError
 from .install import current_platform, install_at, uninstall_at
 from .locations import BROWSERS, Browser, Location, browser_location, user_data_dir_location
@@ -141,8 +141,17 @@ def _run(options: argparse.Namespace) -> int:
 
         locations = all_locations(current_platform(), Path.home(), os.environ)
         locations += [user_data_dir_location(d.expanduser().absolute()) for d in options.user_data_dir]
+        try:
+            script: Path | None = host_script()
+        except ConnectError:
+            script = None  # doctor then checks only that the agents' commands exist
         return run_doctor(
-            locations=locations, config_path=_config_file(options), log_dir=log_dir(), out=sys.stdout
+            locations=locations,
+            config_path=_config_file(options),
+            log_dir=log_dir(),
+            out=sys.stdout,
+            agents=agent_files(current_platform(), Path.home(), os.environ),
+            script=script,
         )
     from . import config_cli
 

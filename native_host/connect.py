@@ -39,6 +39,10 @@ class ConnectError(Exception):
     """Nothing was written: the agent's config cannot be read or changed safely; the message says why."""
 
 
+class ConfigUnreadable(ConnectError):
+    """The agent's config cannot be read or does not parse (the message names the file and the problem)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Agent:
     name: AgentName
@@ -128,7 +132,7 @@ def read_text(path: Path) -> str | None:
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConnectError(f"cannot read {path}: {exc}") from None
+        raise ConfigUnreadable(f"cannot read {path}: {exc}") from None
 
 
 def parse(file: AgentFile, text: str) -> dict[str, Any]:
@@ -139,18 +143,24 @@ def parse(file: AgentFile, text: str) -> dict[str, Any]:
         data: object = tomllib.loads(text) if file.agent.toml else json.loads(text)
     except ValueError as exc:
         kind = "TOML" if file.agent.toml else "JSON"
-        raise ConnectError(f"{file.path} is not valid {kind} ({exc}); fix it first{UNCHANGED}") from None
+        raise ConfigUnreadable(f"{file.path} is not valid {kind} ({exc})") from None
     if not isinstance(data, dict):
-        raise ConnectError(f"{file.path} does not hold a JSON object; fix it first{UNCHANGED}")
+        raise ConfigUnreadable(f"{file.path} does not hold a JSON object")
     return data
+
+
+def names_tabgate(name: str, entry: object) -> bool:
+    """Tabgate's entry, or any server whose command is a tabgate-host."""
+    command = entry.get("command") if isinstance(entry, dict) else None
+    return name == SERVER_NAME or (
+        isinstance(command, str) and Path(command).name in ("tabgate-host", "tabgate-host.exe")
+    )
 
 
 def servers_of(file: AgentFile, data: Mapping[str, Any]) -> dict[str, Any]:
     servers = data.get(file.agent.servers_key, {})
     if not isinstance(servers, dict):
-        raise ConnectError(
-            f"{file.path}: `{file.agent.servers_key}` is not a table of servers; fix it first{UNCHANGED}"
-        )
+        raise ConfigUnreadable(f"{file.path}: `{file.agent.servers_key}` is not a table of servers")
     return servers
 
 
@@ -347,6 +357,9 @@ def run_connect(file: AgentFile, *, remove: bool, show: bool, out: TextIO, err: 
             out.writelines(line if line.endswith("\n") else line + "\n" for line in diff)
             return 0
         _write(path, before, after)
+    except ConfigUnreadable as exc:
+        print(f"tabgate-host connect {agent.name}: {exc}; fix it first{UNCHANGED}", file=err)
+        return 1
     except ConnectError as exc:
         print(f"tabgate-host connect {agent.name}: {exc}", file=err)
         return 1

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from native_host.connect import AGENTS, AgentFile, AgentName, host_script, run_connect
+from native_host.doctor import check_agent_configs
 
 pytestmark = pytest.mark.unit
 
@@ -217,3 +218,38 @@ def test_a_symlinked_config_is_written_through_to_its_target(tmp_path: Path) -> 
     assert connect(AgentFile(AGENTS["cursor"], link))[0] == 0
     assert link.is_symlink() and link.resolve() == target
     assert json.loads(target.read_text())["mcpServers"]["tabgate"]["command"] == SCRIPT
+
+
+def test_doctor_checks_each_agent_config_that_names_tabgate(tmp_path: Path) -> None:
+    files = {name: AgentFile(agent, tmp_path / name / "config") for name, agent in AGENTS.items()}
+    for file in files.values():
+        file.path.parent.mkdir()
+    files["codex"].path.write_text(
+        '[mcp_servers.tabgate]\ncommand = "/gone/.venv/bin/tabgate-host"\nargs = ["mcp"]\n'
+        'env = { TABGATE_RUNTIME_DIR = "/run/x" }\n'
+    )
+    assert connect(files["claude-code"])[0] == 0
+    files["cursor"].path.write_text('{"mcpServers": {"tabgate": ')
+    other = tmp_path / "other-install" / "tabgate-host"
+    other.parent.mkdir()
+    other.write_text("#!/bin/sh\n")
+    browser = {"command": str(other), "args": ["serve"]}
+    files["claude-desktop"].path.write_text(
+        json.dumps({"mcpServers": {"browser": browser, "x": {"command": "y"}}})
+    )
+
+    findings = check_agent_configs(list(files.values()), Path(SCRIPT))
+    report = "\n".join(finding.render() for finding in findings)
+    assert [finding.ok for finding in findings] == [False, False, True, False], report
+    codex, desktop, code, cursor = findings
+    assert "/gone/.venv/bin/tabgate-host" in codex.what and "which does not exist" in codex.what
+    assert "sets TABGATE_RUNTIME_DIR" in codex.what and codex.fix == "run: tabgate-host connect codex"
+    assert f"runs {other}, another install than this one ({SCRIPT})" in desktop.what
+    assert "passes ['serve']" in desktop.what and "remove 'browser' from" in desktop.fix
+    assert "runs this install's tabgate-host mcp" in code.what
+    assert str(files["cursor"].path) in cursor.what and "is not valid JSON" in cursor.what
+    # Nothing names Tabgate (or no config at all): said once, as information, not a problem.
+    for file in files.values():
+        file.path.unlink()
+    (nothing,) = check_agent_configs(list(files.values()), Path(SCRIPT))
+    assert nothing.ok and "tabgate-host connect codex|claude-desktop|claude-code|cursor" in nothing.what
