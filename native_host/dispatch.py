@@ -34,24 +34,13 @@ from .oauth import SIGN_IN_SECONDS, SignInFailed
 from .outbox import Outbox
 from .paths import default_config_path, log_dir
 from .preview import MAX_TIMEOUT_SEC, preview_statuses
-from .redact import Scrubber
+from .redact import KNOWN_SECRETS, scrub_data
 from .status import ServerStatus, StatusBoard
 
 log = logging.getLogger(__name__)
 
 TOOL_KEYS = ("title", "description", "inputSchema", "outputSchema", "annotations")
 LISTING_WAIT_SECONDS: Final = 1.0  # contract §4: no listing waits longer for servers still starting
-
-
-def scrub_data(value: Any, scrub: Scrubber) -> Any:
-    """A server's `error.data` with the configured secrets taken out of every string in it, keys included."""
-    if isinstance(value, str):
-        return scrub(value)
-    if isinstance(value, dict):
-        return {scrub(str(key)): scrub_data(item, scrub) for key, item in value.items()}
-    if isinstance(value, list):
-        return [scrub_data(item, scrub) for item in value]
-    return value
 
 
 class _Params(BaseModel):
@@ -209,7 +198,9 @@ class Dispatcher:
                     message.id, RpcError(ErrorCode.INTERNAL_ERROR, f"internal error: {describe(exc)}")
                 )
             else:
-                self._outbox.result(message.id, result)
+                # Whatever a server sent back (tool results, resource contents, prompts, listings) leaves
+                # without the configured secrets: a server that echoes one must not hand it to the browser.
+                self._outbox.result(message.id, scrub_data(result, KNOWN_SECRETS))
             finally:
                 del self._running[message.id]
         if scope.cancelled_caught:
@@ -353,7 +344,7 @@ class Dispatcher:
             if total is not None:
                 note["total"] = total
             if message is not None:
-                note["message"] = message
+                note["message"] = KNOWN_SECRETS(message)
             self._outbox.notify("notifications/progress", note)
 
         async def call(client: Client) -> types.CallToolResult:

@@ -25,6 +25,7 @@ from .gateway_wire import LineChannel, Message, WireError
 from .jsonrpc import CANCEL_METHOD, Notification
 from .outbox import Outbox
 from .protocol import GATEWAY_CHANGED, GATEWAY_STATE
+from .redact import KNOWN_SECRETS, scrub_data
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +157,10 @@ class Gateway:
         if scope.cancelled_caught:
             return
         with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await channel.send({"jsonrpc": "2.0", "id": request_id, "result": result})
+            # Configured secrets never reach an agent, even where a page or a tool shows one.
+            await channel.send(
+                {"jsonrpc": "2.0", "id": request_id, "result": scrub_data(result, KNOWN_SECRETS)}
+            )
 
     async def _relay(self, session: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
         client = params.get("client") if isinstance(params.get("client"), dict) else {}
