@@ -36,6 +36,7 @@ from .paths import default_config_path, log_dir
 from .preview import MAX_TIMEOUT_SEC, preview_statuses
 from .redact import KNOWN_SECRETS, scrub_data
 from .status import ServerStatus, StatusBoard
+from .uploads import UploadRefused, check_upload
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +87,12 @@ class PromptParams(_Params):
     arguments: dict[str, str] | None = None
 
 
+class UploadParams(_Params):
+    model_config = ConfigDict(extra="ignore", strict=True)
+    paths: list[str]
+    folders: list[str]
+
+
 class CancelParams(_Params):
     id: RequestId
 
@@ -131,6 +138,7 @@ class Dispatcher:
             "servers/setEnabled": self._servers_set_enabled,
             "servers/signIn": self._servers_sign_in,
             "servers/signOut": self._servers_sign_out,
+            "files/checkUpload": self._files_check_upload,
         }
 
     async def __aenter__(self) -> Dispatcher:
@@ -519,6 +527,14 @@ class Dispatcher:
         name = _params(ServerParams, request).server
         done = await self.manager.sign_out(name)
         return {"server": name, "signedOut": done.signed_out, "revoked": done.revoked}
+
+    async def _files_check_upload(self, request: Request) -> JsonObject:
+        params = _params(UploadParams, request)
+        try:
+            paths = await anyio.to_thread.run_sync(check_upload, params.paths, params.folders)
+        except UploadRefused as exc:
+            raise RpcError(ErrorCode.INVALID_PARAMS, str(exc)) from None
+        return {"paths": paths}
 
     async def _servers_logs(self, request: Request) -> JsonObject:
         params = _params(ServerParams, request)
