@@ -48,12 +48,9 @@ class Agent:
     name: AgentName
     title: str
     where: Callable[[Platform, Path, Mapping[str, str]], Path]  # (platform, home, environment) → the file
+    toml: bool  # codex's `[mcp_servers.<name>]`; the others JSON `{"mcpServers": {...}}`
     entry: Mapping[str, object]  # what the agent's own tools write beside command and args
     restart: str  # what makes the agent read its config again
-
-    @property
-    def toml(self) -> bool:
-        return self.name == "codex"
 
     @property
     def servers_key(self) -> str:
@@ -82,18 +79,24 @@ def _cursor(_platform: Platform, home: Path, _env: Mapping[str, str]) -> Path:
 
 
 AGENTS: Final[Mapping[AgentName, Agent]] = {
-    "codex": Agent("codex", "codex", _codex, {}, "restart codex"),
+    "codex": Agent("codex", "codex", _codex, True, {}, "restart codex"),
     "claude-desktop": Agent(
-        "claude-desktop", "Claude Desktop", _claude_desktop, {}, "quit Claude Desktop and open it again"
+        "claude-desktop",
+        "Claude Desktop",
+        _claude_desktop,
+        False,
+        {},
+        "quit Claude Desktop and open it again",
     ),
     "claude-code": Agent(
         "claude-code",
         "Claude Code",
         _claude_code,
+        False,
         {"type": "stdio"},
         "start a new Claude Code session",
     ),
-    "cursor": Agent("cursor", "Cursor", _cursor, {}, "restart Cursor"),
+    "cursor": Agent("cursor", "Cursor", _cursor, False, {}, "restart Cursor"),
 }
 
 

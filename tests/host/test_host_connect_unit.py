@@ -200,6 +200,19 @@ def test_codex_toml_keeps_comments_and_other_tables(tmp_path: Path) -> None:
     assert file.path.read_text() == before
 
 
+def test_codex_inline_env_goes_and_a_crlf_file_stays_crlf(tmp_path: Path) -> None:
+    file = at(tmp_path, "codex")
+    before = (
+        '[mcp_servers.tabgate]\r\ncommand = "/x"\r\nargs = []\r\nenv = { TABGATE_RUNTIME_DIR = "/r" }\r\n'
+    )
+    file.path.write_bytes(before.encode())
+    assert connect(file)[0] == 0
+    assert (
+        file.path.read_bytes().decode()
+        == f'[mcp_servers.tabgate]\r\ncommand = "{SCRIPT}"\r\nargs = ["mcp"]\r\n'
+    )
+
+
 def test_a_new_file_is_the_owners_only_and_remove_without_a_file_writes_nothing(tmp_path: Path) -> None:
     file = AgentFile(AGENTS["codex"], tmp_path / "fresh" / "config.toml")
     assert connect(file, remove=True) == (0, f"{file.path} has no tabgate entry: nothing to change\n", "")
