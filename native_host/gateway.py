@@ -48,6 +48,7 @@ from .jsonrpc import CANCEL_METHOD, Notification
 from .outbox import Outbox
 from .peer_identity import Install, PeerRefused, agent_executable
 from .protocol import GATEWAY_CHANGED, GATEWAY_STATE
+from .redact import KNOWN_SECRETS, scrub_data
 
 log = logging.getLogger(__name__)
 
@@ -334,7 +335,10 @@ class Gateway:
                 session.room.set()
                 session.room = anyio.Event()
         if not scope.cancelled_caught:
-            session.out.put({"jsonrpc": "2.0", "id": request_id, "result": result})
+            # Configured secrets never reach an agent, even where a page or a tool shows one.
+            session.out.put(
+                {"jsonrpc": "2.0", "id": request_id, "result": scrub_data(result, KNOWN_SECRETS)}
+            )
 
     async def _relay(self, session: Session, method: str, params: dict[str, Any]) -> dict[str, Any]:
         agent = session.agent.model_dump()
