@@ -112,9 +112,14 @@ def _default_action(tool: str) -> str | None:
     return default if isinstance(default, str) else None
 
 
-def action_of(tool: str, action: str) -> BrowserAction:
+# A tool this table does not name (a test's stand-in) is one chrome.* call on no tab, asked as acting.
+_UNDECLARED = _acts("none", target="none")
+
+
+def action_of(tool: str, action: str | None) -> BrowserAction:
     """The declaration of a validated call's action (each tool's `action` Literal is this table's keys)."""
-    return ACTIONS[tool][action]
+    actions = ACTIONS.get(tool)
+    return actions[action] if actions is not None and action is not None else _UNDECLARED
 
 
 def describe(tool: str, action: str | None) -> ActionInfo | None:

@@ -72,7 +72,7 @@ class BrowserHandler:
         if not isinstance(call.payload, FunctionPayload):
             raise RespondToModel(f"{self._spec.name} handler received unsupported payload")
         args = parse_arguments_model(self._spec.params, call.payload.arguments)
-        action = action_of(self._spec.name, str(args.model_dump(include={"action"})["action"]))
+        action = action_of(self._spec.name, args.model_dump(include={"action"}).get("action"))
         args, tab, guard = await self._place(args, action, call.target)
         timeout_ms = self._spec.timeout_ms
         if action.run is not None:
