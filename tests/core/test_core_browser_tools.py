@@ -5,13 +5,16 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
+from core.browser.actions import ACTIONS, ActionInfo, describe
+from core.browser.registry import BROWSER_TOOLS
+from core.browser.spec import BrowserToolSpec
+from core.browser.target import PAGE_CHANGED, TAB_MOVED
+from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.service import Service
-from core.browser.target import TAB_MOVED
-from core.capabilities import McpErrorCode, McpRequestError
 from tests.core.core_fakes import FakeBrowser, FakeHost, Request, dispatch, function_call
 
 pytestmark = pytest.mark.unit
@@ -99,8 +102,14 @@ async def test_bad_arguments_are_answered_with_the_validation_message_and_never_
         (  # a page read carries the site the policy checked, for the executor to check again
             "browser_page",
             {"action": "text", "tabId": 7},
-            {"action": "text", "tabId": 7, "maxChars": 20000, "offset": 0, "site": "https://example.test",
-             "siteChanged": TAB_MOVED},
+            {
+                "action": "text",
+                "tabId": 7,
+                "maxChars": 20000,
+                "offset": 0,
+                "site": "https://example.test",
+                "siteChanged": TAB_MOVED,
+            },
         ),
         (
             "browser_storage",
@@ -155,7 +164,10 @@ async def test_a_page_whose_site_was_not_granted_is_refused_with_how_to_grant_it
 @pytest.mark.parametrize("url", ["chrome://settings/", "chrome-extension://abc/popup.html", ""])
 async def test_only_web_pages_are_read_or_acted_on(url: str) -> None:
     browser = FakeBrowser(tab={"id": 3, "url": url, "granted": False})
-    for tool, args in [("browser_page", {"action": "text"}), ("browser_dom", {"action": "press", "key": "a"})]:
+    for tool, args in [
+        ("browser_page", {"action": "text"}),
+        ("browser_dom", {"action": "press", "key": "a"}),
+    ]:
         answer = await call(tool, args, browser)
         assert answer["success"] is False
         assert "only http(s) pages" in answer["output"]["output"] or "url: none" in answer["output"]["output"]
@@ -584,3 +596,171 @@ async def test_a_redirect_blocked_on_the_way_to_a_browser_page_says_where_it_led
         "(only http(s) pages; net::ERR_BLOCKED_BY_CLIENT); the tab was sent to about:blank",
     )
     assert page.url == "about:blank"
+
+
+# ------------------------------------------------------------------ one declaration of every action
+
+
+def test_every_action_of_every_browser_tool_is_declared_once() -> None:
+    for spec in BROWSER_TOOLS:
+        literal = spec.params.model_fields["action"].annotation
+        assert set(ACTIONS[spec.name]) == set(get_args(literal)), spec.name
+    assert set(ACTIONS) == {spec.name for spec in BROWSER_TOOLS}
+
+
+@pytest.mark.parametrize(
+    ("tool", "action", "info"),
+    [
+        ("browser_page", "snapshot", ActionInfo(reads=True, moves_tab=False, target="tab")),
+        ("browser_screenshot", None, ActionInfo(reads=True, moves_tab=False, target="tab")),
+        ("browser_dom", "click", ActionInfo(reads=False, moves_tab=False, target="tab")),
+        ("browser_navigation", "back", ActionInfo(reads=False, moves_tab=True, target="tab")),
+        ("browser_tab", "create", ActionInfo(reads=False, moves_tab=True, target="url")),
+        ("browser_tab", "query", ActionInfo(reads=True, moves_tab=False, target="none")),
+        ("browser_storage", "set", ActionInfo(reads=False, moves_tab=False, target="none")),
+        ("browser_dom", None, None),
+        ("browser_dom", "teleport", None),
+        ("update_plan", None, None),
+    ],
+)
+def test_describe_answers_what_an_action_does(tool: str, action: str | None, info: ActionInfo | None) -> None:
+    assert describe(tool, action) == info
+
+
+def _with_tab_id(spec: BrowserToolSpec) -> dict[str, Any]:
+    first = get_args(spec.params.model_fields["action"].annotation)[0]
+    needs = {"browser_dom": {"action": "press", "key": "a"}, "browser_navigation": {"action": "reload"},
+             "browser_tab": {"action": "close"}, "browser_devtools": {"action": "console"}}  # fmt: skip
+    return needs.get(spec.name, {"action": first})
+
+
+@pytest.mark.parametrize("spec", [s for s in BROWSER_TOOLS if "tabId" in s.params.model_fields], ids=str)
+async def test_a_tab_id_given_as_a_string_is_refused_never_coerced(spec: BrowserToolSpec) -> None:
+    browser = FakeBrowser()
+    answer = await call(spec.name, {**_with_tab_id(spec), "tabId": "7"}, browser)
+    assert answer["success"] is False
+    assert "tabId" in answer["output"]["output"]
+    assert "Input should be a valid integer" in answer["output"]["output"]
+    assert browser.calls == []
+
+
+# ------------------------------------------------------------------ the caller's tabs and site (target)
+
+
+async def targeted(browser: Any, name: str, target: dict[str, Any], **args: Any) -> tuple[bool, Any]:
+    svc = Service(emit=lambda event: None, browser=browser)
+    message = {**dispatch(function_call(name, json.dumps(args))), "target": target}
+    answer = await svc.handle(message)
+    return answer["success"], answer["output"]["output"]
+
+
+async def test_a_tab_query_lists_only_the_callers_tabs() -> None:
+    tabs = [{"id": 1, "url": "https://a.test/"}, {"id": 2, "url": "https://b.test/reset_token=x"}]
+    browser = FakeBrowser({"browser_tab": tabs})
+    assert await targeted(browser, "browser_tab", {"tabs": [1]}, action="query") == (
+        True, '[{"id":1,"url":"https://a.test/"}]'
+    )  # fmt: skip
+    assert await targeted(browser, "browser_tab", {"tabs": []}, action="query") == (True, "[]")
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("browser_dom", {"action": "click", "selector": "#go", "tabId": 9}),
+        ("browser_tab", {"action": "close", "tabId": 9}),
+        ("browser_page", {"action": "text", "tabId": 9}),
+    ],
+)
+async def test_a_tab_the_caller_was_not_given_is_refused_with_how_to_share_it(
+    name: str, args: dict[str, Any]
+) -> None:
+    browser = FakeBrowser()
+    success, text = await targeted(browser, name, {"tabs": [1, 2], "tabId": 1}, **args)
+    assert success is False
+    assert text == (
+        "Tab 9 is not shared with this agent. To use it, ask the person to open the Tabgate popup on that "
+        "tab and choose *Share this tab with …*."
+    )
+    assert browser.calls == []
+
+
+async def test_a_call_naming_no_tab_runs_on_the_callers_tab_and_never_on_the_active_one() -> None:
+    browser = FakeBrowser({"browser_page": {"title": "A"}})
+    assert await targeted(browser, "browser_page", {"tabs": [4], "tabId": 4}, action="title") == (
+        True, '{"title":"A"}'
+    )  # fmt: skip
+    assert [(tool, args["tabId"]) for tool, args, _ in browser.calls] == [("tab", 4), ("browser_page", 4)]
+    # No tab given and the active tab is not the caller's: refused, not run on the active tab.
+    browser = FakeBrowser({"browser_page": {"title": "A"}})
+    success, text = await targeted(browser, "browser_page", {"tabs": [4]}, action="title")
+    assert success is False
+    assert text.startswith("Tab 7 is not shared with this agent.")
+    assert browser.tool_calls() == []
+
+
+async def test_a_tab_that_left_the_approved_site_is_refused_before_anything_runs() -> None:
+    page = RecordedPage()  # shows http://127.0.0.1:8001
+    success, text = await targeted(
+        page,
+        "browser_dom",
+        {"tabs": [5], "tabId": 5, "site": "https://a.test"},
+        action="click",
+        selector="#b",
+    )
+    assert (success, text) == (
+        False,
+        f"{PAGE_CHANGED} (tab 5 shows http://127.0.0.1:8001, not https://a.test)",
+    )
+    assert page.tools == ["tab"]
+    assert page.sent == []
+
+
+async def test_the_approved_site_goes_with_every_command_list_for_the_executor_to_check() -> None:
+    page = RecordedPage()
+    site = "http://127.0.0.1:8001"
+    target = {"tabs": [5], "tabId": 5, "site": site}
+    success, text = await targeted(page, "browser_dom", target, action="press", key="Enter")
+    assert (success, text) == (True, "Pressed Enter.")
+    assert page.sites == [site]
+    # A navigation is checked until it starts; what the tab shows afterwards is the navigation's doing.
+    page.answers["Page.navigate"] = {"frameId": "F", "loaderId": "L1"}
+    page.answers["Runtime.evaluate"] = {"result": {"value": {}}}
+    page.sites.clear()
+    page.sent.clear()
+    success, text = await targeted(
+        page, "browser_navigation", target, action="navigate", url="https://b.test/"
+    )
+    assert success, text
+    assert [c["method"] for c in page.sent][:1] == ["Page.navigate"]
+    assert page.sites[:2] == [site, site]  # the tab's state, then Page.navigate
+    assert set(page.sites[2:]) == {None}
+
+
+async def test_the_executor_words_a_moved_page_as_python_says() -> None:
+    class MovedAway(RecordedPage):
+        async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+            if tool == "cdp" and args.get("site") is not None:
+                self.tools.append(tool)  # the executor's check: the tab shows another site now
+                raise BrowserToolError(f"{args['siteChanged']} (tab 5 shows https://b.test)")
+            return await super().call(tool, args, timeout_ms=timeout_ms)
+
+    page = MovedAway()
+    target = {"tabs": [5], "tabId": 5, "site": "http://127.0.0.1:8001"}
+    assert await targeted(page, "browser_dom", target, action="press", key="a") == (
+        False, f"{PAGE_CHANGED} (tab 5 shows https://b.test)"
+    )  # fmt: skip
+    assert page.sent == []
+
+
+@pytest.mark.parametrize(
+    "target", [{"tabs": ["1"]}, {"tabs": [1], "tabId": "1"}, {"tabs": [1], "bogus": 1}, "all"]
+)
+async def test_a_malformed_target_is_refused(target: Any) -> None:
+    browser = FakeBrowser()
+    svc = Service(emit=lambda event: None, browser=browser)
+    answer = await svc.handle(
+        {**dispatch(function_call("browser_tab", '{"action":"query"}')), "target": target}
+    )
+    assert answer["error"]["code"] == McpErrorCode.INVALID_PARAMS
+    assert answer["error"]["message"].startswith("target: ")
+    assert browser.calls == []
