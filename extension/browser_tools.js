@@ -204,7 +204,9 @@ const prefixed = (key) => TOOL_STORAGE_PREFIX + key;
 const executors = {
   // What Python decides from: the tab (tabId, or the active tab) and whether the user granted its site.
   async tab(a) {
-    const tab = await targetTab(a.tabId);
+    const tab = await targetTab(a.tabId).catch((e) => {
+      throw e.rpc ? e : rpcError(-32602, String(e.message ?? e));
+    });
     const site = shownSite(tab);
     const granted = /^https?:/.test(site) && (await chrome.permissions.contains({ origins: [`${site}/*`] }));
     return { ...tabInfo(tab), granted };

@@ -95,12 +95,12 @@ def require_page(tab: TabFacts) -> None:
 
 def guard_for(access: Access, tab: TabFacts, target: CallTarget | None) -> Guard | None:
     """Checks the tab against the policy and the caller's approval; answers what the executor re-checks."""
+    shown = shown_site(tab.url)
+    if target is not None and target.site is not None and shown != target.site:
+        raise RespondToModel(f"{PAGE_CHANGED} (tab {tab.id} shows {shown}, not {target.site})")
     if access == "page":
         require_page(tab)
-    shown = shown_site(tab.url)
     if target is not None and target.site is not None:
-        if shown != target.site:
-            raise RespondToModel(f"{PAGE_CHANGED} (tab {tab.id} shows {shown}, not {target.site})")
         return Guard(target.site, PAGE_CHANGED)
     if access in ("page", "navigate"):
         return Guard(shown, TAB_MOVED)

@@ -41,17 +41,17 @@ class BrowserHandler:
         self._upload_dirs = upload_dirs
         self._host = host
 
-    async def _tab(self, tab_id: int | None) -> TabFacts:
+    async def _tab(self, tab_id: int | None, action: str | None) -> TabFacts:
         try:
             raw = await self._browser.call(
                 "tab", {} if tab_id is None else {"tabId": tab_id}, timeout_ms=TAB_FACTS_TIMEOUT_MS
             )
         except BrowserToolError as error:
-            raise RespondToModel(error.message) from None
+            raise RespondToModel(f"{self._spec.name} {action}: {error.message}") from None
         return TabFacts.from_wire(raw)
 
     async def _place(
-        self, args: BaseModel, action: BrowserAction, target: CallTarget | None
+        self, args: BaseModel, name: str | None, action: BrowserAction, target: CallTarget | None
     ) -> tuple[BaseModel, TabFacts | None, Guard | None]:
         """The tab the call runs on (pinned into the arguments, so every step acts on that same tab) and what
         it must still show when the action reaches it."""
@@ -62,7 +62,7 @@ class BrowserHandler:
             return args, None, None
         if tab_id is None and target is not None:
             tab_id = target.tabId
-        tab = await self._tab(tab_id)
+        tab = await self._tab(tab_id, name)
         if target is not None and tab.id not in target.tabs:
             raise not_shared(tab.id)
         guard = guard_for(action.access, tab, target)
@@ -72,8 +72,9 @@ class BrowserHandler:
         if not isinstance(call.payload, FunctionPayload):
             raise RespondToModel(f"{self._spec.name} handler received unsupported payload")
         args = parse_arguments_model(self._spec.params, call.payload.arguments)
-        action = action_of(self._spec.name, args.model_dump(include={"action"}).get("action"))
-        args, tab, guard = await self._place(args, action, call.target)
+        name = args.model_dump(include={"action"}).get("action")
+        action = action_of(self._spec.name, name)
+        args, tab, guard = await self._place(args, name, action, call.target)
         timeout_ms = self._spec.timeout_ms
         if action.run is not None:
             cdp = Cdp(self._browser, timeout_ms, guard)
