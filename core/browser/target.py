@@ -42,17 +42,27 @@ def not_shared(tab_id: int) -> RespondToModel:
     )
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def is_web_page(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in _DEFAULT_PORTS and bool(parts.hostname)
+
+
 def shown_site(url: str) -> str:
-    """What the executor compares (browser_tools.js `shownSite`): a web page's origin, else the URL."""
+    """What the executor compares (browser_tools.js `shownSite`): a web page's origin as URL.origin spells it
+    (no credentials, no default port), else the URL."""
     parts = urlsplit(url)
-    if parts.scheme in ("http", "https") and parts.netloc:
-        return f"{parts.scheme}://{parts.netloc.lower()}"
-    return url
-
-
-def web_origin(url: str) -> str | None:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") and parts.netloc else None
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return url
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    try:
+        port = parts.port
+    except ValueError:
+        return url
+    shown_port = f":{port}" if port is not None and port != _DEFAULT_PORTS[parts.scheme] else ""
+    return f"{parts.scheme}://{host}{shown_port}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +93,9 @@ def require_page(tab: TabFacts) -> None:
     """A page a tool may read or act on: a web page whose site the user granted."""
     if not tab.url:
         raise RespondToModel(f"tab {tab.id} has no page Tabgate can read (url: none)")
-    origin = web_origin(tab.url)
-    if origin is None:
+    if not is_web_page(tab.url):
         raise RespondToModel(f"Tabgate cannot read {tab.url}: only http(s) pages")
+    origin = shown_site(tab.url)
     if not tab.granted:
         raise RespondToModel(
             f"Tabgate has no access to {origin}. Grant it: open the Tabgate popup on that page and choose "

@@ -12,7 +12,7 @@ import pytest
 from core.browser.actions import ACTIONS, ActionInfo, describe
 from core.browser.registry import BROWSER_TOOLS
 from core.browser.spec import BrowserToolSpec
-from core.browser.target import PAGE_CHANGED, TAB_MOVED
+from core.browser.target import PAGE_CHANGED, TAB_MOVED, shown_site
 from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.service import Service
 from tests.core.core_fakes import FakeBrowser, FakeHost, Request, dispatch, function_call
@@ -764,3 +764,19 @@ async def test_a_malformed_target_is_refused(target: Any) -> None:
     assert answer["error"]["code"] == McpErrorCode.INVALID_PARAMS
     assert answer["error"]["message"].startswith("target: ")
     assert browser.calls == []
+
+
+@pytest.mark.parametrize(
+    ("url", "site"),
+    [
+        ("https://User:pw@Example.COM:443/x?y", "https://example.com"),
+        ("http://127.0.0.1:8000/a", "http://127.0.0.1:8000"),
+        ("http://[::1]:80/", "http://[::1]"),
+        ("https://a.test:8443", "https://a.test:8443"),
+        ("about:blank", "about:blank"),
+        ("chrome://newtab/", "chrome://newtab/"),
+    ],
+)
+def test_the_site_a_tab_shows_is_spelled_as_the_executor_spells_it(url: str, site: str) -> None:
+    # browser_tools.js compares `new URL(url).origin` for web pages and the URL itself otherwise.
+    assert shown_site(url) == site
