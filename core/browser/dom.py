@@ -1,4 +1,6 @@
-"""`browser_dom`: act on a page element (a snapshot's ref or a CSS selector) with trusted input."""
+"""`browser_dom`: act on a page element (a snapshot's ref or a CSS selector) with trusted input: the
+arguments model, and each action as the debugger commands it sends (mouse, keys, forms, dialogs, uploads,
+waits)."""
 
 from __future__ import annotations
 

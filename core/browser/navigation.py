@@ -1,4 +1,7 @@
-"""`browser_navigation`: navigate, reload, back, forward, current URL, wait for load (codex-chrome's)."""
+"""`browser_navigation`: navigate, reload, back, forward, current URL, wait for load (codex-chrome's).
+
+`navigate` runs through the debugger (the HTTP status, and honest failures); the others are chrome.* calls.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`browser_page`: a tab's title, URL, text, HTML, links, accessibility snapshot, or lines found in it."""
+"""`browser_page`: a tab's title, URL, text, HTML, links (one chrome.* call), or its accessibility snapshot
+and the lines found in it (every frame's tree fetched through the debugger and turned into the outline)."""
 
 from __future__ import annotations
 
