@@ -24,6 +24,7 @@ from core.payload import FunctionPayload, PayloadKind, ToolCall
 # The service worker enforces `timeout_ms`; ours only catches a capability that never answers.
 LOCAL_TIMEOUT_MARGIN_MS = 5_000
 TAB_FACTS_TIMEOUT_MS = 5_000
+NO_TAB = "this call names no tab and none is yours yet: give tabId (browser_tab query lists your tabs)"
 
 
 class BrowserHandler:
@@ -62,6 +63,8 @@ class BrowserHandler:
             return args, None, None
         if tab_id is None and target is not None:
             tab_id = target.tabId
+            if tab_id is None:  # never the person's active tab
+                raise RespondToModel(NO_TAB)
         tab = await self._tab(tab_id, name)
         if target is not None and tab.id not in target.tabs:
             raise not_shared(tab.id)

@@ -14,6 +14,7 @@ from core.browser.registry import BROWSER_TOOLS
 from core.browser.spec import BrowserToolSpec
 from core.browser.target import PAGE_CHANGED, TAB_MOVED, shown_site
 from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
+from core.handlers.browser import NO_TAB
 from core.service import Service
 from tests.core.core_fakes import FakeBrowser, FakeHost, Request, dispatch, function_call
 
@@ -690,12 +691,11 @@ async def test_a_call_naming_no_tab_runs_on_the_callers_tab_and_never_on_the_act
         True, '{"title":"A"}'
     )  # fmt: skip
     assert [(tool, args["tabId"]) for tool, args, _ in browser.calls] == [("tab", 4), ("browser_page", 4)]
-    # No tab given and the active tab is not the caller's: refused, not run on the active tab.
+    # No tab given and none is the caller's default: refused, never run on the (active) tab 7.
     browser = FakeBrowser({"browser_page": {"title": "A"}})
     success, text = await targeted(browser, "browser_page", {"tabs": [4]}, action="title")
-    assert success is False
-    assert text.startswith("Tab 7 is not shared with this agent.")
-    assert browser.tool_calls() == []
+    assert (success, text) == (False, NO_TAB)
+    assert browser.calls == []
 
 
 async def test_a_tab_that_left_the_approved_site_is_refused_before_anything_runs() -> None:
