@@ -336,9 +336,7 @@ class Gateway:
                 session.room = anyio.Event()
         if not scope.cancelled_caught:
             # Configured secrets never reach an agent, even where a page or a tool shows one.
-            session.out.put(
-                {"jsonrpc": "2.0", "id": request_id, "result": scrub_data(result, KNOWN_SECRETS)}
-            )
+            session.out.put({"jsonrpc": "2.0", "id": request_id, "result": scrub_data(result, KNOWN_SECRETS)})
 
     async def _relay(self, session: Session, method: str, params: dict[str, Any]) -> dict[str, Any]:
         agent = session.agent.model_dump()
