@@ -3,9 +3,11 @@ wrote exactly as that client starts servers (the SDK's default environment: env=
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +48,10 @@ def test_the_agent_starts_tabgate_from_the_config_connect_wrote(agent: str, tmp_
     config = home / CONFIGS[agent]
     assert f"wrote {config}" in done.stdout and "next: " in done.stdout
     text = config.read_text()
+    entry = tomllib.loads(text)["mcp_servers"] if agent == "codex" else json.loads(text)["mcpServers"]
+    assert "env" not in entry["tabgate"]  # the socket is found without one
     params = params_from_codex(text) if agent == "codex" else params_from_json(text)
-    assert params.args == ["mcp"] and params.env is None
+    assert params.args == ["mcp"]
     assert params.command == str(Path(sys.executable).parent / "tabgate-host")
     name, tools = run_agent(params, initialize_and_list, name=agent)
     # No browser here (or, on a busy machine, one whose gateway answers): the server answered both.

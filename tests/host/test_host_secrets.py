@@ -107,8 +107,7 @@ def page_with_the_secret(method: str, _params: dict[str, Any]) -> Any:
     """The browser's side: a page that shows the secret (the user's own dashboard, say)."""
     if method == "gateway/tools":
         return {"tools": [{"name": "browser_page", "inputSchema": {"type": "object"}}]}
-    output = {"type": "function_call_output", "call_id": "x", "output": f"your key is {SECRET}"}
-    return {"output": output, "success": True}
+    return {"content": [{"type": "text", "text": f"your key is {SECRET}"}], "isError": False}
 
 
 def test_what_the_gateway_answers_an_agent_is_scrubbed_too(host_dirs: HostDirs, runtime_dir: Path) -> None:

@@ -71,9 +71,12 @@ def json_config() -> str:
 
 
 def params_from_codex(text: str) -> StdioServerParameters:
-    """As codex starts it: the SDK's default variables plus codex's LANG, LC_ALL, TMPDIR, TZ."""
+    """As codex starts it: the SDK's default variables plus codex's LANG, LC_ALL, TMPDIR, TZ (and the entry's
+    own `env`, if any)."""
     entry = tomllib.loads(text)["mcp_servers"]["tabgate"]
-    return StdioServerParameters(command=entry["command"], args=entry["args"], env=codex_env())
+    return StdioServerParameters(
+        command=entry["command"], args=entry["args"], env=codex_env() | entry.get("env", {})
+    )
 
 
 def params_from_json(text: str) -> StdioServerParameters:
