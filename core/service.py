@@ -8,7 +8,7 @@ from typing import Any
 from core.browser.registry import BROWSER_TOOLS
 from core.capabilities import BrowserCapability, HostLink, McpCapability, McpErrorCode
 from core.catalog import build_registry
-from core.config import ConfigError, ToolsConfig, load_config
+from core.config import ConfigError, ToolsConfig, load_stored_config
 from core.deadline import DeadlineExceeded, within
 from core.elicitation import check_answer
 from core.errors import Fatal, RequestError
@@ -206,7 +206,7 @@ class Service:
 
     async def _config_load(self, message: Message) -> Answer:
         try:
-            config = load_config(message.get("config"))
+            config = load_stored_config(message.get("config"))
         except ConfigError as error:
             raise RequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
         return self._apply(config)
