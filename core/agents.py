@@ -52,6 +52,8 @@ class RunningCall:
     site: str | None
     started_at: float
     task: asyncio.Task[Any]
+    asking: bool = False  # waiting for the person: ended by withdrawing its question, not by cancelling
+    stopped: str | None = None  # why it was cancelled
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {

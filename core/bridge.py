@@ -29,8 +29,8 @@ import uuid
 from collections.abc import Awaitable
 from typing import Any, Protocol
 
-from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.agents import OpenedTab
+from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.gateway import AgentGateway
 from core.history import record_for
 from core.servers import TIMEOUT_MARGIN_MS, HostState

@@ -29,6 +29,8 @@ class ImageContent(BaseModel):
 
 
 type Block = Annotated[TextContent | ImageContent, Field(discriminator="type")]
+# An MCP server's content items stay as they came (their annotations and _meta too); ours are Blocks.
+type Content = Annotated[dict[str, Any] | Block, Field(union_mode="left_to_right")]
 
 
 class AgentCallResult(BaseModel):
@@ -36,7 +38,7 @@ class AgentCallResult(BaseModel):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    content: list[Block | dict[str, Any]]
+    content: list[Content]
     isError: bool = False
     structuredContent: Any = None
 
@@ -76,7 +78,7 @@ def from_dispatch(answer: dict[str, Any]) -> AgentCallResult:
         failure = result.get("Err") if isinstance(result, dict) else result
         return refused(str(failure or "the MCP tool failed"))
     body = output.get("output", "")
-    blocks: list[Block | dict[str, Any]] = (
+    blocks: list[Content] = (
         [_block(item) for item in body] if isinstance(body, list) else [TextContent(text=str(body))]
     )
     return AgentCallResult(content=blocks, isError=answer.get("success") is False)

@@ -234,7 +234,8 @@ class AgentGateway:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
                 raise
-            internal = Refusal(f"The call was {STOPPED}.").internal(call_id)
+            stopped = agent.running[call_id].stopped if call_id in agent.running else None
+            internal = Refusal(f"The call was stopped: {stopped or STOPPED}.").internal(call_id)
         finally:
             agent.running.pop(call_id, None)
             self._agents_changed()
@@ -256,9 +257,10 @@ class AgentGateway:
             running = agent.running.get(call_id)
             if running is not None:
                 running.site = prepared.question.site if prepared.question else None
-            if prepared.question is not None and agent.identity.executable not in config.get(
-                "gatewayTrusted", []
-            ):
+            trusted = agent.identity.executable in config.get("gatewayTrusted", [])
+            if prepared.question is not None and not trusted:
+                if running is not None:
+                    running.asking = True
                 try:
                     await self.consent.ask(
                         params.session,
@@ -267,6 +269,9 @@ class AgentGateway:
                     )
                 except ConsentRefused as refused:
                     raise Refusal(str(refused)) from None
+                finally:
+                    if running is not None:
+                        running.asking = False
         except Refusal as refusal:
             return refusal.internal(call_id)
         item = {
@@ -431,16 +436,22 @@ class AgentGateway:
 
     # -- sessions, tabs and the person's controls --------------------------------------------------------
 
-    def _cancel_running(self, agent: AgentState, session: str | None = None) -> int:
-        calls = [call for call in agent.running.values() if session is None or call.session == session]
+    def _cancel_running(self, agent: AgentState, reason: str, session: str | None = None) -> int:
+        """Cancel the calls past their question (those still asking end with their withdrawn question)."""
+        calls = [
+            call
+            for call in agent.running.values()
+            if (session is None or call.session == session) and not call.asking
+        ]
         for call in calls:
+            call.stopped = reason
             call.task.cancel()
         return len(calls)
 
     def _end_all(self, reason: str) -> None:
         self.consent.end_all(reason)
         for agent in self._book.all():
-            self._cancel_running(agent)
+            self._cancel_running(agent, reason)
         self._book.end_all_sessions()
         self._agents_changed()
 
@@ -448,7 +459,7 @@ class AgentGateway:
         session = str(message.get("session", ""))
         self.consent.end_session(session, "the agent disconnected")
         for agent in self._book.all():
-            self._cancel_running(agent, session)
+            self._cancel_running(agent, "the agent disconnected", session)
         self._book.end_session(session)
         self._agents_changed()
         return {"ok": True}
@@ -520,7 +531,7 @@ class AgentGateway:
         agent = self._book.get(str(message.get("id")))
         if agent is None:
             return _no_agent(message.get("id"))
-        stopped = self._cancel_running(agent)
+        stopped = self._cancel_running(agent, STOPPED)
         stopped += self.consent.withdraw(STOPPED, agent_id=agent.id)
         self._agents_changed()
         return {"stopped": stopped}

@@ -190,9 +190,7 @@ async def test_other_messages_are_answered_as_they_are() -> None:
 # --- the agent gateway ------------------------------------------------------------------------------------
 
 
-async def test_an_agents_call_is_answered_in_mcps_shape_with_its_history_record_under_the_workers_call_id() -> (
-    None
-):
+async def test_an_agents_call_is_answered_in_mcps_shape_with_its_record_under_the_workers_call_id() -> None:
     bridge, api = await ready_bridge(notes())
     await ask(bridge, {"type": "config/set", "patch": {"gateway": True}})
     message = {
