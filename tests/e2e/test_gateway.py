@@ -4,6 +4,7 @@ SDK's client as the agent, started exactly as codex / Claude / Cursor start it f
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 import threading
@@ -277,3 +278,158 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
         finally:
             gateway(ext, False)
     assert counts[0] > 0 and counts[1] == 0 and counts[2] == 1 and counts[3] == counts[0]
+
+
+# -- each agent has its own tabs, and an approval binds its tab and site (contract §8.1) ---------------------
+
+
+def approve_all(ext: Extension, count: int, decision: str = "once") -> list[dict[str, Any]]:
+    """The person answers the next `count` requests (through the runtime API, as the popup does)."""
+    answered: dict[str, dict[str, Any]] = {}
+    deadline = time.monotonic() + 60
+    while len(answered) < count:
+        assert time.monotonic() < deadline, f"only {len(answered)} of {count} requests came"
+        for request in ext.send({"type": "approvals"})["pending"]:
+            if request["id"] not in answered:
+                assert ext.send({"type": "approval/answer", "id": request["id"], "decision": decision}) == {
+                    "ok": True
+                }
+                answered[request["id"]] = request
+        time.sleep(0.05)
+    return list(answered.values())
+
+
+def person_tab_id(ext: Extension, url: str) -> int:
+    """The id of the person's tab showing `url` (the person's own calls see every tab)."""
+    item = {
+        "type": "function_call",
+        "name": "browser_tab",
+        "arguments": '{"action":"query"}',
+        "call_id": "p1",
+    }
+    tabs = json.loads(ext.dispatch(item)["output"]["output"])
+    return next(int(tab["id"]) for tab in tabs if tab.get("url") == url)
+
+
+def agent_id(ext: Extension, name: str) -> str:
+    deadline = time.monotonic() + 30
+    while True:
+        agents = [a for a in ext.send({"type": "agents"})["agents"] if a["name"] == name and a["connected"]]
+        if agents:
+            return str(agents[0]["id"])
+        assert time.monotonic() < deadline, f"agent {name} never connected"
+        time.sleep(0.1)
+
+
+def test_two_agents_each_see_only_their_own_tabs_in_their_own_groups(
+    pw: Playwright, profile: Path, env: dict[str, str], site: str
+) -> None:
+    params = params_from_codex(codex_config(env))
+
+    async def body(client: Client, _notices: list[Any]) -> tuple[types.CallToolResult, types.CallToolResult]:
+        await wait_listed(client, lambda n: "browser_tab" in n)
+        opened = await client.call_tool("browser_tab", {"action": "create", "url": f"{site}/mine"})
+        return opened, await client.call_tool("browser_tab", {"action": "query"})
+
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        person = open_site_tab(ext, site)
+        mine = person_tab_id(ext, person.url)
+        agents = [AgentThread(params, body, name) for name in ("codex", "cursor")]
+        for running in agents:
+            running.start()
+        asked = approve_all(ext, 2)
+        assert {request["agent"] for request in asked} == {"codex", "cursor"}
+        assert {request["site"] for request in asked} == {site}
+        seen: list[set[int]] = []
+        for running in agents:
+            opened, listed = running.outcome()
+            assert opened.is_error is False, text_of(opened)
+            assert listed.is_error is False, text_of(listed)
+            seen.append({int(tab["id"]) for tab in json.loads(text_of(listed))})
+        assert len(seen[0]) == len(seen[1]) == 1 and not seen[0] & seen[1]
+        assert mine not in seen[0] | seen[1]  # the person's tab is nobody's
+        groups = ext.page.evaluate(
+            "async () => (await chrome.tabGroups.query({})).map((g) => g.title).sort()"
+        )
+        assert groups == ["codex", "cursor"]
+        listed_agents = {a["name"]: a for a in ext.send({"type": "agents"})["agents"]}
+        assert {a["tabs"][0]["tabId"] for a in listed_agents.values()} == seen[0] | seen[1]
+        assert all(a["executable"].startswith("/") for a in listed_agents.values())
+        gateway(ext, False)
+
+
+def test_a_tab_the_person_shares_is_usable_until_they_stop_sharing_it(
+    pw: Playwright, profile: Path, env: dict[str, str], site: str
+) -> None:
+    params = params_from_codex(codex_config(env))
+    tab: dict[str, int] = {}
+    ready, shared, read_shared, unshared = (threading.Event() for _ in range(4))
+
+    async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
+        await wait_listed(client, lambda n: "browser_page" in n)
+        title = {"action": "title", "tabId": tab["id"]}
+        results = [await client.call_tool("browser_page", title)]
+        ready.set()
+        await anyio.to_thread.run_sync(shared.wait, 60)
+        results.append(await client.call_tool("browser_page", title))
+        read_shared.set()
+        await anyio.to_thread.run_sync(unshared.wait, 60)
+        results.append(await client.call_tool("browser_page", title))
+        return results
+
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        page = open_site_tab(ext, site)
+        tab["id"] = person_tab_id(ext, page.url)
+        running = AgentThread(params, body)
+        running.start()
+        assert ready.wait(60)
+        share = {"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab["id"]}
+        assert ext.send({**share, "shared": True}) == {"ok": True}
+        shared.set()
+        assert read_shared.wait(60)
+        assert ext.send({**share, "shared": False}) == {"ok": True}
+        unshared.set()
+        before, during, after = running.outcome()
+        assert before.is_error is True and "Share this tab with codex" in text_of(before)
+        assert during.is_error is False and "Gateway fixture" in text_of(during)
+        assert after.is_error is True and "not one of your tabs" in text_of(after)
+        gateway(ext, False)
+
+
+def test_a_tab_moved_to_another_site_before_the_approval_is_refused_after_allow_once(
+    pw: Playwright, profile: Path, env: dict[str, str], site: str
+) -> None:
+    params = params_from_codex(codex_config(env))
+    tab: dict[str, int] = {}
+    go = threading.Event()
+
+    async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
+        await wait_listed(client, lambda n: "browser_tab" in n)
+        await anyio.to_thread.run_sync(go.wait, 60)
+        return await client.call_tool("browser_tab", {"action": "close", "tabId": tab["id"]})
+
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        page = open_site_tab(ext, site)
+        tab["id"] = person_tab_id(ext, page.url)
+        running = AgentThread(params, body)
+        running.start()
+        ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab["id"], "shared": True})
+        go.set()
+        deadline = time.monotonic() + 60
+        while not (pending := ext.send({"type": "approvals"})["pending"]):
+            assert time.monotonic() < deadline, "nobody was asked"
+            time.sleep(0.05)
+        [request] = pending
+        assert (request["agent"], request["site"], request["tab"]["tabId"]) == ("codex", site, tab["id"])
+        assert request["executable"].startswith("/")
+        # Meanwhile the tab shows another site (the same server under another name is another site).
+        page.goto(site.replace("127.0.0.1", "localhost") + "/elsewhere")
+        assert ext.send({"type": "approval/answer", "id": request["id"], "decision": "once"}) == {"ok": True}
+        result = running.outcome()
+        assert result.is_error is True
+        assert "the page changed since you approved; ask again" in text_of(result)
+        assert not page.is_closed()
+        gateway(ext, False)
