@@ -87,7 +87,7 @@ def site_of(url: str) -> str | None:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return None
-    return f"{parts.scheme}://{parts.netloc}"
+    return f"{parts.scheme}://{parts.netloc.lower()}"
 
 
 def summarize(tool: str, action: str | None, arguments: Mapping[str, Any]) -> str:

@@ -197,12 +197,12 @@ async def test_an_agents_call_is_answered_in_mcps_shape_with_its_record_under_th
         "type": "gateway/call",
         "session": "agent-1",
         "agent": {"name": "codex", "version": "1", "executable": "/usr/bin/codex"},
-        "name": "browser_tab",
-        "arguments": {"action": "query"},
+        "name": "update_plan",
+        "arguments": {"plan": []},
         "callId": "agent-1:abc",
     }
     envelope = await ask(bridge, message)
-    assert envelope["answer"] == {"content": [{"type": "text", "text": '[{"id":1}]'}], "isError": False}
+    assert envelope["answer"] == {"content": [{"type": "text", "text": "Plan updated"}], "isError": False}
     assert envelope["record"]["status"] == "done"
     [started] = [event for event in api.events if event["type"] == "gateway/started"]
     assert started["callId"] == "agent-1:abc"

@@ -5,6 +5,7 @@ of the answer an agent receives."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -48,11 +49,18 @@ class Chrome:
 
     def acted(self) -> list[tuple[str, dict[str, Any]]]:
         """The calls that changed something (everything but the tab lookups and page reads)."""
-        return [(tool, args) for tool, args in self.calls if args.get("action") not in ("query", "title")]
+        return [
+            (tool, args)
+            for tool, args in self.calls
+            if tool != "tab" and args.get("action") not in ("query", "title")
+        ]
 
     async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
         self.calls.append((tool, args))
         action = args.get("action")
+        if tool == "tab":  # what the browser handler looks up of a tab before it acts on it
+            tab = self.tabs[args["tabId"]]
+            return {"id": tab["id"], "url": tab["url"], "granted": tab["url"].startswith("https://")}
         if tool == "browser_tab" and action == "query":
             return list(self.tabs.values())
         if tool == "browser_tab" and action == "create":
@@ -151,11 +159,14 @@ class Setup:
     async def agent_id(self, agent: dict[str, Any] = CODEX) -> str:
         return next(a["id"] for a in await self.agents() if a["executable"] == agent["executable"])
 
+    def tab_of(self, dispatched: dict[str, Any]) -> int:
+        """The tab a dispatched call names in its arguments."""
+        tab_id: int = json.loads(dispatched["item"]["arguments"])["tabId"]
+        return tab_id
+
     async def own_tab(self, agent: dict[str, Any] = CODEX, session: str = "s1") -> int:
-        """The agent reads once with no tab: Tabgate opens its own tab; that tab's id."""
-        assert not (await self.call("browser_page", {"action": "title"}, agent=agent, session=session))[
-            "isError"
-        ]
+        """The agent reads once with no tab: Tabgate opens its own tab (about:blank); that tab's id."""
+        await self.call("browser_page", {"action": "title"}, agent=agent, session=session)
         [agent_state] = [a for a in await self.agents() if a["executable"] == agent["executable"]]
         tab_id: int = agent_state["tabs"][-1]["tabId"]
         return tab_id
@@ -242,11 +253,12 @@ async def test_a_read_with_no_tab_opens_the_agents_own_tab_in_a_group_named_for_
     None
 ):
     setup = await Setup(gateway=True).start()
-    result = await setup.call("browser_page", {"action": "title"})
-    assert result["isError"] is False
-    [(_tool, args)] = [(t, a) for t, a in setup.chrome.calls if t == "browser_page"]
-    assert args["tabId"] not in (SHOP["id"], BANK["id"])
-    assert setup.chrome.groups == {setup.chrome.tabs[args["tabId"]]["groupId"]: "codex"}
+    await setup.call("browser_page", {"action": "title"})
+    [read] = setup.dispatched
+    tab_id = setup.tab_of(read)
+    assert tab_id not in (SHOP["id"], BANK["id"])
+    assert read["target"] == {"tabs": [tab_id], "tabId": tab_id, "site": None}
+    assert setup.chrome.groups == {setup.chrome.tabs[tab_id]["groupId"]: "codex"}
     assert await setup.pending(0) == []  # reading its own tab asks nothing
 
 
@@ -254,7 +266,7 @@ async def test_an_agents_default_tab_is_the_last_one_it_used() -> None:
     setup = await Setup(gateway=True).start()
     first = await setup.own_tab()
     await setup.call("browser_page", {"action": "title"})
-    assert [a["tabId"] for t, a in setup.chrome.calls if t == "browser_page"] == [first, first]
+    assert [setup.tab_of(call) for call in setup.dispatched] == [first, first]
     assert len(setup.chrome.tabs) == 3  # no second tab opened
 
 
@@ -329,7 +341,7 @@ async def test_a_shared_tab_is_usable_until_the_person_stops_sharing_it() -> Non
     assert "not one of your tabs" in text(await setup.call("browser_page", {"action": "title", "tabId": 7}))
     # And the last tab it used is no longer its default: a read with no tab gets a tab of its own.
     await setup.call("browser_page", {"action": "title"})
-    assert setup.chrome.calls[-1][1]["tabId"] != 7
+    assert setup.tab_of(setup.dispatched[-1]) != 7
 
 
 # -- arguments are checked before anyone is asked ----------------------------------------------------------
