@@ -323,8 +323,8 @@ class AgentGateway:
         tab_site = site_of(str(tab.get("url", ""))) if tab is not None else None
         url = arguments.get("url")
         if info is not None and info.moves_tab and isinstance(url, str):
-            # Consent for where the tab goes; the destination is in the arguments, so nothing to re-check.
-            site, bound = site_of(url), None
+            # Consent for where the tab goes; the tab must still show what it showed when asked.
+            site, bound = site_of(url), tab_site
         else:
             site, bound = tab_site, tab_site
         summary = summarize(name, action, arguments)

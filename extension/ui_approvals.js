@@ -68,7 +68,7 @@ export function renderApprovals(pending, withdrawn = []) {
     ...withdrawn.map((request) =>
       el(
         "li",
-        { class: "approval withdrawn", dataset: { approval: String(request.id), withdrawn: "true" } },
+        { class: "approval-withdrawn", dataset: { approval: String(request.id), withdrawn: "true" } },
         el("strong", { class: "approval-client" }, agentLabel(request)),
         el("span", { class: "muted" }, ` — request withdrawn (${request.withdrawn}); nothing will run`),
         el("div", { class: "approval-summary" }, String(request.summary)),

@@ -597,3 +597,15 @@ async def test_the_host_hears_when_the_gateway_is_switched() -> None:
     states = [event for event in setup.events if event["type"] == "gateway/state"]
     assert states == [{"type": "gateway/state", "enabled": False}, {"type": "gateway/state", "enabled": True}]
     assert setup.events[-1] == {"type": "gateway/changed"}
+
+
+async def test_a_tab_moving_call_is_asked_for_its_destination_and_binds_the_site_the_tab_shows_now() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    moving = setup.call("browser_tab", {"action": "update", "tabId": 7, "url": "https://docs.example/a"})
+    [request] = await setup.pending()
+    assert (request["site"], request["tab"]) == ("https://docs.example", {"tabId": 7, "title": "Cart"})
+    await setup.answer(request["id"], "once")
+    assert (await moving)["isError"] is False
+    assert setup.dispatched[-1]["target"] == {"tabs": [7], "tabId": 7, "site": "https://shop.example"}
