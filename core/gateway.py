@@ -135,6 +135,7 @@ class AgentGateway:
             "agents/forget": self._forget,
             "tabs/created": self._tab_created,
             "tabs/removed": self._tab_removed,
+            "worker/hello": self._worker_hello,
         }
 
     def handles(self, kind: object) -> bool:
@@ -454,6 +455,12 @@ class AgentGateway:
             self._cancel_running(agent, reason)
         self._book.end_all_sessions()
         self._agents_changed()
+
+    async def _worker_hello(self, message: Message) -> Answer:
+        """A service worker (re)connected: an earlier worker's native port died with it, and so did every
+        agent session through that host, even when the new host is up before Python hears of the old one."""
+        self._end_all("the service worker restarted")
+        return {"ok": True}
 
     async def _closed(self, message: Message) -> Answer:
         session = str(message.get("session", ""))

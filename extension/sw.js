@@ -48,6 +48,8 @@ const python = new PythonConnection({
   onState: () => broadcastStatus(),
   onHello: async () => {
     // A new worker (or a new document) tells Python what it cannot see itself: the stored config and the host.
+    // First: any earlier worker's native port, and every agent session through it, is gone.
+    python.notify({ type: "worker/hello" });
     const { [CONFIG_KEY]: config = {} } = await chrome.storage.local.get(CONFIG_KEY);
     python.notify({ type: "config/load", config });
     python.notify({ type: "host/state", connected: host.connected, servers: host.state.servers });

@@ -525,6 +525,10 @@ async def test_a_pending_approval_is_withdrawn_when_the_host_disconnects_and_ans
     assert agent["connected"] is False
 
 
+async def test_a_pending_approval_is_withdrawn_when_a_new_service_worker_says_hello() -> None:
+    await ask_and_withdraw({"type": "worker/hello"})
+
+
 async def test_a_pending_approval_is_withdrawn_when_the_person_stops_the_agent() -> None:
     await ask_and_withdraw(None, stop=True)
 

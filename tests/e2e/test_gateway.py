@@ -433,3 +433,48 @@ def test_a_tab_moved_to_another_site_before_the_approval_is_refused_after_allow_
         assert "the page changed since you approved; ask again" in text_of(result)
         assert not page.is_closed()
         gateway(ext, False)
+
+
+def test_an_approval_pending_when_the_service_worker_stops_is_withdrawn_and_answering_it_runs_nothing(
+    pw: Playwright, profile: Path, env: dict[str, str], site: str
+) -> None:
+    params = params_from_codex(codex_config(env))
+    tab: dict[str, int] = {}
+    go = threading.Event()
+
+    async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
+        await wait_listed(client, lambda n: "browser_tab" in n)
+        await anyio.to_thread.run_sync(go.wait, 60)
+        return await client.call_tool("browser_tab", {"action": "close", "tabId": tab["id"]})
+
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        page = open_site_tab(ext, site)
+        tab["id"] = person_tab_id(ext, page.url)
+        running = AgentThread(params, body)
+        running.start()
+        ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab["id"], "shared": True})
+        go.set()
+        deadline = time.monotonic() + 60
+        while not (pending := ext.send({"type": "approvals"})["pending"]):
+            assert time.monotonic() < deadline, "nobody was asked"
+            time.sleep(0.05)
+        [request] = pending
+        ext.stop_service_worker()  # its native port dies, and the host and the agent's session with it
+        deadline = time.monotonic() + 30
+        while (approvals := ext.send({"type": "approvals"}))["pending"]:
+            assert time.monotonic() < deadline, "the approval was never withdrawn"
+            time.sleep(0.1)
+        [withdrawn] = approvals["withdrawn"]
+        assert withdrawn["id"] == request["id"] and withdrawn["withdrawn"]
+        answer = ext.send({"type": "approval/answer", "id": request["id"], "decision": "once"})
+        assert "withdrawn" in answer["error"]["message"] and "nothing was run" in answer["error"]["message"]
+        assert running.outcome().is_error is True
+        popup = open_popup(ext)
+        shown = popup.locator("li.approval-withdrawn")
+        shown.wait_for(timeout=30_000)
+        assert "withdrawn" in shown.inner_text() and "codex — /" in shown.inner_text()
+        assert popup.locator("li.approval").count() == 0
+        time.sleep(0.5)
+        assert not page.is_closed()  # nothing ran, for nobody
+        gateway(ext, False)
