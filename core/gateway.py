@@ -184,7 +184,7 @@ class AgentGateway:
             params = _Params.model_validate(message)
         except ValidationError as error:
             return {"error": {"code": -32602, "message": format_validation_error(error)}}
-        self._book.seen(params.agent, params.session)
+        self._seen(params.agent, params.session)
         tools = []
         for tool in (await self._visible_tools(config)).values():
             entry = {
@@ -208,7 +208,7 @@ class AgentGateway:
             return self._envelope(
                 Refusal(f"invalid gateway call: {format_validation_error(error)}").internal(call_id)
             )
-        agent = self._book.seen(params.agent, params.session)
+        agent = self._seen(params.agent, params.session)
         item = {
             "type": "function_call",
             "name": params.name,
@@ -228,7 +228,6 @@ class AgentGateway:
         agent.running[call_id] = RunningCall(
             call_id, params.session, params.name, _action_of(params.arguments), None, time.time(), task
         )
-        self._agents_changed()
         try:
             internal = await task
         except asyncio.CancelledError:
@@ -239,8 +238,16 @@ class AgentGateway:
             internal = Refusal(f"The call was stopped: {stopped or STOPPED}.").internal(call_id)
         finally:
             agent.running.pop(call_id, None)
-            self._agents_changed()
         return self._envelope(internal)
+
+    def _seen(self, identity: AgentIdentity, session: str) -> AgentState:
+        """The agent of this request; the popup hears of a new agent or session (not of every call)."""
+        known = self._book.get(identity.id)
+        new = known is None or session not in known.sessions
+        agent = self._book.seen(identity, session)
+        if new:
+            self._agents_changed()
+        return agent
 
     def _envelope(self, internal: Answer) -> Answer:
         result: AgentCallResult = from_dispatch(internal)

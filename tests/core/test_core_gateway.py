@@ -613,3 +613,13 @@ async def test_a_tab_moving_call_is_asked_for_its_destination_and_binds_the_site
     await setup.answer(request["id"], "once")
     assert (await moving)["isError"] is False
     assert setup.dispatched[-1]["target"] == {"tabs": [7], "tabId": 7, "site": "https://shop.example"}
+
+
+async def test_the_popup_hears_of_a_new_agent_or_session_but_not_of_every_call() -> None:
+    setup = await Setup(gateway=True).start()
+    for _ in range(3):
+        await setup.call("update_plan", {"plan": []})
+    await setup.call("update_plan", {"plan": []}, session="s2")
+    assert [event for event in setup.events if event["type"] == "agents/changed"] == [
+        {"type": "agents/changed"}
+    ] * 2
