@@ -91,7 +91,6 @@ class Prepared:
     """A call ready to dispatch: its (completed) arguments, what to ask, and what the browser re-checks."""
 
     arguments: dict[str, Any]
-    action: str | None
     question: Question | None  # None: it only reads
     tab_id: int | None
     site: str | None  # the site the tab must still show when the action reaches it
@@ -313,7 +312,7 @@ class AgentGateway:
         info = describe(name, action)
         reads = info is not None and info.reads
         if self._paused and not reads:
-            raise Refusal(f"Tabgate refused {name} {action or ''}: {PAUSED}.".replace("  ", " "))
+            raise Refusal(f"Tabgate refused {name if action is None else f'{name} {action}'}: {PAUSED}.")
         tab_id: int | None = getattr(parsed, "tabId", None)
         if tab_id is not None and tab_id not in agent.tabs():
             raise Refusal(_not_yours(tab_id, agent), failed=True)
@@ -326,8 +325,8 @@ class AgentGateway:
                 tab_id = await self._open_tab(agent)
             arguments = arguments | {"tabId": tab_id}
         if reads:
-            return Prepared(arguments, action, None, tab_id, None)
-        tab = await self._tab(agent, tab_id) if tab_id is not None else None
+            return Prepared(arguments, None, tab_id, None)
+        tab = await self._tab(tab_id) if tab_id is not None else None
         tab_site = site_of(str(tab.get("url", ""))) if tab is not None else None
         url = arguments.get("url")
         if info is not None and info.moves_tab and isinstance(url, str):
@@ -353,7 +352,7 @@ class AgentGateway:
             tab_id=tab_id,
             tab_title=str(tab.get("title", "")) if tab is not None else None,
         )
-        return Prepared(arguments, action, question, tab_id, bound, creates_tab)
+        return Prepared(arguments, question, tab_id, bound, creates_tab)
 
     def _prepare_other(self, agent: AgentState, tool: dict[str, Any], arguments: dict[str, Any]) -> Prepared:
         name = tool["name"]
@@ -364,7 +363,7 @@ class AgentGateway:
         else:
             reads = name in READING_BUILTINS
         if reads:
-            return Prepared(arguments, action, None, None, None)
+            return Prepared(arguments, None, None, None)
         if self._paused:
             raise Refusal(f"Tabgate refused {name}: {PAUSED}.")
         scope = f"mcp tool {name}" if tool.get("source") == "mcp" else name
@@ -377,7 +376,7 @@ class AgentGateway:
             scope=scope,
             summary=summarize(name, action, arguments),
         )
-        return Prepared(arguments, action, question, None, None)
+        return Prepared(arguments, question, None, None)
 
     async def _all_tabs(self) -> dict[int, dict[str, Any]]:
         """Every open tab by id, as the person sees them (the gateway's own lookup, not an agent's call)."""
@@ -395,7 +394,7 @@ class AgentGateway:
             else {}
         )
 
-    async def _tab(self, agent: AgentState, tab_id: int) -> dict[str, Any]:
+    async def _tab(self, tab_id: int) -> dict[str, Any]:
         tab = (await self._all_tabs()).get(tab_id)
         if tab is None:
             self._book.tab_removed(tab_id)

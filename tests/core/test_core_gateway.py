@@ -40,6 +40,8 @@ class Chrome:
         self.groups: dict[int, str] = {}
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self._next = 100
+        self.storage_started = asyncio.Event()
+        self.storage_held = False  # browser_storage calls wait for ever (a call still running)
 
     def _new(self, url: str) -> dict[str, Any]:
         self._next += 1
@@ -73,6 +75,9 @@ class Chrome:
         if tool == "browser_page" and action == "title":
             return self.tabs[args["tabId"]]["title"] if "tabId" in args else "the active tab"
         if tool == "browser_storage":
+            self.storage_started.set()
+            if self.storage_held:
+                await asyncio.Event().wait()
             return {"ok": True}
         raise BrowserToolError(f"{tool} {action} is not run in these tests")
 
@@ -623,3 +628,30 @@ async def test_the_popup_hears_of_a_new_agent_or_session_but_not_of_every_call()
     assert [event for event in setup.events if event["type"] == "agents/changed"] == [
         {"type": "agents/changed"}
     ] * 2
+
+
+@pytest.mark.parametrize(
+    ("end", "reason"),
+    [
+        ("stop", "stopped by the person"),
+        ({"type": "gateway/closed", "session": "s1"}, "the agent disconnected"),
+        ({"type": "host/state", "connected": False, "servers": []}, "the native host disconnected"),
+    ],
+)
+async def test_a_call_running_when_its_session_ends_is_stopped_and_says_why(end: Any, reason: str) -> None:
+    setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"]]).start()
+    setup.chrome.storage_held = True
+    running = setup.call("browser_storage", {"action": "set", "items": {"k": 1}})
+    await asyncio.wait_for(setup.chrome.storage_started.wait(), 5)
+    [agent] = await setup.agents()
+    assert [call["tool"] for call in agent["running"]] == ["browser_storage"]
+    if end == "stop":
+        assert await setup.send({"type": "agents/stop", "id": agent["id"]}) == {"stopped": 1}
+    else:
+        await setup.send(end)
+    result = await asyncio.wait_for(running, 5)
+    assert result == {
+        "content": [{"type": "text", "text": f"The call was stopped: {reason}."}],
+        "isError": True,
+    }
+    assert (await setup.agents())[0]["running"] == []
