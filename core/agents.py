@@ -77,6 +77,7 @@ class AgentState:
     last_tab: int | None = None
     group: int | None = None
     running: dict[str, RunningCall] = field(default_factory=dict)
+    calls: int = 0  # dispatched since the core started
 
     @property
     def id(self) -> str:

@@ -128,6 +128,7 @@ class AgentGateway:
             "approvals": self._approvals,
             "approval/answer": self._answer,
             "agents": self._agents,
+            "gateway/agents": self._agents,  # its first name (the gateway bench counts calls with it)
             "agents/share": self._share,
             "agents/stop": self._stop,
             "agents/pause": self._pause,
@@ -288,6 +289,7 @@ class AgentGateway:
             "call_id": call_id,
         }
         target = {"tabs": sorted(agent.tabs()), "tabId": prepared.tab_id, "site": prepared.site}
+        agent.calls += 1
         answer = await self._handle(
             {"type": "dispatch", "item": item, "turn": params.session, "target": target}
         )
@@ -506,6 +508,7 @@ class AgentGateway:
                     "version": agent.identity.version,
                     "executable": agent.identity.executable,
                     "connected": bool(agent.sessions),
+                    "calls": agent.calls,
                     "trusted": agent.identity.executable in trusted,
                     "grants": self.consent.grants_of(agent.id),
                     "tabs": [

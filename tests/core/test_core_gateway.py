@@ -573,6 +573,7 @@ async def test_the_agents_list_shows_each_agent_with_its_tabs_running_calls_and_
         "version": "1.2",
         "executable": "/usr/local/bin/codex",
         "connected": True,
+        "calls": 0,
         "trusted": False,
         "grants": [],
         "tabs": [{"tabId": 7, "title": "Cart", "url": SHOP["url"], "shared": True}],
