@@ -629,6 +629,8 @@ async def test_the_popup_hears_of_a_new_agent_or_session_but_not_of_every_call()
     assert [event for event in setup.events if event["type"] == "agents/changed"] == [
         {"type": "agents/changed"}
     ] * 2
+    [agent] = (await setup.send({"type": "gateway/agents"}))["agents"]
+    assert agent["calls"] == 4
 
 
 @pytest.mark.parametrize(
