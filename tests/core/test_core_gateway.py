@@ -658,3 +658,15 @@ async def test_a_call_running_when_its_session_ends_is_stopped_and_says_why(end:
         "isError": True,
     }
     assert (await setup.agents())[0]["running"] == []
+
+
+async def test_a_closed_tab_is_no_longer_the_agents_and_its_next_call_gets_a_new_tab() -> None:
+    setup = await Setup(gateway=True).start()
+    first = await setup.own_tab()
+    del setup.chrome.tabs[first]
+    await setup.send({"type": "tabs/removed", "tabId": first})
+    assert (await setup.agents())[0]["tabs"] == []
+    refused = await setup.call("browser_page", {"action": "title", "tabId": first})
+    assert "not one of your tabs" in text(refused)
+    second = await setup.own_tab()
+    assert second != first
