@@ -94,17 +94,11 @@ class AgentState:
         return self.last_tab if self.last_tab in self.tabs() else None
 
 
-@dataclass(frozen=True, slots=True)
-class OpenedTab:
-    tab_id: int
-    group: int
-
-
 class TabGroups(Protocol):
-    """chrome.tabs / chrome.tabGroups calls the service worker runs for the gateway."""
+    """chrome.tabs / chrome.tabGroups calls the service worker runs for the gateway (BrowserToolError)."""
 
-    async def open(self, title: str, group: int | None) -> OpenedTab:
-        """A new background tab (about:blank) in `group`, or in a new group titled `title`."""
+    async def create(self) -> int:
+        """A new background tab (about:blank); its id."""
         ...
 
     async def add(self, tab_id: int, title: str, group: int | None) -> int:

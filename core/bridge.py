@@ -10,8 +10,9 @@ The document passes a JS object with three methods; Pyodide makes their Promises
     ``timeoutMs`` is how long Python waits for it before it gives up and cancels it.
   - ``"hostEnsure"`` ``{}``: the worker (re)connects the host if needed; ``{connected, servers}``.
   - ``"browser"`` ``{tool, args, timeoutMs}``: one chrome.* tool call.
-  - ``"tabs"`` ``{op: "open"|"add", title, groupId, tabId?}``: an agent's tab and tab group
-    (`core.agents.TabGroups`); ``{tabId, groupId}``.
+  - ``"tabs"`` ``{op: "create"}`` → ``{tabId}`` (a background about:blank tab) and ``{op: "add", tabId,
+    title, groupId}`` → ``{tabId, groupId}`` (into that group, or a new one titled `title`): an agent's
+    tab and tab group (`core.agents.TabGroups`).
 - ``api.emit(event_json)``: an event for every ``events`` port.
 - ``api.cancel(request_key)``: the host request with that ``requestKey`` is cancelled (``$/cancelRequest``).
 
@@ -29,7 +30,6 @@ import uuid
 from collections.abc import Awaitable
 from typing import Any, Protocol
 
-from core.agents import OpenedTab
 from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.gateway import AgentGateway
 from core.history import record_for
@@ -115,9 +115,8 @@ class ServiceWorkerTabGroups:
         result: dict[str, Any] = reply.get("result") or {}
         return result
 
-    async def open(self, title: str, group: int | None) -> OpenedTab:
-        result = await self._tabs({"op": "open", "title": title, "groupId": group})
-        return OpenedTab(int(result["tabId"]), int(result["groupId"]))
+    async def create(self) -> int:
+        return int((await self._tabs({"op": "create"}))["tabId"])
 
     async def add(self, tab_id: int, title: str, group: int | None) -> int:
         result = await self._tabs({"op": "add", "tabId": tab_id, "title": title, "groupId": group})

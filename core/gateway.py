@@ -360,7 +360,7 @@ class AgentGateway:
         name = tool["name"]
         action = _action_of(arguments)
         if tool.get("source") == "mcp":
-            annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+            annotations = tool.get("annotations")
             reads = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
         else:
             reads = name in READING_BUILTINS
@@ -380,24 +380,26 @@ class AgentGateway:
         )
         return Prepared(arguments, question, None, None)
 
-    async def _all_tabs(self) -> dict[int, dict[str, Any]]:
-        """Every open tab by id, as the person sees them (the gateway's own lookup, not an agent's call)."""
+    async def _all_tabs(self) -> dict[int, dict[str, Any]] | None:
+        """Every open tab by id, as the person sees them (the gateway's own look-up, not an agent's call);
+        None when the browser could not say."""
         if self._browser is None:
-            return {}
+            return None
         try:
             tabs = await self._browser.call(
                 "browser_tab", {"action": "query"}, timeout_ms=TAB_LOOKUP_TIMEOUT_MS
             )
         except BrowserToolError:
-            return {}
-        return (
-            {tab["id"]: tab for tab in tabs if isinstance(tab, dict) and isinstance(tab.get("id"), int)}
-            if isinstance(tabs, list)
-            else {}
-        )
+            return None
+        if not isinstance(tabs, list):
+            return None
+        return {tab["id"]: tab for tab in tabs if isinstance(tab, dict) and isinstance(tab.get("id"), int)}
 
     async def _tab(self, tab_id: int) -> dict[str, Any]:
-        tab = (await self._all_tabs()).get(tab_id)
+        tabs = await self._all_tabs()
+        if tabs is None:
+            raise Refusal(f"Tabgate could not look up tab {tab_id}; try again.", failed=True)
+        tab = tabs.get(tab_id)
         if tab is None:
             self._book.tab_removed(tab_id)
             raise Refusal(f"Tab {tab_id} is closed; browser_tab action=query lists your tabs.", failed=True)
@@ -407,16 +409,14 @@ class AgentGateway:
         if self._groups is None:
             raise Refusal("You have no tab, and Tabgate cannot open one here.", failed=True)
         try:
-            opened = await self._groups.open(agent.identity.name, agent.group)
-        except BrowserToolError:
-            if agent.group is None:
-                raise Refusal("You have no tab, and Tabgate could not open one.", failed=True) from None
-            opened = await self._groups.open(agent.identity.name, None)  # the person closed its group
-        agent.group = opened.group
-        agent.own.add(opened.tab_id)
-        agent.last_tab = opened.tab_id
+            tab_id = await self._groups.create()
+        except BrowserToolError as error:
+            raise Refusal(f"You have no tab, and Tabgate could not open one: {error}", failed=True) from None
+        agent.own.add(tab_id)
+        agent.last_tab = tab_id
+        await self._group(agent, tab_id)
         self._agents_changed()
-        return opened.tab_id
+        return tab_id
 
     async def _used(self, agent: AgentState, prepared: Prepared, answer: Answer) -> None:
         """After a call ran: its tab is the agent's default; a tab it created is its own, in its group."""
@@ -496,10 +496,11 @@ class AgentGateway:
     async def _agents(self, message: Message) -> Answer:
         config = await self._config()
         trusted = config.get("gatewayTrusted", [])
-        open_tabs = await self._all_tabs() if self._browser is not None else {}
+        looked_up = await self._all_tabs()
+        open_tabs = looked_up or {}
         agents = []
         for agent in self._book.all():
-            for gone in agent.tabs() - set(open_tabs):
+            for gone in agent.tabs() - set(open_tabs) if looked_up is not None else ():
                 self._book.tab_removed(gone)  # closed while no event reached Python
             agents.append(
                 {
@@ -514,8 +515,8 @@ class AgentGateway:
                     "tabs": [
                         {
                             "tabId": tab_id,
-                            "title": str(open_tabs[tab_id].get("title", "")),
-                            "url": str(open_tabs[tab_id].get("url", "")),
+                            "title": str(open_tabs.get(tab_id, {}).get("title", "")),
+                            "url": str(open_tabs.get(tab_id, {}).get("url", "")),
                             "shared": tab_id in agent.shared and tab_id not in agent.own,
                         }
                         for tab_id in sorted(agent.tabs())

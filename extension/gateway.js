@@ -20,7 +20,7 @@ export function createGatewayRelay({ host, python, history }) {
     return envelope.answer;
   }
 
-  // An agent's tab: a background tab in its group (a new group titled with its name when it has none).
+  // An agent's tab joins its group (a new group titled with its name when it has none).
   async function group(tabId, title, groupId) {
     const id = await chrome.tabs.group(groupId == null ? { tabIds: [tabId] } : { tabIds: [tabId], groupId });
     if (groupId == null) await chrome.tabGroups.update(id, { title, collapsed: false });
@@ -28,10 +28,7 @@ export function createGatewayRelay({ host, python, history }) {
   }
 
   async function tabs({ op, title, groupId, tabId }) {
-    if (op === "open") {
-      const tab = await chrome.tabs.create({ url: "about:blank", active: false });
-      return { tabId: tab.id, groupId: await group(tab.id, title, groupId) };
-    }
+    if (op === "create") return { tabId: (await chrome.tabs.create({ url: "about:blank", active: false })).id };
     if (op === "add") return { tabId, groupId: await group(tabId, title, groupId) };
     throw new Error(`unknown tabs op ${op}`);
   }

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from core_fakes import FakeHost, FakeServer, FakeTool
 
-from core.agents import OpenedTab
 from core.capabilities import BrowserToolError
 from core.gateway import AgentGateway
 from core.service import Service
@@ -81,9 +80,9 @@ class Chrome:
             return {"ok": True}
         raise BrowserToolError(f"{tool} {action} is not run in these tests")
 
-    async def open(self, title: str, group: int | None) -> OpenedTab:
-        tab = self._new("about:blank")
-        return OpenedTab(tab["id"], await self.add(tab["id"], title, group))
+    async def create(self) -> int:
+        tab_id: int = self._new("about:blank")["id"]
+        return tab_id
 
     async def add(self, tab_id: int, title: str, group: int | None) -> int:
         if group is None:
@@ -670,3 +669,21 @@ async def test_a_closed_tab_is_no_longer_the_agents_and_its_next_call_gets_a_new
     assert "not one of your tabs" in text(refused)
     second = await setup.own_tab()
     assert second != first
+
+
+async def test_a_tab_look_up_that_fails_refuses_the_call_and_keeps_the_agents_tabs() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    original = setup.chrome.call
+
+    async def failing(tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        if tool == "browser_tab" and args.get("action") == "query":
+            raise BrowserToolError("the service worker is gone")  # the look-up fails
+        return await original(tool, args, timeout_ms=timeout_ms)
+
+    setup.chrome.call = failing  # type: ignore[method-assign]
+    result = await setup.call("browser_tab", {"action": "activate", "tabId": 7})
+    assert "could not look up tab 7" in text(result)
+    [agent] = await setup.agents()
+    assert [tab["tabId"] for tab in agent["tabs"]] == [7]  # kept: not known to be closed
