@@ -43,7 +43,7 @@ def build_registry(
     if browser is not None:
         tools += [
             RegisteredTool(
-                spec.tool_spec, BrowserHandler(spec, browser, config.uploadDirs), ToolSource.BROWSER
+                spec.tool_spec, BrowserHandler(spec, browser, config.uploadDirs, mcp), ToolSource.BROWSER
             )
             for spec in browser_tools
         ]

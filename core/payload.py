@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from core.browser.target import CallTarget
 
 
 class PayloadKind(Enum):
@@ -60,3 +63,5 @@ class ToolCall:
     tool_name: str
     call_id: str
     payload: ToolPayload
+    # The tabs and site the caller may use (an agent's call through the gateway); None: every tab, unchecked.
+    target: CallTarget | None = None

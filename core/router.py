@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from core.errors import Fatal, FunctionCallError, MissingLocalShellCallId
 from core.handlers.local_shell import LOCAL_SHELL
@@ -26,6 +28,9 @@ from core.payload import (
     ToolCall,
 )
 from core.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from core.browser.target import CallTarget
 
 
 def build_tool_call(item: ResponseItem, mcp_tools: Mapping[str, McpTool]) -> ToolCall:
@@ -80,10 +85,14 @@ def failure_response(call_id: str, custom: bool, error: FunctionCallError) -> Re
 
 
 async def handle_response_item(
-    item: ResponseItem, registry: ToolRegistry, turn: str | None = None
+    item: ResponseItem,
+    registry: ToolRegistry,
+    turn: str | None = None,
+    target: CallTarget | None = None,
 ) -> ResponseInputItem:
     """One model item through the router, answered the way codex's turn loop answers it; `turn` picks the
-    parallel gate the call shares with the other calls of its turn."""
+    parallel gate the call shares with the other calls of its turn; `target` goes with the call to the
+    browser tools (the tabs and site its caller may use)."""
     try:
         call = build_tool_call(item, registry.mcp_tools)
     except MissingLocalShellCallId as error:
@@ -91,4 +100,4 @@ async def handle_response_item(
         return FunctionCallOutputItem(
             call_id="", output=FunctionCallOutputPayload(content=str(error), success=None)
         )
-    return await dispatch_tool_call(registry, call, turn)
+    return await dispatch_tool_call(registry, replace(call, target=target) if target else call, turn)

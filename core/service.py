@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from pydantic import ValidationError
+
 from core.browser.registry import BROWSER_TOOLS
+from core.browser.target import CallTarget
 from core.capabilities import BrowserCapability, HostLink, McpCapability, McpErrorCode
 from core.catalog import build_registry
 from core.config import ConfigError, ToolsConfig, load_stored_config
@@ -21,6 +24,7 @@ from core.parallel import TurnGates
 from core.registry import ToolRegistry
 from core.router import handle_response_item, tool_name_of
 from core.servers import TIMEOUT_MARGIN_MS, HostState, ServerBoard, parse_statuses
+from core.validation import format_validation_error
 
 type Message = dict[str, Any]
 type Answer = dict[str, Any]
@@ -182,6 +186,12 @@ class Service:
         turn = message.get("turn")
         if turn is not None and not isinstance(turn, str):
             raise RequestError(McpErrorCode.INVALID_PARAMS, "turn must be a string")
+        try:
+            target = None if message.get("target") is None else CallTarget.model_validate(message["target"])
+        except ValidationError as error:
+            raise RequestError(
+                McpErrorCode.INVALID_PARAMS, f"target: {format_validation_error(error)}"
+            ) from None
         registry = self._registry_now()
         name = tool_name_of(item)
         if not registry.knows(name):
@@ -189,7 +199,7 @@ class Service:
             if not registry.knows(name):
                 registry = await self._after_first_start(name, registry)
         try:
-            output = await handle_response_item(item, registry, turn)
+            output = await handle_response_item(item, registry, turn, target)
         except Fatal as error:
             return {"fatal": error.message}
         return {"output": output.to_wire(), "success": output.success}

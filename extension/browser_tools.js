@@ -1,7 +1,9 @@
 // chrome.* executors for the browser tools. Python (core/browser) validates the arguments and decides what
-// to do; this module performs exactly the call it is given and returns plain JSON.
+// to do, which pages a tool may touch included; this module performs exactly the call it is given and returns
+// plain JSON. A call that carries `site` runs only if the tab still shows that site right before the chrome.*
+// call (Python checked the tab; the page may have moved since).
 import { rpcError } from "./host.js";
-import { openDialog, readBuffer, runCommands } from "./cdp.js";
+import { checkSite, openDialog, readBuffer, runCommands, shownSite } from "./cdp.js";
 
 const TOOL_STORAGE_PREFIX = "tool:"; // browser_storage lives in its own namespace, apart from Tabgate's state
 
@@ -106,52 +108,9 @@ function navigateTab(tab, start, { waitForLoad, timeoutMs, notStarted }) {
   });
 }
 
-function pageOrigin(tab) {
-  try {
-    const origin = new URL(tab.url).origin;
-    return /^https?:/.test(origin) ? origin : null;
-  } catch {
-    return null;
-  }
-}
-
-async function canReadPage(tab) {
-  const origin = pageOrigin(tab);
-  return origin !== null && chrome.permissions.contains({ origins: [`${origin}/*`] });
-}
-
-// Page access needs the user's grant for that origin (optional host permission); say so and how, instead of
-// Chrome's bare "Cannot access contents of url".
-async function requirePageAccess(tab) {
-  if (!tab.url) throw rpcError(-32602, `tab ${tab.id} has no page Tabgate can read (url: none)`);
-  const origin = pageOrigin(tab);
-  if (origin === null) throw rpcError(-32602, `Tabgate cannot read ${tab.url}: only http(s) pages`);
-  const granted = await chrome.permissions.contains({ origins: [`${origin}/*`] });
-  if (!granted) {
-    throw rpcError(
-      -32003,
-      `Tabgate has no access to ${origin}. Grant it: open the Tabgate popup on that page and choose ` +
-        `"Allow access to this site", or add the site under chrome://extensions → Tabgate → Site access.`,
-      { origin, permission: `${origin}/*` },
-    );
-  }
-}
-
-// What the debugger executor may touch: a page the user granted ("page"), or, to start a navigation, any
-// http(s) or blank page ("navigate"); never Chrome's or an extension's pages.
-async function requireDebuggable(tab, access) {
-  if (access === "navigate") {
-    if (pageOrigin(tab) === null && tab.url !== "about:blank") {
-      throw rpcError(-32602, `Tabgate cannot drive ${tab.url || "this tab"}: only http(s) pages`);
-    }
-    return;
-  }
-  await requirePageAccess(tab);
-}
-
-async function inPage(tabId, func, args = []) {
-  const tab = await targetTab(tabId);
-  await requirePageAccess(tab);
+async function inPage(a, func, args = []) {
+  const tab = await targetTab(a.tabId);
+  checkSite(tab, a);
   // A script cannot run while the page waits on a dialog (the modal-state rule, worded as core/browser/cdp.py).
   const dialog = openDialog(tab.id);
   if (dialog) {
@@ -163,7 +122,8 @@ async function inPage(tabId, func, args = []) {
   }
   let result;
   try {
-    [result] = await chrome.scripting.executeScript({ target: { tabId: tab.id }, func, args });
+    // The page function checks the site again itself, in the same turn as it reads.
+    [result] = await chrome.scripting.executeScript({ target: { tabId: tab.id }, func, args: [a.site ?? null, a.siteChanged ?? "", ...args] });
   } catch (e) {
     if (/showing error page/.test(e.message)) {
       throw rpcError(-32602, `tab ${tab.id} shows Chrome's error page: ${tab.url} did not load`);
@@ -183,7 +143,8 @@ async function inPage(tabId, func, args = []) {
 // Each runs in the page, serialised on its own: no closures over this module, and every failure comes back as
 // {error} (an exception thrown here would reach the worker only as a missing result).
 
-function pageRead(what, maxChars) {
+function pageRead(site, siteChanged, what, maxChars) {
+  if (site !== null && location.origin !== site) return { error: `${siteChanged} (the tab shows ${location.origin})` };
   const cut = (s) => ({ value: s.length > maxChars ? s.slice(0, maxChars) : s, truncated: s.length > maxChars });
   switch (what) {
     case "title": return { title: document.title };
@@ -202,51 +163,6 @@ function pageRead(what, maxChars) {
   }
 }
 
-function pageDom(action, selector, value, options) {
-  let el = null;
-  try {
-    el = selector ? document.querySelector(selector) : null;
-  } catch (e) {
-    return { error: `invalid selector ${selector}: ${e.message}` };
-  }
-  if (selector && !el) return { error: `no element matches ${selector}` };
-  const describe = (e) => ({ tag: e.tagName.toLowerCase(), id: e.id || undefined, text: (e.innerText ?? "").slice(0, 200) });
-  switch (action) {
-    case "click":
-      el.scrollIntoView({ block: "center" });
-      el.click();
-      return { clicked: describe(el) };
-    case "type": {
-      const field = el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement;
-      if (!field && !el.isContentEditable) return { error: `${selector} is not a text field (input, textarea or contenteditable)` };
-      if (el.disabled || el.readOnly) return { error: `${selector} is ${el.disabled ? "disabled" : "read-only"}` };
-      el.focus();
-      const next = options.clear ? value : (field ? el.value : el.textContent) + value;
-      // The prototype's setter, so frameworks that track the value (React) see the change.
-      if (field) Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el), "value").set.call(el, next);
-      else el.textContent = next;
-      el.dispatchEvent(new Event("input", { bubbles: true }));
-      el.dispatchEvent(new Event("change", { bubbles: true }));
-      return { typed: describe(el), value: field ? el.value : el.textContent };
-    }
-    case "select": {
-      if (el.tagName !== "SELECT") return { error: `${selector} is not a <select>` };
-      const option = [...el.options].find((o) => o.value === value || o.text === value);
-      if (!option) return { error: `${selector} has no option ${value}` };
-      el.value = option.value;
-      el.dispatchEvent(new Event("input", { bubbles: true }));
-      el.dispatchEvent(new Event("change", { bubbles: true }));
-      return { selected: option.value };
-    }
-    case "scroll":
-      if (el) el.scrollIntoView({ block: "center" });
-      else window.scrollTo(options.x ?? window.scrollX, options.y ?? window.scrollY);
-      return { scrollX: window.scrollX, scrollY: window.scrollY };
-    default:
-      return { error: `unknown dom action ${action}` };
-  }
-}
-
 // history.go(delta), unless the Navigation API shows there is no such entry. It only knows this origin's
 // entries, so that is certain only when they are all of the tab's history; otherwise the step is tried and the
 // worker sees whether a navigation begins.
@@ -259,38 +175,14 @@ function pageHistoryStep(delta) {
   return { went: true };
 }
 
-function pageWaitFor(selector, timeoutMs) {
-  try {
-    document.querySelector(selector);
-  } catch (e) {
-    return { error: `invalid selector ${selector}: ${e.message}` };
-  }
-  return new Promise((resolve) => {
-    const found = () => document.querySelector(selector);
-    if (found()) return resolve({ found: true });
-    const observer = new MutationObserver(() => {
-      if (found()) {
-        observer.disconnect();
-        clearTimeout(timer);
-        resolve({ found: true });
-      }
-    });
-    observer.observe(document.documentElement, { childList: true, subtree: true, attributes: true });
-    const timer = setTimeout(() => {
-      observer.disconnect();
-      resolve({ error: `no element matched ${selector} within ${timeoutMs} ms` });
-    }, timeoutMs);
-  });
-}
-
-// ------------------------------------------------------------------ navigation and capture helpers
+// ------------------------------------------------------------------ navigation helpers
 
 // One step back or forward. In a page Tabgate may read, the step is taken from inside the page (exactly one
 // entry, like the page's own back link): chrome.tabs.goBack/goForward skip every entry that was left without
 // a user click, which is every page a tool navigated away from, so they land several pages back or refuse.
-async function historyStep(tab, delta) {
+async function historyStep(tab, delta, viaPage) {
   const none = `tab ${tab.id} has no ${delta < 0 ? "earlier page to go back" : "later page to go forward"} to`;
-  if (await canReadPage(tab)) {
+  if (viaPage) {
     const [step] = await chrome.scripting.executeScript({ target: { tabId: tab.id }, func: pageHistoryStep, args: [delta] });
     if (step?.result?.none) throw rpcError(-32602, none);
     return;
@@ -304,43 +196,24 @@ async function historyStep(tab, delta) {
   }
 }
 
-// Chrome allows two captures per second per extension; a third waits for the next slot instead of failing.
-const CAPTURE_RETRY_MS = 300;
-const CAPTURE_ATTEMPTS = 8;
-
-async function captureVisibleTab(tab, options) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await chrome.tabs.captureVisibleTab(tab.windowId, options);
-    } catch (e) {
-      const message = String(e.message ?? e);
-      if (/MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND/.test(message) && attempt < CAPTURE_ATTEMPTS) {
-        await new Promise((r) => setTimeout(r, CAPTURE_RETRY_MS));
-        continue;
-      }
-      if (/'<all_urls>' or 'activeTab'/.test(message)) {
-        // Chrome captures tabs only for extensions with access to every site (or activeTab), whatever the
-        // page: a grant for this one site is not enough.
-        throw rpcError(
-          -32003,
-          `Tabgate cannot capture tab ${tab.id}: Chrome only lets an extension take screenshots when it has ` +
-            `access to all sites, and Tabgate has access to ${pageOrigin(tab)} only. Grant it: ` +
-            `chrome://extensions → Tabgate → Details → Site access → "On all sites".`,
-          { origin: pageOrigin(tab), permission: "<all_urls>" },
-        );
-      }
-      throw e;
-    }
-  }
-}
-
 // ------------------------------------------------------------------ the tools
 
 const storageArea = (area) => chrome.storage[area];
 const prefixed = (key) => TOOL_STORAGE_PREFIX + key;
 
 const executors = {
+  // What Python decides from: the tab (tabId, or the active tab) and whether the user granted its site.
+  async tab(a) {
+    const tab = await targetTab(a.tabId).catch((e) => {
+      throw e.rpc ? e : rpcError(-32602, String(e.message ?? e));
+    });
+    const site = shownSite(tab);
+    const granted = /^https?:/.test(site) && (await chrome.permissions.contains({ origins: [`${site}/*`] }));
+    return { ...tabInfo(tab), granted };
+  },
+
   async browser_tab(a) {
+    if (a.site !== undefined) checkSite(await chrome.tabs.get(a.tabId), a);
     const pick = (...keys) => Object.fromEntries(keys.filter((k) => a[k] !== undefined).map((k) => [k, a[k]]));
     switch (a.action) {
       case "query": return (await chrome.tabs.query(pick("url", "title", "active", "pinned", "windowId", "currentWindow"))).map(tabInfo);
@@ -353,40 +226,27 @@ const executors = {
 
   async browser_navigation(a) {
     const tab = await targetTab(a.tabId);
+    checkSite(tab, a);
     const go = (start, notStarted) =>
       navigateTab(tab, start, { waitForLoad: a.waitForLoad, timeoutMs: a.timeoutMs, notStarted });
     switch (a.action) {
       case "navigate": return go(() => chrome.tabs.update(tab.id, { url: a.url }), `tab ${tab.id} did not start loading ${a.url}`);
       case "reload": return go(() => chrome.tabs.reload(tab.id), `tab ${tab.id} did not start reloading`);
-      case "back": return go(() => historyStep(tab, -1), `tab ${tab.id} has no earlier page to go back to`);
-      case "forward": return go(() => historyStep(tab, 1), `tab ${tab.id} has no later page to go forward to`);
+      case "back": return go(() => historyStep(tab, -1, a.viaPage), `tab ${tab.id} has no earlier page to go back to`);
+      case "forward": return go(() => historyStep(tab, 1, a.viaPage), `tab ${tab.id} has no later page to go forward to`);
       case "current_url": return { tabId: tab.id, url: tab.url || tab.pendingUrl || "", status: tab.status };
       case "wait_for_load": return waitForComplete(tab.id, a.timeoutMs);
     }
   },
 
   async browser_page(a) {
-    return inPage(a.tabId, pageRead, [a.action, a.maxChars]);
-  },
-
-  async browser_dom(a) {
-    if (a.action === "wait_for") return inPage(a.tabId, pageWaitFor, [a.selector, a.timeoutMs]);
-    return inPage(a.tabId, pageDom, [a.action, a.selector ?? null, a.value ?? "", { clear: a.clear, x: a.x, y: a.y }]);
-  },
-
-  async browser_screenshot(a) {
-    const tab = await targetTab(a.tabId);
-    await requirePageAccess(tab);
-    if (!tab.active) await chrome.tabs.update(tab.id, { active: true });
-    const format = a.format ?? "png";
-    const dataUrl = await captureVisibleTab(tab, { format, quality: a.quality });
-    return { mimeType: `image/${format}`, data: dataUrl.slice(dataUrl.indexOf(",") + 1), tabId: tab.id };
+    return inPage(a, pageRead, [a.action, a.maxChars]);
   },
 
   // The debugger executor (cdp.js): the command lists Python builds, and the tab's event buffers.
   async cdp(a) {
     const tab = await targetTab(a.tabId);
-    await requireDebuggable(tab, a.access);
+    checkSite(tab, a); // before attaching; cdp.js checks again right before the first command
     try {
       return await runCommands(tab, a);
     } catch (e) {
@@ -397,7 +257,6 @@ const executors = {
 
   async "cdp.buffer"(a) {
     const tab = await targetTab(a.tabId);
-    await requireDebuggable(tab, a.access);
     return readBuffer(tab, a);
   },
 

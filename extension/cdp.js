@@ -46,6 +46,26 @@ class TabState {
   }
 }
 
+// What a tab shows, as Python compares it (core/browser/target.py shown_site): a web page's origin, else its URL.
+export function shownSite(tab) {
+  const url = tab.url || tab.pendingUrl || "";
+  try {
+    const origin = new URL(url).origin;
+    if (/^https?:/.test(origin)) return origin;
+  } catch {
+    // not a URL: compared as it is
+  }
+  return url;
+}
+
+// A call that carries `site` acts only on a tab that shows that site now; the answer otherwise is the words
+// Python gave (`siteChanged`).
+export function checkSite(tab, a) {
+  if (a.site === undefined) return;
+  const shown = shownSite(tab);
+  if (shown !== a.site) throw rpcError(-32602, `${a.siteChanged} (tab ${tab.id} shows ${shown || "nothing"})`);
+}
+
 const tabs = new Map(); // tabId → TabState, while attached
 const attaching = new Map(); // tabId → Promise of TabState
 
@@ -191,12 +211,14 @@ function describe(state, tab) {
   };
 }
 
-// {commands: [{method, params?, session?}], parallel?, keepGoing?, unlessDialog?}: runs the commands (one after
+// {commands: [{method, params?, session?}], parallel?, keepGoing?, unlessDialog?, site?}: runs the commands (one after
 // the other, or all at once) and answers their results in order, each {result} or {error} (or {dialog}).
 // Sequential runs stop at the first error unless keepGoing. With unlessDialog nothing runs while a dialog is
 // open. The answer also says the tab, its sessions, its document epoch and any open dialog.
 export async function runCommands(tab, a, again = true) {
   const state = await attachedTab(tab.id);
+  // Checked after attaching, right before the first command goes out.
+  if (a.site !== undefined) checkSite(await chrome.tabs.get(tab.id), a);
   const results = [];
   if (!(a.unlessDialog && state.dialog)) {
     if (a.parallel) {
@@ -229,6 +251,7 @@ export function openDialog(tabId) {
 
 // {buffer: "console" | "network" | "dialogs"}: what that buffer holds (Python filters and cuts it).
 export async function readBuffer(tab, a) {
+  checkSite(tab, a);
   const fresh = !tabs.has(tab.id);
   const state = await attachedTab(tab.id);
   const buffers = { console: state.console, network: [...state.network.values()], dialogs: state.dialogs };

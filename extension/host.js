@@ -4,6 +4,11 @@
 export const HOST_NAME = "dev.tabgate.host";
 const PROTOCOL_VERSION = "1";
 const RETRY_MS = 2000;
+// A host that exits while it is wanted (the agent gateway is on) is started again after RESTART_MIN_MS,
+// doubling up to RESTART_MAX_MS while it keeps exiting within STABLE_MS of starting.
+const RESTART_MIN_MS = 200;
+const RESTART_MAX_MS = 5000;
+const STABLE_MS = 10000;
 
 // Chrome's own strings (chrome.runtime.lastError.message) → contract §5 host states.
 const HOST_ERRORS = [
@@ -18,8 +23,9 @@ export function hostStateFor(message) {
 }
 
 export class HostConnection {
-  constructor({ onStatus, onNotification, onRequest }) {
+  constructor({ onStatus, onNotification, onRequest, wanted }) {
     this.onStatus = onStatus;
+    this.wanted = wanted; // () => Promise<boolean>: restart an exited host by itself (agents rely on it)
     this.onNotification = onNotification;
     this.onRequest = onRequest; // (method, params) => Promise<result>: the host asking for an agent
     this.port = null;
@@ -29,6 +35,9 @@ export class HostConnection {
     this.nextId = 1;
     this.connecting = null;
     this.lastAttempt = 0;
+    this.connectedAt = 0;
+    this.restartDelay = RESTART_MIN_MS;
+    this.restartTimer = null;
   }
 
   get connected() {
@@ -37,7 +46,7 @@ export class HostConnection {
 
   // Connect unless connected; a failed attempt is retried at most every RETRY_MS (the user may install the
   // host at any time). An exited host is restarted by the next call, not by a status check, so the user
-  // sees that it exited.
+  // sees that it exited — unless it is wanted (the agent gateway is on): then it is restarted at once.
   ensure({ restartExited = true } = {}) {
     if (this.connected || this.connecting) return this.connecting ?? Promise.resolve(this.connected);
     const exited = this.state.host === "exited";
@@ -65,6 +74,7 @@ export class HostConnection {
         client: { name: "tabgate-extension", version: chrome.runtime.getManifest().version },
         protocolVersion: PROTOCOL_VERSION,
       });
+      this.connectedAt = Date.now();
       this.#setState({ host: "connected", hostError: null, servers: init.servers ?? [], hostInfo: init.host });
       return true;
     } catch (e) {
@@ -84,6 +94,19 @@ export class HostConnection {
     this.pending.clear();
     this.chunks.clear();
     this.#setState({ host: hostStateFor(message), hostError: message, servers: [] });
+    this.#restartIfWanted();
+  }
+
+  async #restartIfWanted() {
+    if (!["exited", "error"].includes(this.state.host) || !(await this.wanted?.())) return;
+    if (this.restartTimer || this.port || this.connecting) return; // one restart at a time
+    if (Date.now() - this.connectedAt > STABLE_MS) this.restartDelay = RESTART_MIN_MS;
+    const delay = this.restartDelay;
+    this.restartDelay = Math.min(this.restartDelay * 2, RESTART_MAX_MS);
+    this.restartTimer = setTimeout(async () => {
+      this.restartTimer = null;
+      if (!this.port && !this.connecting && !(await this.ensure())) this.#restartIfWanted();
+    }, delay);
   }
 
   #setState(state) {

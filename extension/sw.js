@@ -17,6 +17,8 @@ const hostIdsByCall = new Map();
 const callsByHostId = new Map();
 
 const host = new HostConnection({
+  // Agents reach the browser through the host: while the gateway is on, a host that exits is started again.
+  wanted: async () => (await chrome.storage.local.get(CONFIG_KEY))[CONFIG_KEY]?.gateway === true,
   onStatus: (state) => {
     python.notify({ type: "host/state", connected: state.host === "connected", servers: state.servers });
     broadcastStatus();

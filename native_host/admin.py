@@ -1,4 +1,4 @@
-"""The administrative subcommands: install, uninstall, doctor, config."""
+"""The administrative subcommands: install, uninstall, doctor, config, connect."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from .config import write_default_config
+from .connect import AGENTS, AgentFile, ConnectError, agent_files, host_script, run_connect
 from .files import FileWriteError
 from .install import current_platform, install_at, uninstall_at
 from .locations import BROWSERS, Browser, Location, browser_location, user_data_dir_location
@@ -67,6 +68,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     importing.add_argument("file", type=Path)
     _config_option(importing)
+    connect = commands.add_parser(
+        "connect", help="add Tabgate to an agent's MCP config (codex, Claude Desktop, Claude Code, Cursor)"
+    )
+    connect.add_argument("agent", choices=list(AGENTS))
+    connect.add_argument("--print", action="store_true", dest="show", help="show the change, write nothing")
+    connect.add_argument("--remove", action="store_true", help="take Tabgate out of that agent's config")
     return parser
 
 
@@ -93,6 +100,16 @@ def _config_file(options: argparse.Namespace) -> Path:
     return given.expanduser().absolute() if given is not None else default_config_path()
 
 
+def _connect(options: argparse.Namespace) -> int:
+    platform = current_platform()
+    if platform == "win32":
+        print("tabgate-host connect: agents cannot reach Tabgate on Windows yet (no pipe)", file=sys.stderr)
+        return 1
+    agent = AGENTS[options.agent]
+    file = AgentFile(agent, agent.where(platform, Path.home(), os.environ))
+    return run_connect(file, remove=options.remove, show=options.show, out=sys.stdout, err=sys.stderr)
+
+
 def run_admin(args: list[str]) -> int:
     options = _parser().parse_args(args)
     try:
@@ -117,13 +134,24 @@ def _run(options: argparse.Namespace) -> int:
             for removed in uninstall_at(location):
                 print(f"removed {removed}")
         return 0
+    if options.command == "connect":
+        return _connect(options)
     if options.command == "doctor":
         from .doctor import all_locations, run_doctor
 
         locations = all_locations(current_platform(), Path.home(), os.environ)
         locations += [user_data_dir_location(d.expanduser().absolute()) for d in options.user_data_dir]
+        try:
+            script: Path | None = host_script()
+        except ConnectError:
+            script = None  # doctor then checks only that the agents' commands exist
         return run_doctor(
-            locations=locations, config_path=_config_file(options), log_dir=log_dir(), out=sys.stdout
+            locations=locations,
+            config_path=_config_file(options),
+            log_dir=log_dir(),
+            out=sys.stdout,
+            agents=agent_files(current_platform(), Path.home(), os.environ),
+            script=script,
         )
     from . import config_cli
 

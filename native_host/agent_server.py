@@ -1,8 +1,13 @@
 """`tabgate-host mcp`: the MCP server an agent (codex, Claude, Cursor) starts over stdio.
 
 It owns no tools itself: it reaches the host that Chrome started through the user-only gateway socket and
-relays `tools/list` and `tools/call` there. The browser may start, close and restart under a running agent:
-the link reconnects by itself and every change of the tool set goes out as `notifications/tools/list_changed`.
+relays `tools/list` and `tools/call` there. It connects once it knows its agent's `clientInfo` (sent at MCP
+`initialize`, or with each request by a 2026-07-28 client) and opens each connection with
+`gateway/hello {client}`; the host learns the rest of the agent's identity from the OS. The place of the
+socket is found from the user's identity alone (every candidate of `gateway_socket.socket_paths`, in order),
+never from the environment the agent passed. The browser or its host may start, close and restart under a
+running agent: the link reconnects by itself (every `RETRY_MIN_SECONDS`, backing off to `RETRY_MAX_SECONDS`)
+and every change of the tool set goes out as `notifications/tools/list_changed`.
 """
 
 from __future__ import annotations
@@ -10,12 +15,13 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import os
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any, Final
 
 import anyio
 import mcp_types as types
+from anyio.abc import SocketAttribute
 from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server import Server
 from mcp.server.lowlevel.server import NotificationOptions
@@ -23,13 +29,17 @@ from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 
 from .gateway_results import error_result
-from .gateway_socket import socket_path
-from .gateway_wire import LineChannel, Message, WireError
+from .gateway_socket import GatewaySocketError, check_folder, peer_credentials, socket_paths
+from .gateway_wire import HELLO_METHOD, LineChannel, Message, WireError
 from .identity import HOST_VERSION
 
 log = logging.getLogger(__name__)
 
-RETRY_SECONDS: Final = 1.0
+RETRY_MIN_SECONDS: Final = 0.25
+RETRY_MAX_SECONDS: Final = 1.0
+HELLO_TIMEOUT_SECONDS: Final = 5.0
+# A first request may come a moment after the agent identified itself: it waits that long for the link.
+SETTLE_SECONDS: Final = 3.0
 LIST_TIMEOUT_SECONDS: Final = 15.0
 NOT_THERE: Final = (
     "Tabgate is not reachable: open Chrome with Tabgate and turn on *Let agents use Tabgate* in its popup."
@@ -46,38 +56,106 @@ class LinkDown(Exception):
 class HostLink:
     """A reconnecting client of the host's gateway socket: requests, answers, and change notices."""
 
-    def __init__(self, path: Path, on_change: Callable[[], Awaitable[None]]) -> None:
-        self._path = path
+    def __init__(self, on_change: Callable[[], Awaitable[None]]) -> None:
         self._on_change = on_change
         self._channel: LineChannel | None = None
         self._pending: dict[int, MemoryObjectSendStream[Message]] = {}
         self._ids = itertools.count(1)
+        self._client: dict[str, str] | None = None
+        self._identified = anyio.Event()
+        self._settled = anyio.Event()  # the first attempt after identification is over, found or not
+        self._said: set[str] = set()  # warnings already given since the last connection (tried every second)
 
     @property
     def connected(self) -> bool:
         return self._channel is not None
 
+    def identify(self, client: dict[str, str]) -> None:
+        """The agent's clientInfo: the link connects once it knows it (the host's handshake needs it)."""
+        if self._client is None:
+            self._client = client
+            self._identified.set()
+
+    async def settled(self) -> None:
+        with anyio.move_on_after(SETTLE_SECONDS):
+            await self._settled.wait()
+
     async def run(self) -> None:
+        await self._identified.wait()
+        delay = RETRY_MIN_SECONDS
         while True:
-            try:
-                stream = await anyio.connect_unix(str(self._path))
-            except OSError:
-                await anyio.sleep(RETRY_SECONDS)
+            channel = await self._connect()
+            self._settled.set()
+            if channel is None:
+                await anyio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
                 continue
-            self._channel = LineChannel(stream)
-            log.info("connected to the Tabgate host at %s", self._path)
+            delay = RETRY_MIN_SECONDS
+            self._channel = channel
             await self._on_change()
             try:
-                await self._read(self._channel)
+                await self._read(channel)
             finally:
                 self._channel = None
                 for waiter in self._pending.values():
                     waiter.close()
                 self._pending.clear()
-                await stream.aclose()
+                with anyio.CancelScope(shield=True):
+                    await channel.aclose()
             log.info("the Tabgate host went away")
             await self._on_change()
-            await anyio.sleep(RETRY_SECONDS)
+            await anyio.sleep(RETRY_MIN_SECONDS)
+
+    async def _connect(self) -> LineChannel | None:
+        """A channel to the host at the first place that answers our hello, or None."""
+        for path in socket_paths():
+            try:
+                check_folder(path.parent)  # another user's folder could hide a host of theirs
+            except GatewaySocketError as exc:
+                if path.parent.exists() or path.parent.is_symlink():
+                    self._warn(f"not using {path}: {exc}")
+                continue
+            try:
+                stream = await anyio.connect_unix(str(path))
+            except OSError:
+                continue
+            credentials = peer_credentials(stream.extra(SocketAttribute.raw_socket))
+            if credentials is not None and credentials[1] != os.getuid():
+                self._warn(f"not using {path}: it is served by uid {credentials[1]}")
+                await stream.aclose()
+                continue
+            channel = LineChannel(stream)
+            try:
+                with anyio.fail_after(HELLO_TIMEOUT_SECONDS):
+                    await channel.send(
+                        {
+                            "jsonrpc": "2.0",
+                            "id": next(self._ids),
+                            "method": HELLO_METHOD,
+                            "params": {"client": self._client},
+                        }
+                    )
+                    answer = await channel.receive()
+            except (TimeoutError, WireError, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                answer = None
+            if answer is None or "error" in answer:
+                why = (
+                    (answer or {})
+                    .get("error", {})
+                    .get("message", "it closed the connection unanswered (its log says why)")
+                )
+                self._warn(f"the Tabgate host at {path} did not take this agent: {why}")
+                await channel.aclose()
+                continue
+            log.info("connected to the Tabgate host at %s", path)
+            self._said.clear()
+            return channel
+        return None
+
+    def _warn(self, text: str) -> None:
+        if text not in self._said:
+            self._said.add(text)
+            log.warning("%s", text)
 
     async def _read(self, channel: LineChannel) -> None:
         while True:
@@ -135,10 +213,10 @@ def _client_of(session: ServerSession) -> dict[str, str]:
 
 
 class AgentServer:
-    def __init__(self, path: Path) -> None:
+    def __init__(self) -> None:
         self._session: ServerSession | None = None
         self._listed = False  # notifications are sent once the agent has listed tools (it is initialized)
-        self.link = HostLink(path, self._changed)
+        self.link = HostLink(self._changed)
         self.server: Server[Any] = Server(
             "tabgate",
             version=HOST_VERSION,
@@ -147,6 +225,12 @@ class AgentServer:
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
         )
+        self.server.add_notification_handler(
+            "notifications/initialized", types.NotificationParams, self._initialized
+        )
+
+    async def _initialized(self, ctx: Any, params: types.NotificationParams) -> None:
+        self.link.identify(_client_of(ctx.session))
 
     async def _changed(self) -> None:
         session = self._session
@@ -158,11 +242,13 @@ class AgentServer:
         self, ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         self._session, self._listed = ctx.session, True
+        self.link.identify(_client_of(ctx.session))
+        await self.link.settled()
         if not self.link.connected:
             return types.ListToolsResult(tools=[])
         try:
             with anyio.fail_after(LIST_TIMEOUT_SECONDS):
-                result = await self.link.request("tools/list", {"client": _client_of(ctx.session)})
+                result = await self.link.request("tools/list", {})
         except (LinkDown, TimeoutError) as exc:
             log.info("tools/list: %s", exc)
             return types.ListToolsResult(tools=[])
@@ -170,10 +256,11 @@ class AgentServer:
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         self._session = ctx.session
+        self.link.identify(_client_of(ctx.session))
+        await self.link.settled()
         try:
             result = await self.link.request(
-                "tools/call",
-                {"client": _client_of(ctx.session), "name": params.name, "arguments": params.arguments or {}},
+                "tools/call", {"name": params.name, "arguments": params.arguments or {}}
             )
         except LinkDown as exc:
             result = error_result(str(exc))
@@ -188,5 +275,5 @@ class AgentServer:
 
 
 def run_agent_server() -> int:
-    anyio.run(AgentServer(socket_path()).serve)
+    anyio.run(AgentServer().serve)
     return 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-ADMIN_COMMANDS = frozenset({"install", "uninstall", "doctor", "config", "-h", "--help"})
+ADMIN_COMMANDS = frozenset({"install", "uninstall", "doctor", "config", "connect", "-h", "--help"})
 
 
 def main(argv: list[str] | None = None) -> int:

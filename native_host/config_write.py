@@ -134,27 +134,137 @@ def with_servers_added(path: Path, text: str, tables: Mapping[str, Mapping[str, 
     return result
 
 
+_CHECK_HINT = " (`tabgate-host config check` shows where)"
+
+
+def _read_both(path: Path, text: str, hint: str) -> tuple[dict[str, Any], tomlkit.TOMLDocument]:
+    """The text as plain data (to compare against) and as a tomlkit document (to edit)."""
+    try:
+        return tomllib.loads(text), tomlkit.parse(text)
+    except (tomllib.TOMLDecodeError, tomlkit.exceptions.ParseError) as exc:
+        raise ConfigWriteError(f"{path} is not valid TOML ({exc}); fix it first{hint}") from exc
+
+
+def _server_table(path: Path, before: dict[str, Any], server: str, what: str) -> dict[str, Any]:
+    servers = before.get(_SERVERS)
+    if not isinstance(servers, dict) or not isinstance(servers.get(server), dict):
+        raise ConfigWriteError(f"{path} has no [{_SERVERS}.{server}] table to {what}")
+    table: dict[str, Any] = servers[server]
+    return table
+
+
 def with_server_enabled(path: Path, text: str, server: str, enabled: bool) -> str:
     """The config text with `[mcp_servers.<server>] enabled` set; every other byte is the user's, and the
     result is read back and compared before anything is written."""
-    try:
-        before = tomllib.loads(text)
-        document = tomlkit.parse(text)
-    except (tomllib.TOMLDecodeError, tomlkit.exceptions.ParseError) as exc:
-        raise ConfigWriteError(
-            f"{path} is not valid TOML ({exc}); fix it first (`tabgate-host config check` shows where)"
-        ) from exc
-    servers = before.get(_SERVERS)
-    if not isinstance(servers, dict) or not isinstance(servers.get(server), dict):
-        raise ConfigWriteError(f"{path} has no [{_SERVERS}.{server}] table to switch")
-    table = document[_SERVERS][server]
-    table["enabled"] = enabled
+    before, document = _read_both(path, text, _CHECK_HINT)
+    table = _server_table(path, before, server, "switch")
+    document[_SERVERS][server]["enabled"] = enabled
     result = document.as_string()
-    expected = {**before, _SERVERS: {**servers, server: {**servers[server], "enabled": enabled}}}
+    expected = {**before, _SERVERS: {**before[_SERVERS], server: {**table, "enabled": enabled}}}
     if tomllib.loads(result) != expected:
         raise ConfigWriteError(
             f"cannot switch [{_SERVERS}.{server}] in {path}: it is written in a way Tabgate cannot change "
             f"safely; set `enabled = {str(enabled).lower()}` there by hand"
+        )
+    return result
+
+
+def with_server_updated(
+    path: Path, text: str, server: str, values: Mapping[str, object], dropped: tuple[str, ...] = ()
+) -> str:
+    """The text with `values` set in `[mcp_servers.<server>]` and the `dropped` keys taken out of it; the
+    table's other keys and every other byte stay the user's, and the result is read back and compared."""
+    problems = unrepresentable(path, server, values)
+    if problems:
+        raise ConfigWriteError("; ".join(str(problem) for problem in problems), problems)
+    before, _document = _read_both(path, text, "")
+    table = _server_table(path, before, server, "change")
+    for key in dropped:  # as [mcp_servers.<server>.<key>] tables: by text, so the comments after them stay
+        text = _drop_tables(text, [_SERVERS, server, key])
+    document = tomlkit.parse(text)
+    edited = document[_SERVERS][server]
+    for key in dropped:
+        if key in edited:
+            del edited[key]
+    for key, value in values.items():
+        edited[key] = _item(value)
+    result = document.as_string()
+    kept = {key: value for key, value in table.items() if key not in dropped}
+    expected = {**before, _SERVERS: {**before[_SERVERS], server: {**kept, **values}}}
+    if tomllib.loads(result) != _plain(expected):
+        raise ConfigWriteError(
+            f"cannot change [{_SERVERS}.{server}] in {path}: it is written in a way Tabgate cannot change "
+            "safely; remove that table by hand, then try again"
+        )
+    return result
+
+
+def _header_path(line: str) -> list[str] | None:
+    """The dotted name of a `[table]` header line (None for other lines and `[[arrays]]`)."""
+    if not line.lstrip().startswith("[") or line.lstrip().startswith("[["):
+        return None
+    try:
+        node: object = tomllib.loads(line)
+    except tomllib.TOMLDecodeError:
+        return None
+    path: list[str] = []
+    while isinstance(node, dict) and len(node) == 1:
+        key, node = next(iter(node.items()))
+        path.append(key)
+    return path
+
+
+def _content(line: str) -> bool:
+    return bool(line.strip()) and not line.lstrip().startswith("#")
+
+
+def _drop_tables(text: str, prefix: list[str]) -> str:
+    """The text without the tables named `prefix` or under it, each from its header to its last key: the
+    comments after that (they introduce what follows) and every other byte stay."""
+    kept: list[str] = []
+    pending: list[str] = []  # comments and blank lines after the last key of a dropped table
+    dropping = False
+
+    def settle() -> None:
+        # One blank line between what stays, not two.
+        if dropping and kept and not kept[-1].strip() and (not pending or not pending[0].strip()):
+            del (pending or kept)[0 if pending else -1]
+        kept.extend(pending)
+        pending.clear()
+
+    for line in text.splitlines(keepends=True):
+        header = _header_path(line)
+        if header is not None:
+            settle()
+            dropping = header[: len(prefix)] == prefix
+            if dropping:
+                continue
+        if not dropping:
+            kept.append(line)
+        elif _content(line):
+            pending.clear()
+        else:
+            pending.append(line)
+    settle()
+    return "".join(kept)
+
+
+def with_server_removed(path: Path, text: str, server: str) -> str:
+    """The text without `[mcp_servers.<server>]` and its sub-tables; read back and compared before anything
+    is written."""
+    before, _document = _read_both(path, text, "")
+    _server_table(path, before, server, "remove")
+    result = _drop_tables(text, [_SERVERS, server])
+    rest = {name: table for name, table in before[_SERVERS].items() if name != server}
+    try:
+        after = tomllib.loads(result)
+    except tomllib.TOMLDecodeError:
+        after = {}
+    # Taking out the last server also takes out the `[mcp_servers]` it implied.
+    if {**after, _SERVERS: after.get(_SERVERS, {})} != {**before, _SERVERS: rest}:
+        raise ConfigWriteError(
+            f"cannot remove [{_SERVERS}.{server}] from {path}: it is written in a way Tabgate cannot change "
+            "safely; remove it by hand"
         )
     return result
 

@@ -34,24 +34,14 @@ from .oauth import SIGN_IN_SECONDS, SignInFailed
 from .outbox import Outbox
 from .paths import default_config_path, log_dir
 from .preview import MAX_TIMEOUT_SEC, preview_statuses
-from .redact import Scrubber
+from .redact import KNOWN_SECRETS, scrub_data
 from .status import ServerStatus, StatusBoard
+from .uploads import UploadRefused, check_upload
 
 log = logging.getLogger(__name__)
 
 TOOL_KEYS = ("title", "description", "inputSchema", "outputSchema", "annotations")
 LISTING_WAIT_SECONDS: Final = 1.0  # contract §4: no listing waits longer for servers still starting
-
-
-def scrub_data(value: Any, scrub: Scrubber) -> Any:
-    """A server's `error.data` with the configured secrets taken out of every string in it, keys included."""
-    if isinstance(value, str):
-        return scrub(value)
-    if isinstance(value, dict):
-        return {scrub(str(key)): scrub_data(item, scrub) for key, item in value.items()}
-    if isinstance(value, list):
-        return [scrub_data(item, scrub) for item in value]
-    return value
 
 
 class _Params(BaseModel):
@@ -95,6 +85,12 @@ class PromptParams(_Params):
     server: str
     name: str
     arguments: dict[str, str] | None = None
+
+
+class UploadParams(_Params):
+    model_config = ConfigDict(extra="ignore", strict=True)
+    paths: list[str]
+    folders: list[str]
 
 
 class CancelParams(_Params):
@@ -142,6 +138,7 @@ class Dispatcher:
             "servers/setEnabled": self._servers_set_enabled,
             "servers/signIn": self._servers_sign_in,
             "servers/signOut": self._servers_sign_out,
+            "files/checkUpload": self._files_check_upload,
         }
 
     async def __aenter__(self) -> Dispatcher:
@@ -209,7 +206,9 @@ class Dispatcher:
                     message.id, RpcError(ErrorCode.INTERNAL_ERROR, f"internal error: {describe(exc)}")
                 )
             else:
-                self._outbox.result(message.id, result)
+                # Whatever a server sent back (tool results, resource contents, prompts, listings) leaves
+                # without the configured secrets: a server that echoes one must not hand it to the browser.
+                self._outbox.result(message.id, scrub_data(result, KNOWN_SECRETS))
             finally:
                 del self._running[message.id]
         if scope.cancelled_caught:
@@ -353,7 +352,7 @@ class Dispatcher:
             if total is not None:
                 note["total"] = total
             if message is not None:
-                note["message"] = message
+                note["message"] = KNOWN_SECRETS(message)
             self._outbox.notify("notifications/progress", note)
 
         async def call(client: Client) -> types.CallToolResult:
@@ -528,6 +527,14 @@ class Dispatcher:
         name = _params(ServerParams, request).server
         done = await self.manager.sign_out(name)
         return {"server": name, "signedOut": done.signed_out, "revoked": done.revoked}
+
+    async def _files_check_upload(self, request: Request) -> JsonObject:
+        params = _params(UploadParams, request)
+        try:
+            paths = await anyio.to_thread.run_sync(check_upload, params.paths, params.folders)
+        except UploadRefused as exc:
+            raise RpcError(ErrorCode.INVALID_PARAMS, str(exc)) from None
+        return {"paths": paths}
 
     async def _servers_logs(self, request: Request) -> JsonObject:
         params = _params(ServerParams, request)

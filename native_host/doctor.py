@@ -15,6 +15,17 @@ from pathlib import Path, PurePath
 from typing import TextIO
 
 from .config import LoadedConfig, load_config
+from .connect import (
+    MCP_ARGS,
+    SERVER_NAME,
+    AgentFile,
+    ConnectError,
+    names_tabgate,
+    parse,
+    read_text,
+    servers_of,
+)
+from .gateway_socket import ENV_RUNTIME_DIR
 from .identity import EXTENSION_ORIGIN, HOST_NAME
 from .install import read_registry
 from .locations import BROWSERS, Location, Platform, browser_location
@@ -246,6 +257,63 @@ def check_config(path: Path, why: str) -> tuple[LoadedConfig, list[Finding]]:
     return loaded, findings
 
 
+def check_agent_entry(file: AgentFile, name: str, entry: object, script: Path | None) -> Finding:
+    """One agent's server entry that names Tabgate: does it start this install's `tabgate-host mcp`?"""
+    agent = file.agent
+    where = f"{agent.title} ({file.path}): server {name!r}"
+    fix = f"run: tabgate-host connect {agent.name}"
+    if name != SERVER_NAME:  # connect rewrites only its own entry
+        fix = f"remove {name!r} from {file.path}, then {fix}"
+    if not isinstance(entry, dict):
+        return Finding(False, f"{where} is not a server table", fix)
+    command, args, env = entry.get("command"), entry.get("args"), entry.get("env")
+    command_path = Path(command) if isinstance(command, str) else None
+    problems = []
+    if command_path is None or not command_path.is_absolute() or not command_path.is_file():
+        problems.append(f"runs {command!r}, which does not exist (was Tabgate moved or its .venv removed?)")
+    elif script is not None and command_path.resolve() != script.resolve():
+        problems.append(f"runs {command}, another install than this one ({script})")
+    if args != list(MCP_ARGS):
+        problems.append(f"passes {args!r} where `tabgate-host mcp` needs {list(MCP_ARGS)!r}")
+    if isinstance(env, dict) and ENV_RUNTIME_DIR in env:
+        problems.append(
+            f"sets {ENV_RUNTIME_DIR}, so the agent looks for Tabgate where the host does not listen "
+            "(the socket is found without any environment)"
+        )
+    if problems:
+        return Finding(False, f"{where} {'; '.join(problems)}", fix)
+    return Finding(True, f"{where} runs this install's tabgate-host mcp")
+
+
+def check_agent_configs(files: Sequence[AgentFile], script: Path | None) -> list[Finding]:
+    """Every known agent config that names Tabgate, checked; configs that do not exist are skipped."""
+    findings = []
+    for file in files:
+        try:
+            text = read_text(file.path)
+            if text is None:
+                continue
+            servers = servers_of(file, parse(file, text))
+        except ConnectError as exc:
+            findings.append(
+                Finding(
+                    False, f"{file.agent.title}: {exc}", f"fix {file.path} (the agent cannot read it either)"
+                )
+            )
+            continue
+        findings += [
+            check_agent_entry(file, name, entry, script)
+            for name, entry in servers.items()
+            if names_tabgate(name, entry)
+        ]
+    if files and not findings:
+        names = "|".join(file.agent.name for file in files)
+        findings.append(
+            Finding(True, f"no agent is set up to use Tabgate (to set one up: tabgate-host connect {names})")
+        )
+    return findings
+
+
 async def check_servers(loaded: LoadedConfig, log_dir: Path, label: str = "") -> list[Finding]:
     """Start every enabled server as the host would, and report how each one fared."""
     from .connections import ConnectionManager
@@ -284,12 +352,16 @@ def run_doctor(
     log_dir: Path,
     out: TextIO,
     start_servers: bool = True,
+    agents: Sequence[AgentFile] = (),
+    script: Path | None = None,
 ) -> int:
-    """`config_path` is the default config: the one launchers that pass no `--config` make the host read."""
+    """`config_path` is the default config: the one launchers that pass no `--config` make the host read.
+    `agents`: the agent configs to check for Tabgate entries, against this install's `script`."""
     import anyio
 
     findings, launchers = check_locations(locations)
     findings.append(check_log_dir(log_dir))
+    findings += check_agent_configs(agents, script)
     configs = configs_in_use(launchers, config_path)
     for path, why in configs.items():
         loaded, config_findings = check_config(path, why)

@@ -14,12 +14,18 @@ import anyio.abc
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 MAX_LINE: Final = 64 * 1024 * 1024  # a screenshot answer is ~2 MiB; nothing legitimate comes near this
+# The handshake `tabgate-host mcp` opens every connection with (request, params {client: {name, version}}).
+HELLO_METHOD: Final = "gateway/hello"
 
 type Message = dict[str, Any]
 
 
 class WireError(Exception):
     """The peer sent something that is not a bounded line of JSON; the connection cannot continue."""
+
+
+def encode(message: Message) -> bytes:
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
 class LineChannel:
@@ -29,10 +35,11 @@ class LineChannel:
         self._max_line = max_line
         self._send_lock = anyio.Lock()
 
-    async def receive(self) -> Message | None:
+    async def receive(self, *, max_line: int | None = None) -> Message | None:
         """The next message, or None when the peer closed the connection between messages."""
+        limit = self._max_line if max_line is None else max_line
         try:
-            line = await self._reader.receive_until(b"\n", self._max_line)
+            line = await self._reader.receive_until(b"\n", limit)
         except (
             anyio.EndOfStream,
             anyio.IncompleteRead,
@@ -41,7 +48,7 @@ class LineChannel:
         ):
             return None
         except anyio.DelimiterNotFound:
-            raise WireError(f"a message is longer than {self._max_line} bytes") from None
+            raise WireError(f"a message is longer than {limit} bytes") from None
         try:
             message = json.loads(line)
         except ValueError as exc:
@@ -51,9 +58,8 @@ class LineChannel:
         return message
 
     async def send(self, message: Message) -> None:
-        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
         async with self._send_lock:
-            await self._stream.send(data)
+            await self._stream.send(encode(message))
 
     async def aclose(self) -> None:
         await self._stream.aclose()

@@ -1,6 +1,6 @@
 """Log files: the host's own rotating log, and one stderr file per MCP server. Never stdout.
 
-Folders are created 0700 and files 0600 (contract §2), and every line passes through `LOG_SECRETS`."""
+Folders are created 0700 and files 0600 (contract §2), and every line passes through `KNOWN_SECRETS`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import BinaryIO, Final
 
-from .redact import LOG_SECRETS
+from .redact import KNOWN_SECRETS
 
 HOST_LOG: Final = "host.log"
 MAX_BYTES: Final = 1024 * 1024
@@ -49,7 +49,7 @@ class _PrivateRotatingHandler(logging.handlers.RotatingFileHandler):
 
 class _ScrubbingFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        return LOG_SECRETS(super().format(record))
+        return KNOWN_SECRETS.log_line(super().format(record))
 
 
 def setup_host_logging(directory: Path) -> Path:

@@ -25,6 +25,7 @@ LOOP_METHODS: Final = frozenset(
         "servers/setEnabled",
         "servers/signIn",
         "servers/signOut",
+        "files/checkUpload",
     }
 )
 GATEWAY_STATE: Final = "gateway/state"  # browser → host {enabled}: the agent gateway switch

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
+from core.browser.target import Guard
 from core.capabilities import BrowserCapability, BrowserToolError
 from core.errors import RespondToModel
-
-# "page": the tab shows a page the user granted; "navigate": any http(s) or blank page (to navigate from).
-type Access = Literal["page", "navigate"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,13 +125,22 @@ def _outcome(raw: dict[str, Any]) -> Outcome:
 
 
 class Cdp:
-    """One tool call's view of the executor; every request carries the call's time limit."""
+    """One tool call's view of the executor; every request carries the call's time limit and, until the
+    action moves the tab (`release`), the site the tab must still show (checked by the executor right before
+    it sends the first command of each list)."""
 
-    def __init__(self, browser: BrowserCapability, timeout_ms: int) -> None:
+    def __init__(self, browser: BrowserCapability, timeout_ms: int, guard: Guard | None = None) -> None:
         self._browser = browser
         self._timeout_ms = timeout_ms
+        self._guard = guard
+
+    def release(self) -> None:
+        """The action has sent the tab elsewhere (a navigation began): what it shows next is its own doing."""
+        self._guard = None
 
     async def _ask(self, kind: str, args: dict[str, Any]) -> Any:
+        if self._guard is not None:
+            args = {**args, **self._guard.to_wire()}
         try:
             return await self._browser.call(kind, args, timeout_ms=self._timeout_ms)
         except BrowserToolError as error:
@@ -146,7 +153,6 @@ class Cdp:
         *,
         parallel: bool = False,
         keep_going: bool = False,
-        access: Access = "page",
         during_dialog: bool = False,
     ) -> Answer:
         """Runs the commands in the tab. While a dialog is open nothing runs (the modal-state rule) and the
@@ -156,7 +162,6 @@ class Cdp:
             "parallel": parallel,
             "keepGoing": keep_going,
             "unlessDialog": not during_dialog,
-            "access": access,
         }
         if tab_id is not None:
             args["tabId"] = tab_id
@@ -171,11 +176,9 @@ class Cdp:
     async def state(self, tab_id: int | None, *, during_dialog: bool = False) -> TabState:
         return (await self.run(tab_id, (), during_dialog=during_dialog)).state
 
-    async def buffer(
-        self, tab_id: int | None, name: str, *, access: Access = "page"
-    ) -> tuple[TabState, list[dict[str, Any]], bool]:
+    async def buffer(self, tab_id: int | None, name: str) -> tuple[TabState, list[dict[str, Any]], bool]:
         """A buffer's entries, and whether recording only started now (Tabgate had not acted on the tab)."""
-        args: dict[str, Any] = {"buffer": name, "access": access}
+        args: dict[str, Any] = {"buffer": name}
         if tab_id is not None:
             args["tabId"] = tab_id
         raw = await self._ask("cdp.buffer", args)
@@ -184,7 +187,12 @@ class Cdp:
     async def granted(self, origins: Sequence[str]) -> set[str]:
         if not origins:
             return set()
-        raw = await self._ask("cdp.grants", {"origins": list(origins)})
+        try:
+            raw = await self._browser.call(
+                "cdp.grants", {"origins": list(origins)}, timeout_ms=self._timeout_ms
+            )
+        except BrowserToolError as error:
+            raise RespondToModel(error.message) from None
         return set(raw.get("granted", ()))
 
     async def legacy(self, tool: str, args: dict[str, Any]) -> Any:

@@ -1,4 +1,4 @@
-"""What a debugger-driven browser action gets: the executor, the tabs' refs, the upload folders."""
+"""What a debugger-driven browser action gets: executor, tab, refs, upload folders, host."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from weakref import WeakKeyDictionary
 
 from core.browser.cdp import Cdp
 from core.browser.refs import TabRefs
-from core.capabilities import BrowserCapability
+from core.browser.target import TabFacts
+from core.capabilities import BrowserCapability, McpCapability
 
 # The refs live as long as the capability they were made through (the service worker of this extension).
 _REFS: WeakKeyDictionary[BrowserCapability, TabRefs] = WeakKeyDictionary()
@@ -24,4 +25,8 @@ def refs_of(browser: BrowserCapability) -> TabRefs:
 class PageContext:
     cdp: Cdp
     refs: TabRefs
+    # The tab the call runs on, as the policy checked it (None for a call that names no tab).
+    tab: TabFacts | None
     upload_dirs: tuple[str, ...]
+    # The native host, which checks upload paths on disk; None when no host is connected.
+    host: McpCapability | None

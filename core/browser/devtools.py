@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
 from core.browser.cdp import Command
 from core.browser.context import PageContext
@@ -51,7 +51,7 @@ class BrowserDevtoolsArgs(BaseModel):
         default=None, description="console: this level and more severe ones only."
     )
     filter: str | None = Field(default=None, min_length=1, description="network: only URLs containing this.")
-    limit: int = Field(default=100, ge=1, le=1000, description="console/network: the latest this many.")
+    limit: StrictInt = Field(default=100, ge=1, le=1000, description="console/network: the latest this many.")
     id: str | None = Field(default=None, min_length=1, description="request: the id from the network list.")
 
     @model_validator(mode="after")
@@ -158,8 +158,6 @@ async def request(ctx: PageContext, a: BrowserDevtoolsArgs) -> str:
                 lines += ["response body:", text[:BODY_LIMIT] + cut]
     return "\n".join(lines)
 
-
-ACTIONS = {"console": console, "network": network, "request": request}
 
 BROWSER_DEVTOOLS = BrowserToolSpec(
     name="browser_devtools",

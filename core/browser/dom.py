@@ -1,13 +1,28 @@
-"""`browser_dom`: act on a page element (a snapshot's ref or a CSS selector) with trusted input."""
+"""`browser_dom`: act on a page element (a snapshot's ref or a CSS selector) with trusted input: the
+arguments model, and each action as the debugger commands it sends (mouse, keys, forms, dialogs, uploads,
+waits)."""
 
 from __future__ import annotations
 
-from typing import Literal, Self
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
+from core.browser.cdp import Answer, Command, TabState
+from core.browser.context import PageContext
+from core.browser.elements import Element, call_on, center, gone_or, locate, object_id, verify
 from core.browser.fields import Ref, Selector, TabId, WaitMs, used_by
+from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord, type_text
+from core.browser.page import outline
 from core.browser.spec import BrowserToolSpec
+from core.capabilities import McpRequestError
+from core.deadline import DeadlineExceeded
+from core.errors import RespondToModel
+from core.host_requests import ask_host
 
 DomAction = Literal[
     "click",
@@ -62,7 +77,7 @@ class BrowserDomArgs(BaseModel):
     ref: Ref = None
     selector: Selector = None
     button: Literal["left", "right", "middle"] = Field(default="left", description="click: the mouse button.")
-    clickCount: int = Field(default=1, ge=1, le=3, description="click: 2 for a double click.")
+    clickCount: StrictInt = Field(default=1, ge=1, le=3, description="click: 2 for a double click.")
     modifiers: tuple[Literal["Alt", "Control", "Meta", "Shift"], ...] = Field(
         default=(), description="click: keys held during the click."
     )
@@ -90,8 +105,10 @@ class BrowserDomArgs(BaseModel):
         default=None, description="dialog: accept (OK) or dismiss (Cancel) the open dialog."
     )
     promptText: str | None = Field(default=None, description="dialog: the answer to a prompt.")
-    x: int | None = Field(default=None, description="scroll without an element: the horizontal position.")
-    y: int | None = Field(default=None, description="scroll without an element: the vertical position.")
+    x: StrictInt | None = Field(
+        default=None, description="scroll without an element: the horizontal position."
+    )
+    y: StrictInt | None = Field(default=None, description="scroll without an element: the vertical position.")
     textGone: str | None = Field(default=None, description="wait_for: text to wait to disappear.")
     timeoutMs: WaitMs = 5_000
 
@@ -140,3 +157,429 @@ BROWSER_DOM = BrowserToolSpec(
     params=BrowserDomArgs,
     supports_parallel=False,
 )
+
+
+_BUTTON_BITS = {"left": 1, "right": 2, "middle": 4}
+_POLL_S = 0.1
+
+# JavaScript run on the element itself (Runtime.callFunctionOn, `this` = the element).
+_PREPARE_TYPING = """function (clear) {
+  const field = this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement;
+  if (!field && !this.isContentEditable) {
+    return {error: "is not a text field (input, textarea or contenteditable)"};
+  }
+  if (this.disabled) return {error: "is disabled"};
+  if (this.readOnly) return {error: "is read-only"};
+  this.focus();
+  if (field) {
+    const n = this.value.length;
+    try { this.setSelectionRange(clear ? 0 : n, n); } catch { if (clear) this.select(); }
+    return {filled: n > 0};
+  }
+  const range = document.createRange();
+  range.selectNodeContents(this);
+  if (!clear) range.collapse(false);
+  getSelection().removeAllRanges();
+  getSelection().addRange(range);
+  return {filled: this.textContent.length > 0};
+}"""
+_VALUE = "function () { return this.isContentEditable ? this.textContent : this.value; }"
+_FOCUS = "function () { this.focus(); return true; }"
+_KIND = """function () {
+  const tag = this.tagName.toLowerCase();
+  if (tag === "select") return "select";
+  if (tag === "input" && ["checkbox", "radio"].includes(this.type)) return "check";
+  if (this.getAttribute("role") === "checkbox" || this.getAttribute("role") === "switch") return "check";
+  return "text";
+}"""
+_CHECKED = """function () {
+  if (this instanceof HTMLInputElement && ["checkbox", "radio"].includes(this.type)) return this.checked;
+  const aria = this.getAttribute("aria-checked");
+  return aria === null ? null : aria === "true";
+}"""
+_SELECT = """function (values) {
+  if (this.tagName !== "SELECT") return {error: "is not a <select>"};
+  if (!this.multiple && values.length > 1) return {error: "takes one value (it is not a multiple select)"};
+  const options = [...this.options];
+  const picked = [];
+  for (const v of values) {
+    const option = options.find((o) => o.value === v) ?? options.find((o) => o.label.trim() === v);
+    if (!option) {
+      const names = options.slice(0, 30).map((o) => o.label.trim() || o.value).join(", ");
+      return {error: `has no option ${JSON.stringify(v)}; options: ${names}`};
+    }
+    picked.push(option);
+  }
+  for (const o of options) o.selected = picked.includes(o);
+  this.dispatchEvent(new Event("input", {bubbles: true}));
+  this.dispatchEvent(new Event("change", {bubbles: true}));
+  return {selected: picked.map((o) => o.value)};
+}"""
+_FILES = "function () { return this.files ? [...this.files].map((f) => [f.name, f.size]) : null; }"
+
+
+def _check(answer: Answer, what: str) -> Answer:
+    for index in range(len(answer.results)):
+        answer.result(index, what)
+    return answer
+
+
+def _after(answer: Answer, text: str) -> str:
+    if answer.state.dialog is not None:
+        return f"{text}\nThe page then opened a dialog: {answer.state.dialog.describe()}"
+    return text
+
+
+def _mouse(kind: str, x: float, y: float, session: str | None, **extra: Any) -> Command:
+    return Command("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, **extra}, session)
+
+
+def _modifiers(names: tuple[str, ...]) -> int:
+    bits = 0
+    for name in names:
+        bits |= MODIFIER_BITS[name]
+    return bits
+
+
+def _clicks(
+    x: float, y: float, session: str | None, *, button: str, count: int, modifiers: int
+) -> list[Command]:
+    commands = [_mouse("mouseMoved", x, y, session, modifiers=modifiers)]
+    for n in range(1, count + 1):
+        common = {"button": button, "clickCount": n, "modifiers": modifiers}
+        commands += [
+            _mouse("mousePressed", x, y, session, buttons=_BUTTON_BITS[button], **common),
+            _mouse("mouseReleased", x, y, session, buttons=0, **common),
+        ]
+    return commands
+
+
+async def _target(ctx: PageContext, a: BrowserDomArgs) -> tuple[TabState, Element]:
+    return await locate(ctx, a.tabId, ref=a.ref, selector=a.selector)
+
+
+async def _click_at(
+    ctx: PageContext,
+    state: TabState,
+    element: Element,
+    *,
+    button: str = "left",
+    count: int = 1,
+    modifiers: int = 0,
+) -> Answer:
+    x, y = await center(ctx, state, element)
+    commands = _clicks(x, y, element.session, button=button, count=count, modifiers=modifiers)
+    return _check(await ctx.cdp.run(state.tab_id, commands), f"click {element.label}")
+
+
+async def click(ctx: PageContext, a: BrowserDomArgs) -> str:
+    state, element = await _target(ctx, a)
+    answer = await _click_at(
+        ctx, state, element, button=a.button, count=a.clickCount, modifiers=_modifiers(a.modifiers)
+    )
+    times = "" if a.clickCount == 1 else f" {a.clickCount} times"
+    return _after(answer, f"Clicked {element.label}{times}.")
+
+
+async def hover(ctx: PageContext, a: BrowserDomArgs) -> str:
+    state, element = await _target(ctx, a)
+    x, y = await center(ctx, state, element)
+    _check(await ctx.cdp.run(state.tab_id, [_mouse("mouseMoved", x, y, element.session)]), "hover")
+    return f"The mouse is over {element.label}."
+
+
+def _keys(commands: Callable[[], list[Command]]) -> list[Command]:
+    try:
+        return commands()
+    except UnknownKey as error:
+        raise RespondToModel(str(error)) from None
+
+
+async def _type_into(
+    ctx: PageContext, state: TabState, element: Element, text: str, *, clear: bool, submit: bool
+) -> tuple[Answer, Any]:
+    # Resolved once: preparing the field and reading its value back then take one round trip each.
+    element = Element(element.session, {"objectId": await object_id(ctx, state, element)}, element.label)
+    prepared = await call_on(ctx, state, element, _PREPARE_TYPING, clear)
+    if isinstance(prepared, dict) and "error" in prepared:
+        raise RespondToModel(f"{element.label} {prepared['error']}")
+    commands: list[Command] = []
+    if clear and isinstance(prepared, dict) and prepared.get("filled"):
+        commands += press_chord("Backspace", element.session)
+    commands += type_text(text, element.session)
+    if submit:
+        commands += press_chord("Enter", element.session)
+    answer = _check(await ctx.cdp.run(state.tab_id, commands), f"type into {element.label}")
+    if answer.state.dialog is not None or answer.state.epoch != state.epoch:
+        return answer, None  # the page moved on (a dialog, a submitted form's next page)
+    try:
+        value = await call_on(ctx, answer.state, element, _VALUE)
+    except RespondToModel:
+        value = None
+    return answer, value
+
+
+async def type_(ctx: PageContext, a: BrowserDomArgs) -> str:
+    state, element = await _target(ctx, a)
+    answer, value = await _type_into(ctx, state, element, a.text or "", clear=a.clear, submit=a.submit)
+    done = f"Typed {len(a.text or '')} character(s) into {element.label}" + (
+        " and pressed Enter" if a.submit else ""
+    )
+    if value is not None:
+        done += f"; its value is now {json.dumps(value, ensure_ascii=False)}"
+    return _after(answer, done + ".")
+
+
+async def press(ctx: PageContext, a: BrowserDomArgs) -> str:
+    key = a.key or ""
+    session = None
+    tab_id = a.tabId
+    if a.ref is not None or a.selector is not None:
+        state, element = await _target(ctx, a)
+        await call_on(ctx, state, element, _FOCUS)
+        session, tab_id = element.session, state.tab_id
+    commands = _keys(lambda: press_chord(key, session))
+    answer = _check(await ctx.cdp.run(tab_id, commands), f"press {key}")
+    return _after(answer, f"Pressed {key}.")
+
+
+async def _select(ctx: PageContext, state: TabState, element: Element, values: list[str]) -> list[str]:
+    result = await call_on(ctx, state, element, _SELECT, values)
+    if not isinstance(result, dict) or "error" in result:
+        raise RespondToModel(
+            f"{element.label} {result.get('error') if isinstance(result, dict) else 'did not answer'}"
+        )
+    return list(result["selected"])
+
+
+async def select(ctx: PageContext, a: BrowserDomArgs) -> str:
+    state, element = await _target(ctx, a)
+    selected = await _select(ctx, state, element, list(a.values or ()))
+    return f"Selected {json.dumps(selected, ensure_ascii=False)} in {element.label}."
+
+
+async def _set_checked(ctx: PageContext, state: TabState, element: Element, want: bool) -> str:
+    now = await call_on(ctx, state, element, _CHECKED)
+    if now is None:
+        raise RespondToModel(f"{element.label} is not a checkbox, radio button or switch")
+    if now == want:
+        return f"{element.label} was already {'checked' if want else 'unchecked'}."
+    answer = await _click_at(ctx, state, element)
+    if await call_on(ctx, answer.state, element, _CHECKED) != want:
+        raise RespondToModel(f"clicking {element.label} did not {'check' if want else 'uncheck'} it")
+    return f"{'Checked' if want else 'Unchecked'} {element.label}."
+
+
+async def check(ctx: PageContext, a: BrowserDomArgs) -> str:
+    state, element = await _target(ctx, a)
+    return await _set_checked(ctx, state, element, bool(a.checked))
+
+
+def _truthy(value: str | bool | list[str]) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "on", "yes", "checked", "1")
+    return bool(value)
+
+
+async def _fill(ctx: PageContext, tab_id: int | None, field: FormField) -> str:
+    state, element = await locate(ctx, tab_id, ref=field.ref, selector=field.selector)
+    kind = await call_on(ctx, state, element, _KIND)
+    if kind == "check":
+        return await _set_checked(ctx, state, element, _truthy(field.value))
+    if kind == "select":
+        values = field.value if isinstance(field.value, list) else [str(field.value)]
+        selected = await _select(ctx, state, element, values)
+        return f"Selected {json.dumps(selected, ensure_ascii=False)} in {element.label}."
+    if isinstance(field.value, list):
+        raise RespondToModel(f"{element.label} is a text field: give its value as a string")
+    text = str(field.value).lower() if isinstance(field.value, bool) else field.value
+    await _type_into(ctx, state, element, text, clear=True, submit=False)
+    return f"Filled {element.label}."
+
+
+async def fill_form(ctx: PageContext, a: BrowserDomArgs) -> str:
+    done = [await _fill(ctx, a.tabId, field) for field in a.fields or ()]
+    return "\n".join(done)
+
+
+async def drag(ctx: PageContext, a: BrowserDomArgs) -> str:
+    state, source = await _target(ctx, a)
+    _, target = await locate(ctx, state.tab_id, ref=a.toRef, selector=a.toSelector)
+    if source.session != target.session:
+        raise RespondToModel(
+            f"{source.label} and {target.label} are in different frames; drag works within one frame"
+        )
+    (x1, y1), (x2, y2) = await center(ctx, state, source), await center(ctx, state, target)
+    s = source.session
+    start = [
+        Command("Input.setInterceptDrags", {"enabled": True}, s),
+        _mouse("mouseMoved", x1, y1, s),
+        _mouse("mousePressed", x1, y1, s, button="left", buttons=1, clickCount=1),
+        # Moves with the button held say so (button and buttons), or Chrome starts no drag.
+        _mouse("mouseMoved", (x1 + x2) / 2, (y1 + y2) / 2, s, button="left", buttons=1),
+        _mouse("mouseMoved", x2, y2, s, button="left", buttons=1),
+    ]
+    answer = _check(await ctx.cdp.run(state.tab_id, start), "drag")
+    data = answer.drag
+    if data is None:  # the interception event may trail the last move
+        data = (await ctx.cdp.run(state.tab_id, [Command("Runtime.evaluate", {"expression": "0"})])).drag
+    finish: list[Command] = []
+    if data is not None:  # an HTML5 drag: Chrome handed us its data to drop
+        for kind in ("dragEnter", "dragOver", "drop"):
+            finish.append(
+                Command("Input.dispatchDragEvent", {"type": kind, "x": x2, "y": y2, "data": data}, s)
+            )
+    finish += [
+        _mouse("mouseReleased", x2, y2, s, button="left", buttons=0, clickCount=1),
+        Command("Input.setInterceptDrags", {"enabled": False}, s),
+    ]
+    _check(await ctx.cdp.run(state.tab_id, finish), "drop")
+    how = "an HTML drag and drop" if data is not None else "a mouse drag (the page started no HTML drag)"
+    return f"Dragged {source.label} onto {target.label} ({how})."
+
+
+# How long the host may take to look the paths up on disk.
+CHECK_UPLOAD_LIMIT_MS = 10_000
+
+
+async def _checked_paths(ctx: PageContext, paths: list[str]) -> list[str]:
+    """The host resolves each path on disk (symlinks followed) and accepts only regular files inside the
+    allowed folders (contract §8.1): Pyodide cannot see the disk, so the check is not made here."""
+    how = (
+        'Allow a folder by adding it to uploadDirs in the Tabgate config (config/set {"uploadDirs": [...]}).'
+    )
+    if not ctx.upload_dirs:
+        raise RespondToModel(f"upload is off: no folder is allowed for uploads. {how}")
+    if ctx.host is None:
+        raise RespondToModel(
+            "upload refused: the native host is needed to check files on disk, and it is not connected "
+            "(run `tabgate-host doctor` to see why)."
+        )
+    try:
+        checked = await ask_host(
+            ctx.host,
+            "files/checkUpload",
+            {"paths": paths, "folders": list(ctx.upload_dirs)},
+            limit_ms=CHECK_UPLOAD_LIMIT_MS,
+        )
+    except McpRequestError as error:
+        raise RespondToModel(f"upload refused: {error.message}. {how}") from None
+    except DeadlineExceeded:
+        raise RespondToModel("upload refused: the native host did not check the files in time") from None
+    resolved = checked.get("paths") if isinstance(checked, dict) else None
+    if (
+        not isinstance(resolved, list)
+        or len(resolved) != len(paths)
+        or not all(isinstance(p, str) for p in resolved)
+    ):
+        raise RespondToModel("upload refused: the native host answered the file check without the paths")
+    return resolved
+
+
+async def upload(ctx: PageContext, a: BrowserDomArgs) -> str:
+    paths = await _checked_paths(ctx, list(a.paths or ()))
+    state, element = await _target(ctx, a)
+    params = {**element.params, "files": paths}
+    answer = await ctx.cdp.run(state.tab_id, [Command("DOM.setFileInputFiles", params, element.session)])
+    verify(answer, state, element)
+    try:
+        answer.result(0, "upload")
+    except RespondToModel as error:
+        raise gone_or(element, error.message.removeprefix("upload: "), "cannot upload to") from None
+    files = await call_on(ctx, answer.state, element, _FILES) or []
+    # Chrome accepts a path that does not exist as an empty file, so say the sizes.
+    listed = ", ".join(
+        f"{name} ({size} bytes{', missing or empty' if size == 0 else ''})" for name, size in files
+    )
+    return f"Set {len(files)} file(s) on {element.label}: {listed}."
+
+
+async def dialog(ctx: PageContext, a: BrowserDomArgs) -> str:
+    state = await ctx.cdp.state(a.tabId, during_dialog=True)
+    if state.dialog is None:
+        raise RespondToModel(f"no JavaScript dialog is open on tab {state.tab_id}")
+    params: dict[str, Any] = {"accept": bool(a.accept)}
+    if a.promptText is not None:
+        params["promptText"] = a.promptText
+    command = Command("Page.handleJavaScriptDialog", params, state.dialog.session)
+    _check(await ctx.cdp.run(state.tab_id, [command], during_dialog=True), "dialog")
+    verb = "Accepted" if a.accept else "Dismissed"
+    return f'{verb} the {state.dialog.type} "{state.dialog.message}".'
+
+
+async def scroll(ctx: PageContext, a: BrowserDomArgs) -> dict[str, Any]:
+    if a.ref is not None or a.selector is not None:
+        state, element = await _target(ctx, a)
+        await center(ctx, state, element)
+        tab_id: int | None = state.tab_id
+        expression = "[scrollX, scrollY]"
+    else:
+        tab_id = a.tabId
+        x = "scrollX" if a.x is None else a.x
+        y = "scrollY" if a.y is None else a.y
+        expression = f"scrollTo({x}, {y}); [scrollX, scrollY]"
+    answer = await ctx.cdp.run(
+        tab_id, [Command("Runtime.evaluate", {"expression": expression, "returnByValue": True})]
+    )
+    x, y = answer.result(0, "scroll")["result"]["value"]
+    return {"scrollX": x, "scrollY": y}
+
+
+async def _until(check: Callable[[], Awaitable[bool]], timeout_ms: int, what: str) -> float:
+    started = time.monotonic()
+    deadline = started + timeout_ms / 1000
+    while True:
+        if await check():
+            return time.monotonic() - started
+        if time.monotonic() >= deadline:
+            raise RespondToModel(f"{what} within {timeout_ms} ms")
+        await asyncio.sleep(_POLL_S)
+
+
+async def wait_for(ctx: PageContext, a: BrowserDomArgs) -> str:
+    if a.selector is not None:
+        expression = f"document.querySelector({json.dumps(a.selector)}) !== null"
+
+        async def found() -> bool:
+            answer = await ctx.cdp.run(
+                a.tabId, [Command("Runtime.evaluate", {"expression": expression, "returnByValue": True})]
+            )
+            result = answer.result(0, "wait_for")
+            if "exceptionDetails" in result:
+                detail = result["exceptionDetails"].get("exception", {}).get("description", "")
+                raise RespondToModel(
+                    f"invalid selector {a.selector}: {detail.splitlines()[0] if detail else ''}"
+                )
+            return bool(result["result"].get("value"))
+
+        took = await _until(found, a.timeoutMs, f"no element matched {a.selector}")
+        return f"{a.selector} is on the page (after {took * 1000:.0f} ms)."
+    if a.ref is not None:
+        ref = a.ref
+
+        async def visible() -> bool:
+            state, element = await locate(ctx, a.tabId, ref=ref, selector=None)
+            try:
+                await center(ctx, state, element)
+            except RespondToModel as error:
+                if "stale" in error.message:
+                    raise
+                return False
+            return True
+
+        took = await _until(visible, a.timeoutMs, f"{ref} did not become visible")
+        return f"{ref} is visible (after {took * 1000:.0f} ms)."
+    text = a.text if a.text is not None else a.textGone or ""
+    gone = a.text is None
+
+    async def seen() -> bool:
+        _, page = await outline(ctx, a.tabId, None)
+        present = any(text in line.text for line in page.lines)
+        return present != gone
+
+    took = await _until(
+        seen, a.timeoutMs, f"the text {text!r} {'is still on' if gone else 'did not appear on'} the page"
+    )
+    return f"The text {text!r} {'is gone' if gone else 'is on the page'} (after {took * 1000:.0f} ms)."

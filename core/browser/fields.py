@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, StrictInt
 
-TabId = Annotated[int | None, Field(default=None, description="The tab; the active tab when omitted.")]
+TabId = Annotated[StrictInt | None, Field(default=None, description="The tab; the active tab when omitted.")]
 # Kept below the tool's own time limit (BrowserToolSpec.timeout_ms) so the wait, not the tool, times out.
-WaitMs = Annotated[int, Field(ge=100, le=25_000, description="How long to wait, in milliseconds (≤ 25000).")]
+WaitMs = Annotated[
+    StrictInt, Field(ge=100, le=25_000, description="How long to wait, in milliseconds (≤ 25000).")
+]
 Ref = Annotated[
     str | None,
     Field(

@@ -1,14 +1,24 @@
-"""`browser_navigation`: navigate, reload, back, forward, current URL, wait for load (codex-chrome's)."""
+"""`browser_navigation`: navigate, reload, back, forward, current URL, wait for load (codex-chrome's).
+
+`navigate` runs through the debugger (the HTTP status, and honest failures); the others are chrome.* calls.
+"""
 
 from __future__ import annotations
 
-from typing import Literal, Self
+import asyncio
+import time
+from typing import Any, Literal, Self
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from core.browser.cdp import Command, TabState
+from core.browser.context import PageContext
 from core.browser.fields import TabId, WaitMs, used_by
 from core.browser.spec import BrowserToolSpec
-from core.browser.urls import check_navigable
+from core.browser.urls import NAVIGABLE_SCHEMES, check_navigable
+from core.deadline import DeadlineExceeded, within
+from core.errors import RespondToModel
 
 _MOVES = ("navigate", "reload", "back", "forward")
 
@@ -51,3 +61,124 @@ BROWSER_NAVIGATION = BrowserToolSpec(
     params=BrowserNavigationArgs,
     supports_parallel=False,
 )
+
+
+_LOADED = """new Promise((resolve) => {
+  const done = () => resolve({url: location.href, title: document.title});
+  if (document.readyState === "complete") done(); else addEventListener("load", done, {once: true});
+})"""
+_RETRY_S = 0.05
+_ERROR_PAGE_POLLS = 20
+
+
+async def _start(ctx: PageContext, a: BrowserNavigationArgs) -> TabState:
+    """The tab, ready for the debugger (from Chrome's or an extension's page, via about:blank)."""
+    tab_id = ctx.tab.id if ctx.tab is not None else a.tabId
+    if ctx.tab is None or _controllable(ctx.tab.url):
+        return (await ctx.cdp.run(tab_id, [])).state
+    blank = {"action": "navigate", "url": "about:blank", "waitForLoad": True, "timeoutMs": a.timeoutMs}
+    if tab_id is not None:
+        blank["tabId"] = tab_id
+    tab = await ctx.cdp.legacy("browser_navigation", blank)
+    ctx.cdp.release()
+    return (await ctx.cdp.run(int(tab["id"]), [])).state
+
+
+async def _wait_loaded(ctx: PageContext, tab_id: int, deadline: float, timeout_ms: int) -> None:
+    evaluate = Command(
+        "Runtime.evaluate", {"expression": _LOADED, "awaitPromise": True, "returnByValue": True}
+    )
+    while True:
+        answer = await ctx.cdp.run(tab_id, [evaluate])
+        outcome = answer.results[0] if answer.results else None
+        if isinstance(outcome, dict) and "exceptionDetails" not in outcome:
+            return
+        if time.monotonic() >= deadline:
+            raise RespondToModel(f"tab {tab_id} did not finish loading within {timeout_ms} ms")
+        await asyncio.sleep(
+            _RETRY_S
+        )  # the document was replaced while we waited (a redirect): wait for the next
+
+
+def _document(entries: list[dict[str, Any]], loader_id: str | None) -> dict[str, Any] | None:
+    documents = [e for e in entries if e.get("type") == "Document" and e.get("loaderId") == loader_id]
+    return documents[-1] if documents else None
+
+
+async def _failed(ctx: PageContext, state: TabState, url: str, error_text: str) -> RespondToModel:
+    """A navigation that failed. Chrome then shows its error page under the URL that failed; when that is a
+    page Tabgate may not control (a redirect onto an extension's page), the answer says where the
+    navigation led and the tab is sent to about:blank."""
+    where = {"action": "current_url", "tabId": state.tab_id}
+    shown = state.url
+    for _ in range(_ERROR_PAGE_POLLS):  # the error page commits shortly after the failure is known
+        shown = str((await ctx.cdp.legacy("browser_navigation", where)).get("url", ""))
+        if shown != state.url:
+            break
+        await asyncio.sleep(_RETRY_S)
+    if _controllable(shown):
+        return RespondToModel(f"navigation to {url} failed: {error_text}")
+    blank = {"action": "navigate", "tabId": state.tab_id, "url": "about:blank", "waitForLoad": True,
+             "timeoutMs": 5_000}  # fmt: skip
+    await ctx.cdp.legacy("browser_navigation", blank)
+    return RespondToModel(
+        f"navigation to {url} was redirected to {shown}, a page Tabgate may not control "
+        f"(only http(s) pages; {error_text}); the tab was sent to about:blank"
+    )
+
+
+async def _go(ctx: PageContext, a: BrowserNavigationArgs, deadline: float) -> tuple[int, dict[str, Any]]:
+    url = a.url or ""
+    state = await _start(ctx, a)
+    answer = await ctx.cdp.run(state.tab_id, [Command("Page.navigate", {"url": url})])
+    ctx.cdp.release()
+    started = answer.result(0, f"navigate to {url}")
+    if started.get("errorText"):
+        raise await _failed(ctx, state, url, str(started["errorText"]))
+    if a.waitForLoad:
+        await _wait_loaded(ctx, state.tab_id, deadline, a.timeoutMs)
+    return state.tab_id, started
+
+
+def _controllable(url: str) -> bool:
+    return urlsplit(url).scheme in NAVIGABLE_SCHEMES or url == "about:blank"
+
+
+async def _left_uncontrollable(ctx: PageContext, tab_id: int | None, url: str) -> RespondToModel | None:
+    """If the tab ended on a page Tabgate may not control (Chrome's, an extension's: a redirect can lead
+    there), the tab is sent to about:blank and the error says so; None when the tab is on a web page."""
+    where = {"action": "current_url"} if tab_id is None else {"action": "current_url", "tabId": tab_id}
+    current = await ctx.cdp.legacy("browser_navigation", where)
+    final = str(current.get("url", ""))
+    if _controllable(final):
+        return None
+    blank = {"action": "navigate", "tabId": current["tabId"], "url": "about:blank", "waitForLoad": True,
+             "timeoutMs": 5_000}  # fmt: skip
+    await ctx.cdp.legacy("browser_navigation", blank)
+    return RespondToModel(
+        f"navigation to {url} ended on {final}, a page Tabgate may not control (only http(s) pages); "
+        "the tab was sent to about:blank"
+    )
+
+
+async def navigate(ctx: PageContext, a: BrowserNavigationArgs) -> dict[str, Any]:
+    url = a.url or ""
+    deadline = time.monotonic() + a.timeoutMs / 1000
+    try:
+        tab_id, started = await within(_go(ctx, a, deadline), a.timeoutMs)
+        final = (await ctx.cdp.run(tab_id, [], during_dialog=True)).state
+    except DeadlineExceeded:
+        where = f"tab {a.tabId}" if a.tabId is not None else "the tab"
+        raise RespondToModel(f"{where} did not finish loading within {a.timeoutMs} ms") from None
+    except RespondToModel as error:
+        raise (await _left_uncontrollable(ctx, a.tabId, url)) or error from None
+    if not _controllable(final.url):
+        raise (await _left_uncontrollable(ctx, tab_id, url)) or RespondToModel(f"navigation to {url} failed")
+    _, entries, _ = await ctx.cdp.buffer(tab_id, "network")
+    document = _document(entries, started.get("loaderId"))
+    if document is not None and document.get("errorText"):
+        raise RespondToModel(f"navigation to {url} failed: {document['errorText']}")
+    status = document.get("status") if document is not None else None
+    if not a.waitForLoad:  # the tab may still show the old page: say where it is going
+        return {"url": url, "status": status, "title": final.title, "loading": True}
+    return {"url": final.url, "status": status, "title": final.title}

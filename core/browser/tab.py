@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
 from core.browser.fields import used_by
 from core.browser.spec import BrowserToolSpec
@@ -26,7 +26,7 @@ class BrowserTabArgs(BaseModel):
     action: Literal["query", "create", "close", "activate", "update"] = Field(
         description="The operation: query tabs, create a tab, or close, activate or update the tab tabId."
     )
-    tabId: int | None = Field(default=None, description="The tab to close, activate or update.")
+    tabId: StrictInt | None = Field(default=None, description="The tab to close, activate or update.")
     url: str | None = Field(
         default=None,
         description="create/update: the URL to open. query: a URL match pattern, e.g. https://*.example.com/*.",
@@ -34,7 +34,7 @@ class BrowserTabArgs(BaseModel):
     title: str | None = Field(default=None, description="query: a title pattern (`*` matches anything).")
     active: bool | None = Field(default=None, description="create/update: focus the tab. query: filter.")
     pinned: bool | None = Field(default=None, description="create/update: pin the tab. query: filter.")
-    windowId: int | None = Field(default=None, description="create: the window. query: filter.")
+    windowId: StrictInt | None = Field(default=None, description="create: the window. query: filter.")
     currentWindow: bool | None = Field(default=None, description="query: only tabs of the current window.")
 
     @model_validator(mode="after")

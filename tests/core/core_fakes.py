@@ -204,19 +204,37 @@ class FakeHost:
         return {"contents": server.contents[uri]}
 
 
-class FakeBrowser:
-    """A `BrowserCapability`: records calls and answers from a table, or fails like the service worker."""
+# What the `tab` executor answers of the tab a call runs on: a web page whose site the user granted.
+GRANTED_TAB = {"id": 7, "url": "https://example.test/page", "title": "Example", "granted": True}
 
-    def __init__(self, answers: dict[str, Any] | None = None, *, error: str | None = None) -> None:
+
+class FakeBrowser:
+    """A `BrowserCapability`: records calls and answers from a table, or fails like the service worker.
+    `tab` is what the `tab` executor reports of every tab (the policy's input)."""
+
+    def __init__(
+        self,
+        answers: dict[str, Any] | None = None,
+        *,
+        error: str | None = None,
+        tab: dict[str, Any] | None = None,
+    ) -> None:
         self.answers = answers or {}
         self.error = error
+        self.tab = tab or GRANTED_TAB
         self.calls: list[tuple[str, dict[str, Any], int]] = []
 
     async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
         self.calls.append((tool, args, timeout_ms))
         if self.error is not None:
             raise BrowserToolError(self.error)
+        if tool == "tab":
+            return {**self.tab, "id": args.get("tabId", self.tab["id"])}
         return self.answers[tool]
+
+    def tool_calls(self) -> list[tuple[str, dict[str, Any]]]:
+        """The calls made to the tools' executors (not the `tab` look-ups that come first)."""
+        return [(tool, args) for tool, args, _ in self.calls if tool != "tab"]
 
 
 class Gate:

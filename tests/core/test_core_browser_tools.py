@@ -5,12 +5,18 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
+from core.browser.actions import ACTIONS, ActionInfo, describe
+from core.browser.registry import BROWSER_TOOLS
+from core.browser.spec import BrowserToolSpec
+from core.browser.target import PAGE_CHANGED, TAB_MOVED, shown_site
+from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
+from core.handlers.browser import NO_TAB
 from core.service import Service
-from tests.core.core_fakes import FakeBrowser, dispatch, function_call
+from tests.core.core_fakes import FakeBrowser, FakeHost, Request, dispatch, function_call
 
 pytestmark = pytest.mark.unit
 
@@ -89,15 +95,22 @@ async def test_bad_arguments_are_answered_with_the_validation_message_and_never_
 @pytest.mark.parametrize(
     ("tool", "args", "sent"),
     [
-        (
+        (  # the active tab (7), looked up first, is the one the call runs on
             "browser_navigation",
             {"action": "reload"},
-            {"action": "reload", "waitForLoad": True, "timeoutMs": 15000},
+            {"action": "reload", "tabId": 7, "waitForLoad": True, "timeoutMs": 15000, "viaPage": True},
         ),
-        (
+        (  # a page read carries the site the policy checked, for the executor to check again
             "browser_page",
             {"action": "text", "tabId": 7},
-            {"action": "text", "tabId": 7, "maxChars": 20000, "offset": 0},
+            {
+                "action": "text",
+                "tabId": 7,
+                "maxChars": 20000,
+                "offset": 0,
+                "site": "https://example.test",
+                "siteChanged": TAB_MOVED,
+            },
         ),
         (
             "browser_storage",
@@ -113,32 +126,53 @@ async def test_valid_calls_reach_the_browser_with_defaults_filled_in(
     answer = await call(tool, args, browser)
     assert answer["success"] is True
     assert answer["output"]["output"] == '{"ok":true}'
-    assert [(t, a) for t, a, _ in browser.calls] == [(tool, sent)]
+    assert browser.tool_calls() == [(tool, sent)]
 
 
-async def test_a_screenshot_comes_back_as_an_image_content_item() -> None:
-    browser = FakeBrowser({"browser_screenshot": {"mimeType": "image/png", "data": PNG_1PX, "tabId": 3}})
-    answer = await call("browser_screenshot", {}, browser)
-    assert answer["success"] is True
-    text, image = answer["output"]["output"]
-    assert text == {"type": "input_text", "text": "Screenshot of tab 3 (image/png, 66 bytes)"}
+async def test_a_screenshot_is_the_tabs_viewport_through_the_debugger_as_an_image_content_item() -> None:
+    page = RecordedPage()
+    page.answers["Page.getLayoutMetrics"] = LAYOUT
+    page.answers["Page.captureScreenshot"] = {"data": PNG_1PX}
+    success, (text, image) = await run(Service(emit=lambda event: None, browser=page), "browser_screenshot")
+    assert success
+    assert text == {"type": "input_text", "text": "Screenshot of tab 5 (image/png, 66 bytes)"}
     assert image == {"type": "input_image", "image_url": f"data:image/png;base64,{PNG_1PX}"}
+    # No chrome.tabs call at all (nothing activates the tab): the viewport where the page is scrolled to.
+    assert page.tools == ["tab", "cdp", "cdp"]
+    clip = {"x": 0, "y": 300, "width": 800, "height": 600, "scale": 1}
+    assert page.sent[-1]["params"] == {"format": "png", "captureBeyondViewport": True, "clip": clip}
 
 
 async def test_a_screenshot_that_is_not_an_image_is_a_failed_call() -> None:
-    browser = FakeBrowser({"browser_screenshot": {"mimeType": "image/png", "data": "%%%", "tabId": 3}})
-    answer = await call("browser_screenshot", {}, browser)
+    page = RecordedPage()
+    page.answers["Page.getLayoutMetrics"] = LAYOUT
+    page.answers["Page.captureScreenshot"] = {"data": "%%%"}
+    success, text = await run(Service(emit=lambda event: None, browser=page), "browser_screenshot")
+    assert not success
+    assert text.startswith("browser_screenshot returned no usable image")
+
+
+async def test_a_page_whose_site_was_not_granted_is_refused_with_how_to_grant_it() -> None:
+    browser = FakeBrowser(tab={"id": 3, "url": "http://127.0.0.1:8000/a", "granted": False})
+    answer = await call("browser_page", {"action": "title"}, browser)
     assert answer["success"] is False
-    assert answer["output"]["output"].startswith("browser_screenshot returned no usable image")
+    assert answer["output"]["output"].startswith(
+        "Tabgate has no access to http://127.0.0.1:8000. Grant it: open the Tabgate popup on that page"
+    )
+    assert browser.tool_calls() == []
 
 
-async def test_missing_page_permission_is_passed_on_with_how_to_grant_it() -> None:
-    message = "Tabgate has no access to http://127.0.0.1:8000. Grant it: open the Tabgate popup on that page"
-    answer = await call("browser_page", {"action": "title"}, FakeBrowser(error=message))
-    assert answer == {
-        "output": {"type": "function_call_output", "call_id": "call-1", "output": message},
-        "success": False,
-    }
+@pytest.mark.parametrize("url", ["chrome://settings/", "chrome-extension://abc/popup.html", ""])
+async def test_only_web_pages_are_read_or_acted_on(url: str) -> None:
+    browser = FakeBrowser(tab={"id": 3, "url": url, "granted": False})
+    for tool, args in [
+        ("browser_page", {"action": "text"}),
+        ("browser_dom", {"action": "press", "key": "a"}),
+    ]:
+        answer = await call(tool, args, browser)
+        assert answer["success"] is False
+        assert "only http(s) pages" in answer["output"]["output"] or "url: none" in answer["output"]["output"]
+    assert browser.tool_calls() == []
 
 
 async def test_only_reading_a_page_runs_in_parallel() -> None:
@@ -164,6 +198,10 @@ async def test_tabs_open_only_web_pages(action: str, url: str) -> None:
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ax"
 QUAD = [10, 20, 30, 20, 30, 40, 10, 40]  # a 20×20 box centred on (20, 30)
+LAYOUT = {
+    "cssVisualViewport": {"pageX": 0, "pageY": 300, "clientWidth": 800, "clientHeight": 600},
+    "cssContentSize": {"width": 800, "height": 2000},
+}
 
 
 class RecordedPage:
@@ -182,6 +220,10 @@ class RecordedPage:
         self.values: dict[str, Any] = {}
         self.answers: dict[str, Any] = {}
         self.buffers: dict[str, list[dict[str, Any]]] = {"console": [], "network": [], "dialogs": []}
+        self.tools: list[str] = []  # the executors called, in order
+        self.sites: list[str | None] = []  # the site each cdp call said the tab must show
+        self.granted = True
+        self.lands_on: str | None = None  # where the next Page.navigate leaves the tab (a redirect)
 
     def _state(self) -> dict[str, Any]:
         tab = {"id": 5, "url": self.url, "title": "Recorded", "status": "complete"}
@@ -217,6 +259,9 @@ class RecordedPage:
         return {"result": {}}
 
     async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        self.tools.append(tool)
+        if tool == "tab":
+            return {"id": 5, "url": self.url, "title": "Recorded", "granted": self.granted}
         if tool == "cdp.grants":
             return {"granted": args["origins"]}
         if tool == "cdp.buffer":
@@ -226,11 +271,14 @@ class RecordedPage:
                 self.url = args["url"]
             return {"tabId": 5, "id": 5, "url": self.url}
         assert tool == "cdp", tool
+        self.sites.append(args.get("site"))
         if args["unlessDialog"] and self.dialog is not None:
             return {**self._state(), "results": []}
         results = []
         for command in args["commands"]:
             self.sent.append(command)
+            if command["method"] == "Page.navigate" and self.lands_on is not None:
+                self.url = self.lands_on
             results.append(self._answer(command["method"], command["params"]))
         return {**self._state(), "results": results}
 
@@ -394,27 +442,67 @@ async def test_answering_a_dialog_when_none_is_open_says_so() -> None:
     )  # fmt: skip
 
 
-async def test_upload_takes_only_files_inside_the_configured_folders(tmp_path: Path) -> None:
+class CheckingHost(FakeHost):
+    """The host's `files/checkUpload` (contract, issue 17 interface B) as the wire shows it: each path
+    resolved, or -32602 naming the first path refused."""
+
+    def __init__(self, resolved: dict[str, str]) -> None:
+        super().__init__()
+        self.resolved = resolved
+
+    async def request(
+        self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+    ) -> Any:
+        if method != "files/checkUpload":
+            return await super().request(method, params, timeout_ms=timeout_ms, call_id=call_id)
+        self.requests.append(Request(method, dict(params), call_id, timeout_ms))
+        for path in params["paths"]:
+            if path not in self.resolved:
+                raise McpRequestError(
+                    McpErrorCode.INVALID_PARAMS, f"{path} is outside every allowed folder after resolution"
+                )
+        return {"paths": [self.resolved[path] for path in params["paths"]]}
+
+
+async def test_upload_is_off_until_a_folder_is_allowed_and_needs_the_host_to_check_the_files() -> None:
     page = RecordedPage()
-    page.values = {"this.files": [["a.txt", 5]]}
     svc = await snapshotted(page)
     success, text = await run(svc, "browser_dom", action="upload", ref="e5", paths=["/tmp/a.txt"])
     assert success is False
     assert text.startswith(
         "upload is off: no folder is allowed for uploads. Allow a folder by adding it to uploadDirs"
     )
-    await svc.handle({"type": "config/set", "patch": {"uploadDirs": [str(tmp_path)]}})
-    for outside in ["/etc/passwd", f"{tmp_path}/../secret.txt", "relative.txt", f"{tmp_path}x/a.txt"]:
-        success, text = await run(svc, "browser_dom", action="upload", ref="e5", paths=[outside])
-        assert success is False, outside
-        assert text.startswith(f"upload refused: {outside} is not inside the allowed folders ({tmp_path})")
+    await svc.handle({"type": "config/set", "patch": {"uploadDirs": ["/home/u/up"]}})
+    success, text = await run(svc, "browser_dom", action="upload", ref="e5", paths=["/home/u/up/a.txt"])
+    assert success is False
+    assert text.startswith("upload refused: the native host is needed to check files on disk")
     assert page.methods("DOM.setFileInputFiles") == []
-    success, text = await run(
-        svc, "browser_dom", action="upload", ref="e5", paths=[f"{tmp_path}/sub/../a.txt"]
+
+
+async def test_upload_sends_the_paths_the_host_resolved_and_nothing_the_host_refused() -> None:
+    page = RecordedPage()
+    page.values = {"this.files": [["a.txt", 5]]}
+    host = CheckingHost({"/home/u/up/link.txt": "/home/u/up/real/a.txt"})
+    svc = Service(emit=lambda event: None, browser=page, host=host)
+    await svc.handle(host.state_message())
+    await svc.handle({"type": "config/set", "patch": {"uploadDirs": ["/home/u/up"]}})
+    success, text = await run(svc, "browser_page", action="snapshot")
+    assert success, text
+    success, text = await run(svc, "browser_dom", action="upload", ref="e5", paths=["/home/u/up/evil"])
+    assert (success, text) == (
+        False,
+        "upload refused: /home/u/up/evil is outside every allowed folder after resolution. Allow a folder by "
+        'adding it to uploadDirs in the Tabgate config (config/set {"uploadDirs": [...]}).',
     )
+    assert page.methods("DOM.setFileInputFiles") == []
+    success, text = await run(svc, "browser_dom", action="upload", ref="e5", paths=["/home/u/up/link.txt"])
     assert (success, text) == (True, "Set 1 file(s) on e5: a.txt (5 bytes).")
+    assert [(r.method, r.params) for r in host.requests if r.method == "files/checkUpload"] == [
+        ("files/checkUpload", {"paths": ["/home/u/up/evil"], "folders": ["/home/u/up"]}),
+        ("files/checkUpload", {"paths": ["/home/u/up/link.txt"], "folders": ["/home/u/up"]}),
+    ]
     upload = next(c for c in page.sent if c["method"] == "DOM.setFileInputFiles")
-    assert upload["params"]["files"] == [f"{tmp_path}/a.txt"]
+    assert upload["params"]["files"] == ["/home/u/up/real/a.txt"]
 
 
 async def test_upload_dirs_must_be_absolute() -> None:
@@ -483,7 +571,7 @@ async def test_navigate_answers_the_status_and_fails_honestly() -> None:
         False, "navigation to http://127.0.0.1:9999/ failed: net::ERR_CONNECTION_REFUSED"
     )  # fmt: skip
     page.answers["Page.navigate"] = {"frameId": "F", "loaderId": "L3"}
-    page.url = "chrome-extension://aiflcfephbehodcbbjggcmhdjpgmidmd/popup.html"
+    page.lands_on = "chrome-extension://aiflcfephbehodcbbjggcmhdjpgmidmd/popup.html"
     success, text = await run(svc, "browser_navigation", action="navigate", url="http://127.0.0.1:8001/r")
     assert (success, text) == (
         False,
@@ -502,10 +590,193 @@ async def test_a_redirect_blocked_on_the_way_to_a_browser_page_says_where_it_led
         "errorText": "net::ERR_BLOCKED_BY_CLIENT",
     }
     svc = Service(emit=lambda event: None, browser=page)
-    page.url = popup  # where Chrome's error page shows the navigation ended
+    page.lands_on = popup  # where Chrome's error page shows the navigation ended
     assert await run(svc, "browser_navigation", action="navigate", url="http://127.0.0.1:8001/r") == (
         False,
         f"navigation to http://127.0.0.1:8001/r was redirected to {popup}, a page Tabgate may not control "
         "(only http(s) pages; net::ERR_BLOCKED_BY_CLIENT); the tab was sent to about:blank",
     )
     assert page.url == "about:blank"
+
+
+# ------------------------------------------------------------------ one declaration of every action
+
+
+def test_every_action_of_every_browser_tool_is_declared_once() -> None:
+    for spec in BROWSER_TOOLS:
+        literal = spec.params.model_fields["action"].annotation
+        assert set(ACTIONS[spec.name]) == set(get_args(literal)), spec.name
+    assert set(ACTIONS) == {spec.name for spec in BROWSER_TOOLS}
+
+
+@pytest.mark.parametrize(
+    ("tool", "action", "info"),
+    [
+        ("browser_page", "snapshot", ActionInfo(reads=True, moves_tab=False, target="tab")),
+        ("browser_screenshot", None, ActionInfo(reads=True, moves_tab=False, target="tab")),
+        ("browser_dom", "click", ActionInfo(reads=False, moves_tab=False, target="tab")),
+        ("browser_navigation", "back", ActionInfo(reads=False, moves_tab=True, target="tab")),
+        ("browser_tab", "create", ActionInfo(reads=False, moves_tab=True, target="url")),
+        ("browser_tab", "query", ActionInfo(reads=True, moves_tab=False, target="none")),
+        ("browser_storage", "set", ActionInfo(reads=False, moves_tab=False, target="none")),
+        ("browser_dom", None, None),
+        ("browser_dom", "teleport", None),
+        ("update_plan", None, None),
+    ],
+)
+def test_describe_answers_what_an_action_does(tool: str, action: str | None, info: ActionInfo | None) -> None:
+    assert describe(tool, action) == info
+
+
+def _with_tab_id(spec: BrowserToolSpec) -> dict[str, Any]:
+    first = get_args(spec.params.model_fields["action"].annotation)[0]
+    needs = {"browser_dom": {"action": "press", "key": "a"}, "browser_navigation": {"action": "reload"},
+             "browser_tab": {"action": "close"}, "browser_devtools": {"action": "console"}}  # fmt: skip
+    return needs.get(spec.name, {"action": first})
+
+
+@pytest.mark.parametrize("spec", [s for s in BROWSER_TOOLS if "tabId" in s.params.model_fields], ids=str)
+async def test_a_tab_id_given_as_a_string_is_refused_never_coerced(spec: BrowserToolSpec) -> None:
+    browser = FakeBrowser()
+    answer = await call(spec.name, {**_with_tab_id(spec), "tabId": "7"}, browser)
+    assert answer["success"] is False
+    assert "tabId" in answer["output"]["output"]
+    assert "Input should be a valid integer" in answer["output"]["output"]
+    assert browser.calls == []
+
+
+# ------------------------------------------------------------------ the caller's tabs and site (target)
+
+
+async def targeted(browser: Any, name: str, target: dict[str, Any], **args: Any) -> tuple[bool, Any]:
+    svc = Service(emit=lambda event: None, browser=browser)
+    message = {**dispatch(function_call(name, json.dumps(args))), "target": target}
+    answer = await svc.handle(message)
+    return answer["success"], answer["output"]["output"]
+
+
+async def test_a_tab_query_lists_only_the_callers_tabs() -> None:
+    tabs = [{"id": 1, "url": "https://a.test/"}, {"id": 2, "url": "https://b.test/reset_token=x"}]
+    browser = FakeBrowser({"browser_tab": tabs})
+    assert await targeted(browser, "browser_tab", {"tabs": [1]}, action="query") == (
+        True, '[{"id":1,"url":"https://a.test/"}]'
+    )  # fmt: skip
+    assert await targeted(browser, "browser_tab", {"tabs": []}, action="query") == (True, "[]")
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("browser_dom", {"action": "click", "selector": "#go", "tabId": 9}),
+        ("browser_tab", {"action": "close", "tabId": 9}),
+        ("browser_page", {"action": "text", "tabId": 9}),
+    ],
+)
+async def test_a_tab_the_caller_was_not_given_is_refused_with_how_to_share_it(
+    name: str, args: dict[str, Any]
+) -> None:
+    browser = FakeBrowser()
+    success, text = await targeted(browser, name, {"tabs": [1, 2], "tabId": 1}, **args)
+    assert success is False
+    assert text == (
+        "Tab 9 is not shared with this agent. To use it, ask the person to open the Tabgate popup on that "
+        "tab and choose *Share this tab with …*."
+    )
+    assert browser.calls == []
+
+
+async def test_a_call_naming_no_tab_runs_on_the_callers_tab_and_never_on_the_active_one() -> None:
+    browser = FakeBrowser({"browser_page": {"title": "A"}})
+    assert await targeted(browser, "browser_page", {"tabs": [4], "tabId": 4}, action="title") == (
+        True, '{"title":"A"}'
+    )  # fmt: skip
+    assert [(tool, args["tabId"]) for tool, args, _ in browser.calls] == [("tab", 4), ("browser_page", 4)]
+    # No tab given and none is the caller's default: refused, never run on the (active) tab 7.
+    browser = FakeBrowser({"browser_page": {"title": "A"}})
+    success, text = await targeted(browser, "browser_page", {"tabs": [4]}, action="title")
+    assert (success, text) == (False, NO_TAB)
+    assert browser.calls == []
+
+
+async def test_a_tab_that_left_the_approved_site_is_refused_before_anything_runs() -> None:
+    page = RecordedPage()  # shows http://127.0.0.1:8001
+    success, text = await targeted(
+        page,
+        "browser_dom",
+        {"tabs": [5], "tabId": 5, "site": "https://a.test"},
+        action="click",
+        selector="#b",
+    )
+    assert (success, text) == (
+        False,
+        f"{PAGE_CHANGED} (tab 5 shows http://127.0.0.1:8001, not https://a.test)",
+    )
+    assert page.tools == ["tab"]
+    assert page.sent == []
+
+
+async def test_the_approved_site_goes_with_every_command_list_for_the_executor_to_check() -> None:
+    page = RecordedPage()
+    site = "http://127.0.0.1:8001"
+    target = {"tabs": [5], "tabId": 5, "site": site}
+    success, text = await targeted(page, "browser_dom", target, action="press", key="Enter")
+    assert (success, text) == (True, "Pressed Enter.")
+    assert page.sites == [site]
+    # A navigation is checked until it starts; what the tab shows afterwards is the navigation's doing.
+    page.answers["Page.navigate"] = {"frameId": "F", "loaderId": "L1"}
+    page.answers["Runtime.evaluate"] = {"result": {"value": {}}}
+    page.sites.clear()
+    page.sent.clear()
+    success, text = await targeted(
+        page, "browser_navigation", target, action="navigate", url="https://b.test/"
+    )
+    assert success, text
+    assert [c["method"] for c in page.sent][:1] == ["Page.navigate"]
+    assert page.sites[:2] == [site, site]  # the tab's state, then Page.navigate
+    assert set(page.sites[2:]) == {None}
+
+
+async def test_the_executor_words_a_moved_page_as_python_says() -> None:
+    class MovedAway(RecordedPage):
+        async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+            if tool == "cdp" and args.get("site") is not None:
+                self.tools.append(tool)  # the executor's check: the tab shows another site now
+                raise BrowserToolError(f"{args['siteChanged']} (tab 5 shows https://b.test)")
+            return await super().call(tool, args, timeout_ms=timeout_ms)
+
+    page = MovedAway()
+    target = {"tabs": [5], "tabId": 5, "site": "http://127.0.0.1:8001"}
+    assert await targeted(page, "browser_dom", target, action="press", key="a") == (
+        False, f"{PAGE_CHANGED} (tab 5 shows https://b.test)"
+    )  # fmt: skip
+    assert page.sent == []
+
+
+@pytest.mark.parametrize(
+    "target", [{"tabs": ["1"]}, {"tabs": [1], "tabId": "1"}, {"tabs": [1], "bogus": 1}, "all"]
+)
+async def test_a_malformed_target_is_refused(target: Any) -> None:
+    browser = FakeBrowser()
+    svc = Service(emit=lambda event: None, browser=browser)
+    answer = await svc.handle(
+        {**dispatch(function_call("browser_tab", '{"action":"query"}')), "target": target}
+    )
+    assert answer["error"]["code"] == McpErrorCode.INVALID_PARAMS
+    assert answer["error"]["message"].startswith("target: ")
+    assert browser.calls == []
+
+
+@pytest.mark.parametrize(
+    ("url", "site"),
+    [
+        ("https://User:pw@Example.COM:443/x?y", "https://example.com"),
+        ("http://127.0.0.1:8000/a", "http://127.0.0.1:8000"),
+        ("http://[::1]:80/", "http://[::1]"),
+        ("https://a.test:8443", "https://a.test:8443"),
+        ("about:blank", "about:blank"),
+        ("chrome://newtab/", "chrome://newtab/"),
+    ],
+)
+def test_the_site_a_tab_shows_is_spelled_as_the_executor_spells_it(url: str, site: str) -> None:
+    # browser_tools.js compares `new URL(url).origin` for web pages and the URL itself otherwise.
+    assert shown_site(url) == site

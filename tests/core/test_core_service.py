@@ -323,7 +323,10 @@ async def test_invalid_browser_arguments_go_back_to_the_model_and_never_reach_th
 async def test_a_failing_browser_tool_answers_its_error_to_the_model() -> None:
     svc = Service(emit=lambda event: None, browser=FakeBrowser(error="No tab with id: 99."))
     answer = await svc.handle(dispatch(function_call("browser_tab", '{"action":"activate","tabId":99}')))
-    assert (answer["output"]["output"], answer["success"]) == ("No tab with id: 99.", False)
+    assert (answer["output"]["output"], answer["success"]) == (
+        "browser_tab activate: No tab with id: 99.",
+        False,
+    )
 
 
 async def test_browser_tools_are_unknown_without_a_browser_capability() -> None:

@@ -1,12 +1,15 @@
 """Agents use Tabgate's tools through the host, with the user's consent (contract §8), end to end: the `mcp`
-SDK's client as the agent, started exactly as codex / Claude / Cursor start it from their config, then
-`tabgate-host mcp` → the user-only socket → the host Chrome started → service worker → Python → the page."""
+SDK's client as the agent, started exactly as codex / Claude / Cursor start it from their config (with their
+default environments: the SDK's env=None, codex's few extra variables), then `tabgate-host mcp` → the
+user-only socket at its default place → the host Chrome started (with a Linux desktop's environment) →
+service worker → Python → the page. No TABGATE_RUNTIME_DIR on either side: the default place is machine-wide,
+so each browser start first waits until no other host serves it."""
 
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
+import os
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -24,6 +27,8 @@ from playwright.sync_api import Page, Playwright
 from tests.support.agents import (
     AgentThread,
     codex_config,
+    default_place_free,
+    host_pid,
     json_config,
     params_from_codex,
     params_from_json,
@@ -60,17 +65,11 @@ def site() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def runtime() -> Iterator[Path]:
-    base = Path(tempfile.mkdtemp(prefix="tg-e2e-"))  # short: Unix socket paths are limited to ~108 bytes
-    try:
-        yield base / "run"
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def env(runtime: Path, host_env: dict[str, str]) -> dict[str, str]:
-    return {**host_env, "TABGATE_RUNTIME_DIR": str(runtime)}
+def env(host_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """What a Linux desktop gives Chrome and so its host: its own runtime and temporary folders."""
+    desktop = tmp_path_factory.mktemp("desktop")
+    (desktop / "xdg").mkdir(mode=0o700)
+    return {**host_env, "XDG_RUNTIME_DIR": str(desktop / "xdg"), "TMPDIR": str(desktop)}
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +84,7 @@ def profile(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, site: str,
 
 @contextmanager
 def browser(pw: Playwright, profile: Path, env: dict[str, str]) -> Iterator[Extension]:
+    default_place_free()
     with launch(pw, profile, env=env) as ext:
         ext.wait_python_ready()
         deadline = time.monotonic() + 30
@@ -122,7 +122,7 @@ def test_the_readme_configs_start_an_agent_that_sees_tabgate(
 
     with browser(pw, profile, env) as ext:
         gateway(ext, True)
-        for params in (params_from_codex(codex_config(env)), params_from_json(json_config(env))):
+        for params in (params_from_codex(codex_config()), params_from_json(json_config())):
             listed = run_agent(params, names)
             assert {"browser_page", "browser_dom", "browser_tab", "update_plan"} <= set(listed)
             assert not [n for n in listed if n.startswith("mcp__")]
@@ -132,7 +132,7 @@ def test_the_readme_configs_start_an_agent_that_sees_tabgate(
 def test_off_by_default_and_the_agent_is_told_what_to_do(
     pw: Playwright, profile: Path, env: dict[str, str]
 ) -> None:
-    params = params_from_codex(codex_config(env))
+    params = params_from_codex(codex_config())
 
     async def body(client: Client, _notices: list[Any]) -> tuple[int, types.CallToolResult]:
         count = len((await client.list_tools()).tools)
@@ -158,21 +158,29 @@ def answer_in_popup(popup: Page, decision: str) -> str:
 def test_reading_is_at_once_acting_asks_in_the_popup_and_allow_for_session_sticks(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
-    params = params_from_codex(codex_config(env))
+    params = params_from_codex(codex_config())
+    tab: dict[str, int] = {}
+    shared = threading.Event()
 
     async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
         await wait_listed(client, lambda n: "browser_dom" in n)
-        read = await client.call_tool("browser_page", {"action": "text"})
-        first = await client.call_tool("browser_dom", {"action": "click", "selector": "#buy"})
-        second = await client.call_tool("browser_dom", {"action": "click", "selector": "#buy"})
+        await anyio.to_thread.run_sync(shared.wait, 60)
+        read = await client.call_tool("browser_page", {"action": "text", "tabId": tab["id"]})
+        click = {"action": "click", "selector": "#buy", "tabId": tab["id"]}
+        first = await client.call_tool("browser_dom", click)
+        second = await client.call_tool("browser_dom", click)
         return [read, first, second]
 
     with browser(pw, profile, env) as ext:
         gateway(ext, True)
         popup = open_popup(ext)
-        page = open_site_tab(ext, site)  # last, so it is the active tab the agent acts on
+        page = open_site_tab(ext, site)
+        tab["id"] = person_tab_id(ext, page.url)
         running = AgentThread(params, body)
         running.start()
+        # An agent uses only its own tabs and the ones the person shares with it (contract §8.1).
+        ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab["id"], "shared": True})
+        shared.set()
         asked = answer_in_popup(popup, "session")
         read, first_click, second_click = running.outcome()
         assert read.is_error is False and "clicks: 0" in text_of(read)
@@ -180,19 +188,19 @@ def test_reading_is_at_once_acting_asks_in_the_popup_and_allow_for_session_stick
         assert second_click.is_error is False, text_of(second_click)
         assert "codex" in asked and site.split("//")[1] in asked and "click" in asked
         assert page.locator("#count").inner_text() == "clicks: 2"
-        assert ext.send({"type": "approvals"}) == {"pending": []}
-        by_agent = [e for e in ext.send({"type": "history"}) if e.get("caller") == "codex"]
+        assert ext.send({"type": "approvals"})["pending"] == []
+        by_agent = [e for e in ext.send({"type": "history"}) if e.get("caller", "").startswith("codex — /")]
         assert sorted(e["name"] for e in by_agent) == ["browser_dom", "browser_dom", "browser_page"]
         assert {e["status"] for e in by_agent} == {"done"}
         popup.reload()
-        assert popup.locator(".h-caller").first.inner_text() == "by codex"
+        assert popup.locator(".h-caller").first.inner_text().startswith("by codex — /")
         gateway(ext, False)
 
 
 def test_deny_and_an_unanswered_request_answer_is_error_with_the_reason(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
-    params = params_from_codex(codex_config(env))
+    params = params_from_codex(codex_config())
     short_timeout = threading.Event()
 
     async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
@@ -221,29 +229,36 @@ def test_deny_and_an_unanswered_request_answer_is_error_with_the_reason(
 def test_two_agents_at_once_each_in_its_own_session(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
-    params = params_from_codex(codex_config(env))
+    params = params_from_codex(codex_config())
+    tab: dict[str, int] = {}
+    shared = threading.Event()
 
     async def body(client: Client, _notices: list[Any]) -> list[bool]:
         await wait_listed(client, lambda n: "browser_page" in n)
-        results = [await client.call_tool("browser_page", {"action": "title"}) for _ in range(5)]
+        await anyio.to_thread.run_sync(shared.wait, 60)
+        title = {"action": "title", "tabId": tab["id"]}
+        results = [await client.call_tool("browser_page", title) for _ in range(5)]
         return [r.is_error is False and "Gateway fixture" in text_of(r) for r in results]
 
     with browser(pw, profile, env) as ext:
         gateway(ext, True)
-        open_site_tab(ext, site)
+        tab["id"] = person_tab_id(ext, open_site_tab(ext, site).url)
         agents = [AgentThread(params, body, name) for name in ("codex", "cursor")]
         for running in agents:
             running.start()
+        for name in ("codex", "cursor"):  # the person shares the tab with both
+            ext.send({"type": "agents/share", "id": agent_id(ext, name), "tabId": tab["id"], "shared": True})
+        shared.set()
         assert [running.outcome() for running in agents] == [[True] * 5, [True] * 5]
-        seen = {a["name"]: a for a in ext.send({"type": "gateway/agents"})["agents"]}
-        assert seen["codex"]["calls"] == 5 and seen["cursor"]["calls"] == 5
+        seen = {a["name"]: a for a in ext.send({"type": "agents"})["agents"]}
+        assert seen["codex"]["id"] != seen["cursor"]["id"]  # one program, two names: two agents
         gateway(ext, False)
 
 
 def test_a_running_agent_survives_the_browser_closing_and_opening_again(
     pw: Playwright, profile: Path, env: dict[str, str]
 ) -> None:
-    params = params_from_codex(codex_config(env))
+    params = params_from_codex(codex_config())
     closed, reopened = threading.Event(), threading.Event()
 
     counts: list[int] = []  # what the agent saw at each step, kept for the failure message
@@ -265,10 +280,7 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
         running.start()
         time.sleep(3)
     closed.set()
-    # The closed browser's host removes its socket as it exits; a new browser's host takes over after that.
-    deadline = time.monotonic() + 30
-    while (Path(env["TABGATE_RUNTIME_DIR"]) / "gateway.sock").exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
+    # The closed browser's host stops serving as it exits; `browser` waits for that before the next one.
     with browser(pw, profile, env) as ext:
         reopened.set()
         try:
@@ -278,6 +290,39 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
         finally:
             gateway(ext, False)
     assert counts[0] > 0 and counts[1] == 0 and counts[2] == 1 and counts[3] == counts[0]
+
+
+def test_a_killed_host_is_started_again_and_the_agent_reconnects_within_5_s(
+    pw: Playwright, profile: Path, env: dict[str, str]
+) -> None:
+    params = params_from_codex(codex_config())
+    killed = threading.Event()
+    took: list[float] = []
+
+    async def body(client: Client, notices: list[Any]) -> list[float]:
+        await wait_listed(client, lambda n: "browser_page" in n)
+        await anyio.to_thread.run_sync(killed.wait, 60)
+        start = time.monotonic()
+        with anyio.fail_after(30):
+            while "browser_page" not in [tool.name for tool in (await client.list_tools()).tools]:
+                await anyio.sleep(0.05)
+        took.append(time.monotonic() - start)
+        assert any(isinstance(n, types.ToolListChangedNotification) for n in notices)
+        return took
+
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        running = AgentThread(params, body)
+        running.start()
+        time.sleep(2)
+        first = host_pid(env["TABGATE_LOG_DIR"])
+        os.kill(first, signal.SIGKILL)
+        killed.set()
+        (seconds,) = running.outcome()
+        assert host_pid(env["TABGATE_LOG_DIR"]) != first
+        assert ext.send({"type": "status"})["host"] == "connected"  # nobody pressed Reconnect
+        gateway(ext, False)
+    assert seconds <= 5, f"the agent saw Tabgate's tools again {seconds:.1f} s after the host was killed"
 
 
 # -- each agent has its own tabs, and an approval binds its tab and site (contract §8.1) ---------------------
@@ -324,7 +369,7 @@ def agent_id(ext: Extension, name: str) -> str:
 def test_two_agents_each_see_only_their_own_tabs_in_their_own_groups(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
-    params = params_from_codex(codex_config(env))
+    params = params_from_codex(codex_config())
 
     async def body(client: Client, _notices: list[Any]) -> tuple[types.CallToolResult, types.CallToolResult]:
         await wait_listed(client, lambda n: "browser_tab" in n)
@@ -369,7 +414,7 @@ def test_two_agents_each_see_only_their_own_tabs_in_their_own_groups(
 def test_a_tab_the_person_shares_is_usable_until_they_stop_sharing_it(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
-    params = params_from_codex(codex_config(env))
+    params = params_from_codex(codex_config())
     tab: dict[str, int] = {}
     ready, shared, read_shared, unshared = (threading.Event() for _ in range(4))
 
@@ -408,7 +453,7 @@ def test_a_tab_the_person_shares_is_usable_until_they_stop_sharing_it(
 def test_a_tab_moved_to_another_site_before_the_approval_is_refused_after_allow_once(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
-    params = params_from_codex(codex_config(env))
+    params = params_from_codex(codex_config())
     tab: dict[str, int] = {}
     go = threading.Event()
 
@@ -445,7 +490,7 @@ def test_a_tab_moved_to_another_site_before_the_approval_is_refused_after_allow_
 def test_an_approval_pending_when_the_service_worker_stops_is_withdrawn_and_answering_it_runs_nothing(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
-    params = params_from_codex(codex_config(env))
+    params = params_from_codex(codex_config())
     tab: dict[str, int] = {}
     go = threading.Event()
 

@@ -254,19 +254,19 @@ def test_import_claude_desktop_json_and_codex_toml(tmp_path: Path) -> None:
 
 
 SECRET_ARGS = [
-    ("--api-key=sk-live-123", "--api-key=<redacted>"),
+    ("--api-key=sk-live-123", "--api-key=[redacted]"),
     ("--token", "--token"),
-    ("tok456", "<redacted>"),  # the value after a secret flag
-    ("--password=pw789", "--password=<redacted>"),
+    ("tok456", "[redacted]"),  # the value after a secret flag
+    ("--password=pw789", "--password=[redacted]"),
     ("-H", "-H"),
-    ("Authorization: Bearer hdr000", "Authorization: <redacted>"),
-    ("--header=X-Api-Key: hk111", "--header=X-Api-Key: <redacted>"),
+    ("Authorization: Bearer hdr000", "Authorization: [redacted]"),
+    ("--header=X-Api-Key: hk111", "--header=X-Api-Key: [redacted]"),
     ("-e", "-e"),
-    ("GITHUB_TOKEN=ghp_abcdefghijklmnop", "GITHUB_TOKEN=<redacted>"),
-    ("https://user:upw222@h/p?key=q333", "https://user:<redacted>@h/p?key=<redacted>"),
-    ("ghp_0123456789abcdefghij", "<redacted>"),  # a token on its own, recognised by its prefix
+    ("GITHUB_TOKEN=ghp_abcdefghijklmnop", "GITHUB_TOKEN=[redacted]"),
+    ("https://user:upw222@h/p?key=q333", "https://user:[redacted]@h/p?key=[redacted]"),
+    ("ghp_0123456789abcdefghij", "[redacted]"),  # a token on its own, recognised by its prefix
     ("--client-secret", "--client-secret"),
-    ("cs444", "<redacted>"),
+    ("cs444", "[redacted]"),
     ("--verbose", "--verbose"),
     ("--port", "--port"),
     ("8080", "8080"),

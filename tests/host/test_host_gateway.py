@@ -47,8 +47,8 @@ def browser_answers(method: str, params: dict[str, Any]) -> Any:
     if method == "gateway/tools":
         return {"tools": [TAB_QUERY_TOOL]}
     if method == "gateway/call":
-        text = f"{params['client']['name']} called {params['name']} with {params['arguments']}"
-        return {"output": {"type": "function_call_output", "call_id": "x", "output": text}, "success": True}
+        text = f"{params['agent']['name']} called {params['name']} with {params['arguments']}"
+        return {"content": [{"type": "text", "text": text}], "isError": False}
     raise AssertionError(f"unexpected request {method}")
 
 
@@ -126,7 +126,12 @@ def test_an_agent_lists_and_calls_tools_through_the_host(host_dirs: HostDirs, ru
     assert result.is_error is False
     assert result.content[0].text == "test-agent called browser_tab with {'action': 'query'}"
     calls = [m for m in browser.seen if m["method"] == "gateway/call"]
-    assert calls[0]["params"]["client"] == {"name": "test-agent", "version": "1.0"}
+    # The agent is the process that started `tabgate-host mcp`: here the SDK's (pytest's) interpreter.
+    assert calls[0]["params"]["agent"] == {
+        "name": "test-agent",
+        "version": "1.0",
+        "executable": os.path.realpath(sys.executable),
+    }
     assert calls[0]["params"]["session"].startswith("agent-")
 
 

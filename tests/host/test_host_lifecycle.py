@@ -17,8 +17,7 @@ from conftest import SERVERS, HostDirs, running_host, stdio_server, toml_str
 from hostproc import HostError, HostProcess
 
 from native_host.connections import retry_delay, url_secrets
-from native_host.dispatch import scrub_data
-from native_host.redact import Scrubber
+from native_host.redact import Scrubber, scrub_data
 from tests.support.http_servers import free_port
 
 pytestmark = pytest.mark.host
@@ -178,8 +177,8 @@ def test_secrets_stay_out_of_error_data_statuses_and_logs(host_dirs: HostDirs) -
         with pytest.raises(HostError) as caught:
             host.call("tools/call", {"server": "leaky", "tool": "leak"})
         error = caught.value
-        assert error.code == -32050 and error.message == "refused with <redacted>"
-        assert error.data == {"echo": "<redacted>", "list": ["x<redacted>x"], "server": "leaky"}
+        assert error.code == -32050 and error.message == "refused with [redacted]"
+        assert error.data == {"echo": "[redacted]", "list": ["x[redacted]x"], "server": "leaky"}
         with pytest.raises(HostError) as caught:
             host.call("tools/call", {"server": "remote", "tool": "x"}, timeout=QUICK)
         sent = json.dumps(
@@ -224,4 +223,4 @@ def test_url_passwords_and_query_values_count_as_secrets() -> None:
 def test_error_data_is_scrubbed_all_the_way_down() -> None:
     scrub = Scrubber(["s3cret"])
     data = {"a": ["x s3cret y", {"s3cret": 1, "n": None}], "b": 2}
-    assert scrub_data(data, scrub) == {"a": ["x <redacted> y", {"<redacted>": 1, "n": None}], "b": 2}
+    assert scrub_data(data, scrub) == {"a": ["x [redacted] y", {"[redacted]": 1, "n": None}], "b": 2}

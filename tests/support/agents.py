@@ -4,45 +4,80 @@ caller's thread, and a test plays the person in the popup while an agent waits."
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
+import socket
 import threading
+import time
 import tomllib
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
+from native_host.gateway_socket import ENV_RUNTIME_DIR, socket_paths
 from tests.support.browser import tabgate_host_bin
 
-
-def codex_config(env: dict[str, str]) -> str:
-    """What the README tells a codex user to add to ~/.codex/config.toml."""
-    return (
-        "[mcp_servers.tabgate]\n"
-        f"command = {json.dumps(str(tabgate_host_bin()))}\n"
-        'args = ["mcp"]\n'
-        f"env = {{ TABGATE_RUNTIME_DIR = {json.dumps(env['TABGATE_RUNTIME_DIR'])} }}\n"
-    )
+# What codex on Linux passes to a stdio server beside the SDKs' HOME, LOGNAME, PATH, SHELL, TERM, USER.
+CODEX_EXTRA_ENV = ("LANG", "LC_ALL", "TMPDIR", "TZ")
 
 
-def json_config(env: dict[str, str]) -> str:
-    """What the README tells Claude Desktop, Claude Code and Cursor users to add (`mcpServers`)."""
-    server = {
-        "command": str(tabgate_host_bin()),
-        "args": ["mcp"],
-        "env": {"TABGATE_RUNTIME_DIR": env["TABGATE_RUNTIME_DIR"]},
-    }
+def codex_env() -> dict[str, str]:
+    """The environment codex gives `tabgate-host mcp` (the SDK adds its defaults to this)."""
+    defaults = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TMPDIR": "/var/tmp/codex-tmp", "TZ": "UTC"}
+    return {name: os.environ.get(name, defaults[name]) for name in CODEX_EXTRA_ENV}
+
+
+def default_place_free(timeout: float = 90) -> None:
+    """Wait until no host serves agents at the default place (it is machine-wide: a host of another run may
+    still be closing); a socket file nobody answers on is left for the next host to remove."""
+    assert ENV_RUNTIME_DIR not in os.environ, "the default place is under test: unset TABGATE_RUNTIME_DIR"
+    deadline = time.monotonic() + timeout
+    while any(_served(path) for path in socket_paths()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"another Tabgate host keeps serving agents at {socket_paths()}")
+        time.sleep(0.25)
+
+
+def host_pid(log_dir: str | os.PathLike[str]) -> int:
+    """The pid of the last host started logging to `log_dir` (hosts of other runs log elsewhere)."""
+    started = re.findall(r"host started \(pid (\d+)\)", (Path(log_dir) / "host.log").read_text())
+    return int(started[-1])
+
+
+def _served(path: os.PathLike[str]) -> bool:
+    with contextlib.closing(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)) as probe:
+        try:
+            probe.connect(os.fspath(path))
+        except OSError:
+            return False
+        return True
+
+
+def codex_config() -> str:
+    """What `tabgate-host connect codex` writes in ~/.codex/config.toml: no environment of ours."""
+    return f'[mcp_servers.tabgate]\ncommand = {json.dumps(str(tabgate_host_bin()))}\nargs = ["mcp"]\n'
+
+
+def json_config() -> str:
+    """What Claude Desktop, Claude Code and Cursor get (`mcpServers`): no environment of ours."""
+    server = {"command": str(tabgate_host_bin()), "args": ["mcp"]}
     return json.dumps({"mcpServers": {"tabgate": server}}, indent=2)
 
 
 def params_from_codex(text: str) -> StdioServerParameters:
+    """As codex starts it: the SDK's default variables plus codex's LANG, LC_ALL, TMPDIR, TZ."""
     entry = tomllib.loads(text)["mcp_servers"]["tabgate"]
-    return StdioServerParameters(command=entry["command"], args=entry["args"], env=entry.get("env"))
+    return StdioServerParameters(command=entry["command"], args=entry["args"], env=codex_env())
 
 
 def params_from_json(text: str) -> StdioServerParameters:
+    """As the SDKs start it from a config without `env` (env=None: HOME, LOGNAME, PATH, SHELL, TERM, USER)."""
     entry = json.loads(text)["mcpServers"]["tabgate"]
     return StdioServerParameters(command=entry["command"], args=entry["args"], env=entry.get("env"))
 

@@ -1,10 +1,13 @@
 """Agent gateway figures (contract §8): a read-only browser call through the gateway beside the same call
-from an extension page in the same run, and 8 agents × 100 calls with nothing lost or duplicated."""
+from an extension page in the same run, 8 agents × 100 calls with nothing lost or duplicated, and the host's
+memory while a peer sends 3,000 `tools/list` and reads none of the answers (§8.1: flat)."""
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -13,8 +16,16 @@ from typing import TYPE_CHECKING, Any
 from mcp import Client
 from playwright.sync_api import sync_playwright
 
-from tests.support.agents import AgentThread, codex_config, params_from_codex, wait_listed
-from tests.support.browser import Extension, install_host, launch
+from native_host.gateway_socket import socket_paths
+from tests.support.agents import (
+    AgentThread,
+    codex_config,
+    default_place_free,
+    host_pid,
+    params_from_codex,
+    wait_listed,
+)
+from tests.support.browser import Extension, install_host, launch, tabgate_host_bin
 
 if TYPE_CHECKING:
     from tests.support.bench import Figure
@@ -23,20 +34,55 @@ CALLS = 200
 AGENTS = 8
 CALLS_EACH = 100
 QUERY = {"action": "query", "active": True}
+UNREAD_REQUESTS = 3000
+IMPOSTOR = Path(__file__).resolve().parents[1] / "host" / "impostor"  # a peer that passes the identity check
 
 
 def _gateway_browser(tmp: Path) -> tuple[Path, dict[str, str]]:
+    """A profile whose host uses the default socket place, as agents started by real clients find it."""
     profile = tmp / "profile"
     profile.mkdir()
-    run = Path(tempfile.mkdtemp(prefix="tg-bench-")) / "run"  # short: socket paths are limited
-    env = {
-        "TABGATE_LOG_DIR": str(tmp / "logs"),
-        "TABGATE_DATA_DIR": str(tmp / "data"),
-        "TABGATE_RUNTIME_DIR": str(run),
-    }
+    env = {"TABGATE_LOG_DIR": str(tmp / "logs"), "TABGATE_DATA_DIR": str(tmp / "data")}
     (tmp / "config.toml").write_text("# no MCP servers\n")
     install_host(profile, tmp / "config.toml", env=env)
+    default_place_free()
     return profile, env
+
+
+def _rss_mib(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(status.split("VmRSS:")[1].split()[0]) / 1024
+
+
+def unread_peer(log_dir: str) -> tuple[float, float, int]:
+    """Host RSS before and at most over 10 s while a peer's 3,000 answers go unread; answers read after."""
+    pid = host_pid(log_dir)
+    before = _rss_mib(pid)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(IMPOSTOR),
+        "TG_IMPOSTOR": "flood",
+        "TG_SOCKET": str(next(path for path in socket_paths() if path.exists())),
+        "TG_COUNT": str(UNREAD_REQUESTS),
+    }
+    peer = subprocess.Popen(
+        [str(tabgate_host_bin()), "mcp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert peer.stdin is not None and peer.stdout is not None
+    try:
+        assert peer.stdout.readline().startswith("hello {'session'"), "the host refused the peer"
+        peer.stdout.readline()  # sending
+        peak = before
+        for _ in range(20):
+            time.sleep(0.5)
+            peak = max(peak, _rss_mib(pid))
+        peer.stdin.write("read\n")
+        peer.stdin.flush()
+        answered = int(peer.stdout.readline().split()[1])
+    finally:
+        peer.kill()
+        peer.wait()
+    return before, peak, answered
 
 
 def _connected(ext: Extension) -> None:
@@ -76,9 +122,10 @@ def gateway() -> list[Figure]:
 
     with sync_playwright() as pw, tempfile.TemporaryDirectory() as tmp:
         profile, env = _gateway_browser(Path(tmp))
-        params = params_from_codex(codex_config(env))
+        params = params_from_codex(codex_config())
         with launch(pw, profile, env=env) as ext:
             _connected(ext)
+            rss_before, rss_peak, unread_answered = unread_peer(env["TABGATE_LOG_DIR"])
             ext.page.goto(f"chrome-extension://{ext.id}/manifest.json")
             item = {
                 "type": "function_call",
@@ -109,6 +156,14 @@ def gateway() -> list[Figure]:
         Figure("page_browser_tab_query_same_run", page, "ms", note="extension page→SW→Python, p50 of 200"),
         Figure(
             "gateway_overhead_p50", round(through_gateway - page, 3), "ms", "≤ 2", "gateway p50 − page p50"
+        ),
+        Figure(
+            "gateway_unread_peer_host_rss_growth",
+            round(rss_peak - rss_before, 1),
+            "MiB",
+            "flat",
+            note=f"host RSS {rss_before:.0f} → {rss_peak:.0f} MiB at most over 10 s while a peer sent "
+            f"{UNREAD_REQUESTS} tools/list and read nothing; {unread_answered} answered once it read",
         ),
         Figure(
             "gateway_8_agents_x_100_calls",

@@ -1,0 +1,117 @@
+"""Which tabs a call may use and what its tab must show, from the caller (contract §8.1, `target`).
+
+Absent (the person's own calls from the popup) every tab may be used. The page-access policy (which pages a
+browser tool may touch at all) is decided here too, from what the service worker reports of the tab; the
+executor then only checks, right before it acts, that the tab still shows the site decided here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
+
+from core.errors import RespondToModel
+
+PAGE_CHANGED = "the page changed since you approved; ask again"
+# For the person's own calls: the tab was checked for access, then showed something else before the action.
+TAB_MOVED = "the tab moved to another page while Tabgate was about to act on it; try again"
+
+# What an action needs the tab to show: a web page the user granted ("page"); any web or blank page, or one
+# left through about:blank ("navigate"); anything ("tab", tab management); no tab at all ("none").
+type Access = Literal["page", "navigate", "tab", "none"]
+
+
+class CallTarget(BaseModel):
+    """`target` of a `dispatch` message: `tabs` the caller may see and act on, `tabId` the tab the call
+    runs on when its arguments name none, `site` (scheme://host[:port]) that tab must still show."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tabs: list[StrictInt] = Field(default_factory=list)
+    tabId: StrictInt | None = None
+    site: str | None = None
+
+
+def not_shared(tab_id: int) -> RespondToModel:
+    return RespondToModel(
+        f"Tab {tab_id} is not shared with this agent. To use it, ask the person to open the Tabgate popup on "
+        "that tab and choose *Share this tab with …*."
+    )
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def is_web_page(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in _DEFAULT_PORTS and bool(parts.hostname)
+
+
+def shown_site(url: str) -> str:
+    """What the executor compares (browser_tools.js `shownSite`): a web page's origin as URL.origin spells it
+    (no credentials, no default port), else the URL."""
+    parts = urlsplit(url)
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return url
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    try:
+        port = parts.port
+    except ValueError:
+        return url
+    shown_port = f":{port}" if port is not None and port != _DEFAULT_PORTS[parts.scheme] else ""
+    return f"{parts.scheme}://{host}{shown_port}"
+
+
+@dataclass(frozen=True, slots=True)
+class TabFacts:
+    """What the service worker reports of a tab (the `tab` executor): Python decides from it."""
+
+    id: int
+    url: str
+    granted: bool  # the user granted Tabgate the page's site
+
+    @staticmethod
+    def from_wire(raw: Any) -> TabFacts:
+        return TabFacts(int(raw["id"]), str(raw.get("url") or ""), raw.get("granted") is True)
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """The site the tab must show when the action reaches it, and what the call answers otherwise."""
+
+    site: str
+    changed: str
+
+    def to_wire(self) -> dict[str, str]:
+        return {"site": self.site, "siteChanged": self.changed}
+
+
+def require_page(tab: TabFacts) -> None:
+    """A page a tool may read or act on: a web page whose site the user granted."""
+    if not tab.url:
+        raise RespondToModel(f"tab {tab.id} has no page Tabgate can read (url: none)")
+    if not is_web_page(tab.url):
+        raise RespondToModel(f"Tabgate cannot read {tab.url}: only http(s) pages")
+    origin = shown_site(tab.url)
+    if not tab.granted:
+        raise RespondToModel(
+            f"Tabgate has no access to {origin}. Grant it: open the Tabgate popup on that page and choose "
+            '"Allow access to this site", or add the site under chrome://extensions → Tabgate → Site access.'
+        )
+
+
+def guard_for(access: Access, tab: TabFacts, target: CallTarget | None) -> Guard | None:
+    """Checks the tab against the policy and the caller's approval; answers what the executor re-checks."""
+    shown = shown_site(tab.url)
+    if target is not None and target.site is not None and shown != target.site:
+        raise RespondToModel(f"{PAGE_CHANGED} (tab {tab.id} shows {shown}, not {target.site})")
+    if access == "page":
+        require_page(tab)
+    if target is not None and target.site is not None:
+        return Guard(target.site, PAGE_CHANGED)
+    if access in ("page", "navigate"):
+        return Guard(shown, TAB_MOVED)
+    return None

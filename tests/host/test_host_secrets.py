@@ -1,0 +1,136 @@
+"""Secrets stay home: a configured secret that a real MCP server echoes back (tool result, its structured
+content, a resource, a prompt, a progress message) reaches the browser and agents as `[redacted]`, while
+short or plain values (settings such as `true` or `8080`) leave ordinary text alone."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from conftest import HostDirs, running_host, stdio_server, toml_str
+from hostproc import FakeBrowserSide
+from mcp import Client, StdioServerParameters
+
+from native_host.redact import REDACTED, Scrubber, scrub_data, worth_hiding
+from tests.support.browser import tabgate_host_bin
+
+pytestmark = pytest.mark.host
+
+SECRET = "sk-env-0123456789"
+HEADER = "hdr-value-4242"
+SETTINGS = {"SHORT": "abc", "FLAG": "true", "PORT": "8080", "EMPTY": ""}
+
+
+def leaky_config() -> str:
+    env = {"DEMO_SECRET": SECRET, **SETTINGS}
+    inline = ", ".join(f"{key} = {toml_str(value)}" for key, value in env.items())
+    # A remote server that never answers: its header value is a configured secret all the same.
+    remote = (
+        f'[mcp_servers.remote]\nurl = "http://127.0.0.1:9/mcp"\nhttp_headers = {{ X-Key = "{HEADER}" }}\n'
+    )
+    return stdio_server("leaky", "demo_server.py", extra=f"env = {{ {inline} }}") + remote
+
+
+def test_a_secret_echoed_by_a_server_arrives_redacted(host_dirs: HostDirs) -> None:
+    ordinary = "abc true 8080 on the 4th"
+    with running_host(host_dirs, leaky_config()) as host:
+        host.initialize()
+        host.wait_ready("leaky")
+        echoed = host.call(
+            "tools/call",
+            {"server": "leaky", "tool": "echo", "arguments": {"text": f"<{SECRET}|{HEADER}> {ordinary}"}},
+        )
+        shown = f"<{REDACTED}|{REDACTED}> {ordinary}"
+        assert echoed["content"] == [{"type": "text", "text": shown}]
+        assert echoed["structuredContent"] == {"result": shown}
+        read = host.call("resources/read", {"server": "leaky", "uri": f"demo://item/{SECRET}"})
+        assert read["contents"][0]["uri"] == f"demo://item/{REDACTED}"
+        assert json.loads(read["contents"][0]["text"]) == {"id": REDACTED}
+        prompt = host.call("prompts/get", {"server": "leaky", "name": "greet", "arguments": {"name": SECRET}})
+        assert prompt["messages"][0]["content"]["text"] == f"Say hello to {REDACTED}"
+        host.call(
+            "tools/call", {"server": "leaky", "tool": "slow", "arguments": {"seconds": 0.2, "tag": SECRET}}
+        )
+        everything = json.dumps([host.notifications, host.call("servers/list")])
+    assert SECRET not in everything and HEADER not in everything
+
+
+def test_the_one_rule_for_what_counts_as_a_secret() -> None:
+    assert [worth_hiding(v) for v in ("", "abc", "true", "OFF", "8080", "-1.5", "none", "abcd", "s3cr")] == [
+        *[False] * 7,
+        True,
+        True,
+    ]
+    scrub = Scrubber([SECRET, *SETTINGS.values()])
+    assert scrub(f"abc true 8080 {SECRET}") == f"abc true 8080 {REDACTED}"
+
+
+def test_base64_payloads_are_left_whole_and_everything_else_is_scrubbed() -> None:
+    scrub = Scrubber(["QUJD"])
+    result = {
+        "content": [
+            {"type": "image", "data": "xxQUJDxx", "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": "u://QUJD", "blob": "QUJD"}},
+            {"type": "text", "text": "QUJD", "data": "QUJD"},
+        ],
+        "structuredContent": {"data": "QUJD", "QUJD": ["QUJD"]},
+    }
+    assert scrub_data(result, scrub) == {
+        "content": [
+            {"type": "image", "data": "xxQUJDxx", "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": f"u://{REDACTED}", "blob": "QUJD"}},
+            {"type": "text", "text": REDACTED, "data": REDACTED},
+        ],
+        "structuredContent": {"data": REDACTED, REDACTED: [REDACTED]},
+    }
+
+
+@pytest.fixture
+def runtime_dir() -> Iterator[Path]:
+    base = Path(tempfile.mkdtemp(prefix="tg-"))  # Unix socket paths are short: keep it out of pytest's tmp
+    try:
+        yield base / "run"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def page_with_the_secret(method: str, _params: dict[str, Any]) -> Any:
+    """The browser's side: a page that shows the secret (the user's own dashboard, say)."""
+    if method == "gateway/tools":
+        return {"tools": [{"name": "browser_page", "inputSchema": {"type": "object"}}]}
+    output = {"type": "function_call_output", "call_id": "x", "output": f"your key is {SECRET}"}
+    return {"output": output, "success": True}
+
+
+def test_what_the_gateway_answers_an_agent_is_scrubbed_too(host_dirs: HostDirs, runtime_dir: Path) -> None:
+    env = {"TABGATE_RUNTIME_DIR": str(runtime_dir)}
+    with running_host(host_dirs, leaky_config(), env=env) as host:
+        host.initialize()
+        browser = FakeBrowserSide(host, page_with_the_secret)
+        with contextlib.ExitStack() as stack:
+            stack.callback(browser.stop)
+            host.notify("gateway/state", {"enabled": True})
+            deadline = time.monotonic() + 20
+            while not (runtime_dir / "gateway.sock").exists():
+                assert time.monotonic() < deadline, "the gateway socket did not appear"
+                time.sleep(0.05)
+            params = StdioServerParameters(command=str(tabgate_host_bin()), args=["mcp"], env=env)
+
+            async def agent() -> types.CallToolResult:
+                async with Client(params, mode="legacy", read_timeout_seconds=30) as client:
+                    with anyio.fail_after(20):
+                        while not (await client.list_tools()).tools:
+                            await anyio.sleep(0.1)
+                    return await client.call_tool("browser_page", {})
+
+            result = anyio.run(agent)
+    assert result.content == [types.TextContent(type="text", text=f"your key is {REDACTED}")]
