@@ -10,11 +10,15 @@ The document passes a JS object with three methods; Pyodide makes their Promises
     ``timeoutMs`` is how long Python waits for it before it gives up and cancels it.
   - ``"hostEnsure"`` ``{}``: the worker (re)connects the host if needed; ``{connected, servers}``.
   - ``"browser"`` ``{tool, args, timeoutMs}``: one chrome.* tool call.
+  - ``"tabs"`` ``{op: "create"}`` → ``{tabId}`` (a background about:blank tab) and ``{op: "add", tabId,
+    title, groupId}`` → ``{tabId, groupId}`` (into that group, or a new one titled `title`): an agent's
+    tab and tab group (`core.agents.TabGroups`).
 - ``api.emit(event_json)``: an event for every ``events`` port.
 - ``api.cancel(request_key)``: the host request with that ``requestKey`` is cancelled (``$/cancelRequest``).
 
 Runtime messages come in through `Bridge.handle`; a ``dispatch`` is answered ``{answer, record}``: the
-contract §5 answer for the caller and what history stores (`core.history.record_for`).
+contract §5 answer for the caller and what history stores (`core.history.record_for`); the gateway answers
+``gateway/call`` the same way itself (the answer there is the agent's MCP `CallToolResult`).
 """
 
 from __future__ import annotations
@@ -98,8 +102,29 @@ class ServiceWorkerBrowser:
         return reply.get("result")
 
 
+class ServiceWorkerTabGroups:
+    """TabGroups: chrome.tabs.create / group and chrome.tabGroups.update, run by the service worker."""
+
+    def __init__(self, api: JsApi) -> None:
+        self._api = api
+
+    async def _tabs(self, payload: dict[str, Any]) -> dict[str, Any]:
+        reply = await _ask(self._api, "tabs", payload)
+        if "error" in reply:
+            raise BrowserToolError(str(reply["error"].get("message", "tab group call failed")))
+        result: dict[str, Any] = reply.get("result") or {}
+        return result
+
+    async def create(self) -> int:
+        return int((await self._tabs({"op": "create"}))["tabId"])
+
+    async def add(self, tab_id: int, title: str, group: int | None) -> int:
+        result = await self._tabs({"op": "add", "tabId": tab_id, "title": title, "groupId": group})
+        return int(result["groupId"])
+
+
 # Calls the service worker records in the history: it gets the answer and Python's record of it.
-RECORDED = frozenset({"dispatch", "gateway/call"})
+RECORDED = frozenset({"dispatch"})
 
 
 class Bridge:
@@ -111,7 +136,7 @@ class Bridge:
         self._service = Service(
             emit=emit, browser=browser, host=HostMcp(api), timeout_margin_ms=timeout_margin_ms
         )
-        self._gateway = AgentGateway(self._service.handle, browser, emit)
+        self._gateway = AgentGateway(self._service.handle, browser, emit, ServiceWorkerTabGroups(api))
 
     async def handle(self, message_json: str) -> str:
         message = json.loads(message_json)

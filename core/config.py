@@ -16,6 +16,7 @@ from pydantic import (
     field_validator,
 )
 
+from core.agents import is_absolute
 from core.validation import format_validation_error
 
 
@@ -31,10 +32,30 @@ class ToolsConfig(BaseModel):
     # The agent gateway (contract §8): off by default; the MCP tools of the user's servers only when asked.
     gateway: StrictBool = False
     gatewayMcp: StrictBool = False
-    gatewayTrusted: tuple[StrictStr, ...] = ()  # agents that act without asking
+    # The executables of agents that act without asking (contract §8.1): trust binds to the program, never
+    # to the name an agent gives itself. Entries are paths or `{executable}` objects; stored as paths.
+    gatewayTrusted: tuple[StrictStr, ...] = ()
     approvalTimeoutSec: StrictInt | StrictFloat = Field(default=120, gt=0, le=3600)
     # Folders browser_dom upload may take files from (absolute paths); none by default.
     uploadDirs: tuple[StrictStr, ...] = ()
+
+    @field_validator("gatewayTrusted", mode="before")
+    @classmethod
+    def _executables(cls, entries: object) -> object:
+        if not isinstance(entries, list | tuple):
+            return entries
+        return tuple(_executable_of(entry) for entry in entries)
+
+    @field_validator("gatewayTrusted")
+    @classmethod
+    def _trusted_absolute(cls, executables: tuple[str, ...]) -> tuple[str, ...]:
+        for executable in executables:
+            if not is_absolute(executable):
+                raise ValueError(
+                    f"gatewayTrusted entries are agents' executables (absolute paths); {executable!r} is a "
+                    "bare name, and a name never grants trust"
+                )
+        return executables
 
     @field_validator("uploadDirs")
     @classmethod
@@ -62,6 +83,21 @@ class ToolsConfig(BaseModel):
         if not isinstance(patch, dict):
             raise ConfigError("config patch must be an object")
         return load_config(self.to_wire() | patch)
+
+
+def _executable_of(entry: object) -> object:
+    if isinstance(entry, dict) and set(entry) == {"executable"}:
+        return entry["executable"]
+    return entry
+
+
+def load_stored_config(raw: object) -> ToolsConfig:
+    """The config kept by an older version too: trust given to a bare agent name (before agents were known
+    by their executable) is dropped, since a name never grants trust."""
+    if isinstance(raw, dict) and isinstance(raw.get("gatewayTrusted"), list):
+        kept = [_executable_of(entry) for entry in raw["gatewayTrusted"]]
+        raw = raw | {"gatewayTrusted": [e for e in kept if not isinstance(e, str) or is_absolute(e)]}
+    return load_config(raw)
 
 
 def load_config(raw: object) -> ToolsConfig:

@@ -1,9 +1,10 @@
-"""Consent for calls agents make through the gateway (contract §8): one policy for every caller.
+"""Asking the person before an agent acts (contract §8, §8.1): one board of questions for every caller.
 
-Reading runs at once (a site the user did not grant is refused by the browser tools themselves). Acting
-asks the person once per agent and site — or agent and MCP tool — per gateway session: *Allow once*, *Allow
-for this session* or *Deny*; a request nobody answers in time is denied. An agent the person marked "act
-without asking" is never asked.
+A question names the agent (name and executable), the action, the tab (id and title) and the site; its scope
+is what *Allow for this session* covers: the site the action lands on (a tab-moving action's destination) or
+the MCP tool. *Allow once*, *Allow for this session*, *Deny*; a question nobody answers in time is denied.
+A question whose gateway session ended is withdrawn: it is kept a while to say so, and answering it runs
+nothing.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -19,21 +21,11 @@ from urllib.parse import urlsplit
 
 type Emit = Callable[[dict[str, Any]], None]
 
-# (tool, action) pairs that only read; every other action of a browser tool acts. `None`: any action.
-READING: Mapping[str, frozenset[str] | None] = {
-    "browser_tab": frozenset({"query"}),
-    "browser_page": None,
-    "browser_screenshot": None,
-    "browser_devtools": None,
-    "browser_storage": frozenset({"get", "keys"}),
-    "browser_navigation": frozenset({"current_url", "wait_for_load"}),
-    "update_plan": None,
-    "list_mcp_resources": None,
-    "list_mcp_resource_templates": None,
-    "read_mcp_resource": None,
-}
 SUMMARY_ARGUMENTS = ("url", "ref", "selector", "key", "text", "values", "paths", "checked", "accept")
 MAX_SUMMARY_VALUE = 60
+# How many withdrawn questions the popup can still be shown (and answered with "withdrawn"), and how long.
+KEPT_WITHDRAWN = 20
+WITHDRAWN_SHOWN_S = 300
 
 
 class Decision(StrEnum):
@@ -47,21 +39,55 @@ class ConsentRefused(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Intent:
-    """What a call wants to do: read, or act on a site or with an MCP tool (its `scope`)."""
+class Withdrawal:
+    """How a question ends when its caller is gone: nobody is left to act for."""
 
+    reason: str
+
+
+class AnswerOutcome(StrEnum):
+    TAKEN = "taken"
+    UNKNOWN = "unknown"
+    WITHDRAWN = "withdrawn"
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """What the person is asked: who wants to do what, where; `scope` is what a session grant covers."""
+
+    agent_id: str
+    agent: str
+    executable: str
     tool: str
     action: str | None
-    acts: bool
-    scope: str | None  # "https://site" or "mcp tool <name>": what a session grant covers
+    scope: str
     summary: str
+    site: str | None = None
+    tab_id: int | None = None
+    tab_title: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "agentId": self.agent_id,
+            "agent": self.agent,
+            "executable": self.executable,
+            "tool": self.tool,
+            "summary": self.summary,
+        }
+        if self.action is not None:
+            wire["action"] = self.action
+        if self.site is not None:
+            wire["site"] = self.site
+        if self.tab_id is not None:
+            wire["tab"] = {"tabId": self.tab_id, "title": self.tab_title or ""}
+        return wire
 
 
 def site_of(url: str) -> str | None:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return None
-    return f"{parts.scheme}://{parts.netloc}"
+    return f"{parts.scheme}://{parts.netloc.lower()}"
 
 
 def summarize(tool: str, action: str | None, arguments: Mapping[str, Any]) -> str:
@@ -75,67 +101,55 @@ def summarize(tool: str, action: str | None, arguments: Mapping[str, Any]) -> st
     return " ".join(words)
 
 
-def acts(tool: str, action: str | None, *, mcp_read_only: bool | None) -> bool:
-    if mcp_read_only is not None:
-        return not mcp_read_only
-    if tool not in READING:
-        return True
-    reading = READING[tool]
-    return reading is not None and action not in reading
-
-
 @dataclass
 class Pending:
     id: str
     session: str
-    client: str
-    intent: Intent
-    site: str | None
+    question: Question
     requested_at: float
-    answer: asyncio.Future[Decision]
+    answer: asyncio.Future[Decision | Withdrawal]
+    withdrawn: str | None = None
+    withdrawn_at: float = 0.0
 
     def to_wire(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {
-            "id": self.id,
-            "client": self.client,
-            "tool": self.intent.tool,
-            "summary": self.intent.summary,
-            "requestedAt": round(self.requested_at * 1000),
-        }
-        if self.intent.action is not None:
-            entry["action"] = self.intent.action
-        if self.site is not None:
-            entry["site"] = self.site
-        return entry
+        wire = {"id": self.id, **self.question.to_wire(), "requestedAt": round(self.requested_at * 1000)}
+        if self.withdrawn is not None:
+            wire["withdrawn"] = self.withdrawn
+            wire["withdrawnAt"] = round(self.withdrawn_at * 1000)
+        return wire
 
 
 @dataclass
 class ConsentBoard:
     emit: Emit
     _pending: dict[str, Pending] = field(default_factory=dict)
-    _grants: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # session → {(client, scope)}
+    _withdrawn: deque[Pending] = field(default_factory=lambda: deque(maxlen=KEPT_WITHDRAWN))
+    _grants: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # session → {(agent id, scope)}
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
-    def pending(self) -> list[dict[str, Any]]:
-        return [entry.to_wire() for entry in self._pending.values()]
+    def pending(self, agent_id: str | None = None) -> list[dict[str, Any]]:
+        return [
+            entry.to_wire()
+            for entry in self._pending.values()
+            if agent_id is None or entry.question.agent_id == agent_id
+        ]
 
-    def granted(self, session: str, client: str, scope: str) -> bool:
-        return (client, scope) in self._grants.get(session, set())
+    def withdrawn(self) -> list[dict[str, Any]]:
+        """The questions withdrawn in the last minutes, for the popup to show as withdrawn."""
+        since = time.time() - WITHDRAWN_SHOWN_S
+        return [entry.to_wire() for entry in self._withdrawn if entry.withdrawn_at >= since]
 
-    def grants_of(self, client: str) -> list[str]:
-        return sorted({scope for grants in self._grants.values() for who, scope in grants if who == client})
+    def granted(self, session: str, question: Question) -> bool:
+        return (question.agent_id, question.scope) in self._grants.get(session, set())
 
-    async def ask(self, session: str, client: str, intent: Intent, *, timeout_s: float) -> None:
-        """Wait for the person's answer; raises ConsentRefused when denied or unanswered in time."""
-        scope = intent.scope or intent.summary
-        if self.granted(session, client, scope):
+    async def ask(self, session: str, question: Question, *, timeout_s: float) -> None:
+        """Wait for the person's answer; ConsentRefused when denied, withdrawn or unanswered in time."""
+        if self.granted(session, question):
             return
         entry = Pending(
             id=f"approval-{next(self._ids)}",
             session=session,
-            client=client,
-            intent=intent,
-            site=scope if scope.startswith("http") else None,
+            question=question,
             requested_at=time.time(),
             answer=asyncio.get_running_loop().create_future(),
         )
@@ -145,30 +159,63 @@ class ConsentBoard:
             decision = await asyncio.wait_for(asyncio.shield(entry.answer), timeout_s)
         except TimeoutError:
             raise ConsentRefused(
-                f"The user did not answer the request to {intent.summary} within {timeout_s:g} s, so it was "
-                "denied. Ask the user to open the Tabgate popup and allow it, then try again."
+                f"The user did not answer the request to {question.summary} within {timeout_s:g} s, so it "
+                "was denied. Ask the user to open the Tabgate popup and allow it, then try again."
             ) from None
         finally:
-            self._pending.pop(entry.id, None)
-            self._changed()
+            if self._pending.pop(entry.id, None) is not None:
+                self._changed()
+        if isinstance(decision, Withdrawal):
+            raise ConsentRefused(f"The request to {question.summary} was withdrawn: {decision.reason}.")
         if decision is Decision.DENY:
-            raise ConsentRefused(f"The user denied the request to {intent.summary}.")
+            raise ConsentRefused(f"The user denied the request to {question.summary}.")
         if decision is Decision.SESSION:
-            self._grants.setdefault(session, set()).add((client, scope))
+            self._grants.setdefault(session, set()).add((question.agent_id, question.scope))
 
-    def answer(self, approval_id: str, decision: Decision) -> bool:
+    def answer(self, approval_id: str, decision: Decision) -> AnswerOutcome:
         entry = self._pending.get(approval_id)
         if entry is None or entry.answer.done():
-            return False
+            if any(gone.id == approval_id for gone in self._withdrawn):
+                return AnswerOutcome.WITHDRAWN
+            return AnswerOutcome.UNKNOWN
         entry.answer.set_result(decision)
-        return True
+        return AnswerOutcome.TAKEN
 
-    def end_session(self, session: str) -> None:
-        """An agent disconnected: its grants end and its open requests are denied."""
-        self._grants.pop(session, None)
+    def withdraw(self, reason: str, *, session: str | None = None, agent_id: str | None = None) -> int:
+        """Withdraw the open questions of one session, one agent, or (neither given) all of them."""
+        count = 0
         for entry in list(self._pending.values()):
-            if entry.session == session and not entry.answer.done():
-                entry.answer.set_result(Decision.DENY)
+            if session is not None and entry.session != session:
+                continue
+            if agent_id is not None and entry.question.agent_id != agent_id:
+                continue
+            if entry.answer.done():
+                continue
+            entry.withdrawn = reason
+            entry.withdrawn_at = time.time()
+            entry.answer.set_result(Withdrawal(reason))
+            self._pending.pop(entry.id)
+            self._withdrawn.append(entry)
+            count += 1
+        if count:
+            self._changed()
+        return count
+
+    def end_session(self, session: str, reason: str) -> None:
+        """The agent's session ended: its grants end and its open questions are withdrawn."""
+        self._grants.pop(session, None)
+        self.withdraw(reason, session=session)
+
+    def end_all(self, reason: str) -> None:
+        self._grants.clear()
+        self.withdraw(reason)
+
+    def forget(self, agent_id: str) -> None:
+        for grants in self._grants.values():
+            grants -= {grant for grant in grants if grant[0] == agent_id}
+
+    def grants_of(self, agent_id: str) -> list[str]:
+        return sorted({scope for grants in self._grants.values() for who, scope in grants if who == agent_id})
 
     def _changed(self) -> None:
-        self.emit({"type": "approval", "pending": self.pending()})
+        self.emit({"type": "approval", "pending": self.pending(), "withdrawn": self.withdrawn()})

@@ -11,7 +11,7 @@ from core.browser.registry import BROWSER_TOOLS
 from core.browser.target import CallTarget
 from core.capabilities import BrowserCapability, HostLink, McpCapability, McpErrorCode
 from core.catalog import build_registry
-from core.config import ConfigError, ToolsConfig, load_config
+from core.config import ConfigError, ToolsConfig, load_stored_config
 from core.deadline import DeadlineExceeded, within
 from core.elicitation import check_answer
 from core.errors import Fatal, RequestError
@@ -216,7 +216,7 @@ class Service:
 
     async def _config_load(self, message: Message) -> Answer:
         try:
-            config = load_config(message.get("config"))
+            config = load_stored_config(message.get("config"))
         except ConfigError as error:
             raise RequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
         return self._apply(config)

@@ -1,25 +1,45 @@
-// The agent gateway in the service worker (contract §8): relays the host's requests made for agents to Python
-// and Python's gateway events to the host, and counts pending approvals on the badge. Python decides.
+// The agent gateway in the service worker (contract §8, §8.1): relays the host's requests made for agents to
+// Python and Python's gateway events to the host, tells Python about tabs being opened and closed, runs the
+// tab-group calls Python asks for, and counts pending approvals on the badge. Python decides.
 const TO_HOST = new Set(["gateway/state", "gateway/changed"]);
 
 export function createGatewayRelay({ host, python, history }) {
-  // An agent's call is recorded like a page's: Python answers {answer, record} and decides the outcome.
+  // Python builds the call item and answers {answer, record}: the agent's CallToolResult and the history's.
+  // It announces the call (gateway/started) with its item; the worker only picks the id.
   async function call(params) {
     const id = `${params.session}:${crypto.randomUUID().slice(0, 13)}`;
-    const item = { type: "function_call", name: params.name, arguments: JSON.stringify(params.arguments ?? {}), call_id: id };
-    history.recordStart({ id, name: params.name, item, startedAt: Date.now(), caller: params.client?.name });
     let envelope;
     try {
       envelope = await python.call({ ...params, type: "gateway/call", callId: id });
     } catch (e) {
-      const answer = { fatal: String(e.message) };
-      envelope = { answer, record: { status: "fatal", answer } };
+      // Python never answered: the host answers the agent with this JSON-RPC error.
+      history.recordEnd(id, { status: "fatal", answer: { fatal: String(e.message) } });
+      throw e;
     }
     history.recordEnd(id, envelope.record);
     return envelope.answer;
   }
 
+  // An agent's tab joins its group (a new group titled with its name when it has none).
+  async function group(tabId, title, groupId) {
+    const id = await chrome.tabs.group(groupId == null ? { tabIds: [tabId] } : { tabIds: [tabId], groupId });
+    if (groupId == null) await chrome.tabGroups.update(id, { title, collapsed: false });
+    return id;
+  }
+
+  async function tabs({ op, title, groupId, tabId }) {
+    if (op === "create") return { tabId: (await chrome.tabs.create({ url: "about:blank", active: false })).id };
+    if (op === "add") return { tabId, groupId: await group(tabId, title, groupId) };
+    throw new Error(`unknown tabs op ${op}`);
+  }
+
+  chrome.tabs.onCreated.addListener((tab) => {
+    if (tab.openerTabId !== undefined) python.notify({ type: "tabs/created", tabId: tab.id, openerTabId: tab.openerTabId });
+  });
+  chrome.tabs.onRemoved.addListener((tabId) => python.notify({ type: "tabs/removed", tabId }));
+
   return {
+    tabs,
     // The host asks for an agent: answer with what Python says.
     hostRequests: {
       "gateway/tools": (params) => python.call({ ...params, type: "gateway/tools" }),
@@ -33,6 +53,10 @@ export function createGatewayRelay({ host, python, history }) {
       if (TO_HOST.has(event.type)) {
         const { type, ...params } = event;
         host.notify(type, params);
+        return true;
+      }
+      if (event.type === "gateway/started") {
+        history.recordStart({ id: event.callId, name: event.name, item: event.item, startedAt: Date.now(), caller: event.caller });
         return true;
       }
       if (event.type === "approval") {

@@ -3,7 +3,7 @@
 import { $, el, clear, send, subscribe } from "./ui_dom.js";
 import { HOST_FIX, HOST_SENTENCE, PYTHON_TEXT, serverState, serverToolCount } from "./ui_status.js";
 import { serverError, signInControls } from "./ui_signin.js";
-import { mountAgents } from "./ui_agents.js";
+import { mountAgents, renderAgents } from "./ui_agents.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const state = { config: { mcpTools: false, disabledTools: [] }, tools: [], status: null };
@@ -247,8 +247,10 @@ subscribe((e) => {
   if (e?.type === "status") {
     const { type: _, ...s } = e;
     statusChanged(s);
-  } else if (e?.type === "reconnected") refreshDiagnostics();
-mountAgents();
+  } else if (e?.type === "reconnected") {
+    refreshDiagnostics();
+    renderAgents();
+  } else if (e?.type === "agents/changed" || e?.type === "approval") renderAgents();
 });
 $("mcp-tools").addEventListener("change", (e) => setMcpTools(e.target));
 $("tool-filter").addEventListener("input", applyFilter);

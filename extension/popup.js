@@ -7,7 +7,7 @@ import { describeStatus, statusFix, serverState, serverToolCount } from "./ui_st
 import { ToolForm } from "./ui_form.js";
 import { renderResult } from "./ui_result.js";
 import { renderSiteAccess } from "./ui_site_access.js";
-import { mountGateway, renderApprovals } from "./ui_approvals.js";
+import { mountGateway, renderApprovals, renderTabSharing } from "./ui_approvals.js";
 import { toolTitle, toolMarks, isDestructive } from "./ui_tools.js";
 import { ToolList } from "./ui_tool_list.js";
 import { mountElicitations, onElicitationEvent } from "./ui_elicit.js";
@@ -393,7 +393,10 @@ function onEvent(e) {
       onProgress(e);
       return;
     case "approval":
-      renderApprovals(e.pending ?? []);
+      renderApprovals(e.pending ?? [], e.withdrawn ?? []);
+      return;
+    case "agents/changed":
+      renderTabSharing();
       return;
     case "PlanUpdate":
       renderPlan(e);

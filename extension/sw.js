@@ -50,6 +50,8 @@ const python = new PythonConnection({
   onState: () => broadcastStatus(),
   onHello: async () => {
     // A new worker (or a new document) tells Python what it cannot see itself: the stored config and the host.
+    // First: any earlier worker's native port, and every agent session through it, is gone.
+    python.notify({ type: "worker/hello" });
     const { [CONFIG_KEY]: config = {} } = await chrome.storage.local.get(CONFIG_KEY);
     python.notify({ type: "config/load", config });
     python.notify({ type: "host/state", connected: host.connected, servers: host.state.servers });
@@ -77,6 +79,8 @@ async function pythonRequest(req) {
       return { connected: host.connected, servers: host.state.servers ?? [] };
     case "browser":
       return executeBrowserTool(req.tool, req.args ?? {}, req.timeoutMs);
+    case "tabs":
+      return gateway.tabs(req);
     case "event":
       if (!gateway.pythonEvent(req.event)) broadcast(req.event);
       return null;
@@ -191,12 +195,20 @@ async function configSet(message) {
   return result;
 }
 
+// Forgetting an agent takes its trust out of the config: Python answers the new config to store.
+async function agentsForget(message) {
+  const result = await python.call(message);
+  if (result.config && !result.config.error) await chrome.storage.local.set({ [CONFIG_KEY]: result.config });
+  return result;
+}
+
 const handlers = {
   ...elicitations.handlers,
   status: () => status(),
   tools: (m) => python.call(m),
   "config/get": (m) => python.call(m),
   "config/set": (m) => configSet(m),
+  "agents/forget": (m) => agentsForget(m),
   history: (m) => history.list({ since: m.since, limit: m.limit }),
   "history/clear": () => history.clear(),
   plan: (m) => python.call(m),

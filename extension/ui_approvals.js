@@ -1,5 +1,7 @@
-// The popup's agent gateway row: the switch "Let agents on this computer use Tabgate" and the requests agents
-// are waiting on (Allow once / Allow for this session / Deny). Text from agents goes in with textContent only.
+// The popup's agent gateway row: the switch "Let agents on this computer use Tabgate", the requests agents
+// are waiting on (Allow once / Allow for this session / Deny), each naming the agent as `name — executable`,
+// the action, the tab and the site, and requests withdrawn because their agent went away. Sharing the
+// person's current tab with an agent. Text from agents goes in with textContent only.
 import { $, el, clear, send, formatTime } from "./ui_dom.js";
 
 const DECISIONS = [
@@ -12,25 +14,33 @@ export function renderGatewaySwitch(config) {
   $("gateway-agents").checked = config.gateway === true;
 }
 
+export function agentLabel(request) {
+  return `${request.agent} — ${request.executable}`;
+}
+
+function where(request) {
+  const tab = request.tab ? ` in tab ${request.tab.tabId}${request.tab.title ? ` “${request.tab.title}”` : ""}` : "";
+  return `${tab}${request.site ? ` on ${request.site}` : ""}`;
+}
+
 let shown = ""; // the ids on screen: an unchanged list is not rebuilt under the person's pointer
 
-export function renderApprovals(pending) {
-  const key = pending.map((request) => request.id).join(" ");
+export function renderApprovals(pending, withdrawn = []) {
+  const key = [...pending.map((r) => r.id), "|", ...withdrawn.map((r) => r.id)].join(" ");
   if (key === shown) return;
   shown = key;
   const list = $("approvals");
-  list.hidden = !pending.length;
-  clear(
-    list,
-    pending.map((request) =>
+  list.hidden = !pending.length && !withdrawn.length;
+  clear(list, [
+    ...pending.map((request) =>
       el(
         "li",
         { class: "approval", dataset: { approval: String(request.id) } },
         el(
           "div",
           { class: "approval-head" },
-          el("strong", { class: "approval-client" }, String(request.client)),
-          el("span", { class: "muted" }, ` wants to act${request.site ? ` on ${request.site}` : ""}`),
+          el("strong", { class: "approval-client" }, agentLabel(request)),
+          el("span", { class: "muted" }, ` wants to ${request.action ?? request.tool}${where(request)}`),
           el("span", { class: "muted" }, ` · ${formatTime(request.requestedAt)}`),
         ),
         el("div", { class: "approval-summary" }, String(request.summary)),
@@ -44,7 +54,10 @@ export function renderApprovals(pending) {
                 type: "button",
                 class: decision === "deny" ? "deny" : "allow",
                 dataset: { decision },
-                onclick: () => send({ type: "approval/answer", id: request.id, decision }),
+                onclick: async () => {
+                  const answer = await send({ type: "approval/answer", id: request.id, decision });
+                  if (answer?.error) $("status").textContent = answer.error.message;
+                },
               },
               label,
             ),
@@ -52,6 +65,47 @@ export function renderApprovals(pending) {
         ),
       ),
     ),
+    ...withdrawn.map((request) =>
+      el(
+        "li",
+        { class: "approval-withdrawn", dataset: { approval: String(request.id), withdrawn: "true" } },
+        el("strong", { class: "approval-client" }, agentLabel(request)),
+        el("span", { class: "muted" }, ` — request withdrawn (${request.withdrawn}); nothing will run`),
+        el("div", { class: "approval-summary" }, String(request.summary)),
+      ),
+    ),
+  ]);
+}
+
+// "Share this tab with …": one button per connected agent that cannot see the person's current tab yet.
+export async function renderTabSharing() {
+  const row = $("agent-share");
+  const [[tab], { agents = [] }] = await Promise.all([
+    chrome.tabs.query({ active: true, currentWindow: true }),
+    send({ type: "agents" }),
+  ]);
+  const connected = agents.filter((agent) => agent.connected);
+  row.hidden = !tab || !connected.length;
+  if (row.hidden) return;
+  clear(
+    row,
+    connected.map((agent) => {
+      const shared = agent.tabs.some((t) => t.tabId === tab.id);
+      return el(
+        "button",
+        {
+          type: "button",
+          class: "link",
+          dataset: { shareAgent: agent.id, shared: String(shared) },
+          title: agent.executable,
+          onclick: async () => {
+            await send({ type: "agents/share", id: agent.id, tabId: tab.id, shared: !shared });
+            await renderTabSharing();
+          },
+        },
+        shared ? `Stop sharing this tab with ${agent.name}` : `Share this tab with ${agent.name}`,
+      );
+    }),
   );
 }
 
@@ -62,5 +116,6 @@ export async function mountGateway() {
   });
   const [config, approvals] = await Promise.all([send({ type: "config/get" }), send({ type: "approvals" })]);
   if (!config.error) renderGatewaySwitch(config);
-  if (approvals.pending) renderApprovals(approvals.pending);
+  if (approvals.pending) renderApprovals(approvals.pending, approvals.withdrawn ?? []);
+  await renderTabSharing();
 }

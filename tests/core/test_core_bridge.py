@@ -190,22 +190,27 @@ async def test_other_messages_are_answered_as_they_are() -> None:
 # --- the agent gateway ------------------------------------------------------------------------------------
 
 
-async def test_an_agents_call_is_answered_with_its_history_record_under_the_workers_call_id() -> None:
-    bridge, _api = await ready_bridge(notes())
+async def test_an_agents_call_is_answered_in_mcps_shape_with_its_record_under_the_workers_call_id() -> None:
+    bridge, api = await ready_bridge(notes())
     await ask(bridge, {"type": "config/set", "patch": {"gateway": True}})
     message = {
         "type": "gateway/call",
         "session": "agent-1",
-        "client": {"name": "codex", "version": "1"},
-        "name": "browser_tab",
-        "arguments": {"action": "query"},
+        "agent": {"name": "codex", "version": "1", "executable": "/usr/bin/codex"},
+        "name": "update_plan",
+        "arguments": {"plan": []},
         "callId": "agent-1:abc",
     }
     envelope = await ask(bridge, message)
-    assert envelope["answer"]["output"]["call_id"] == "agent-1:abc"
+    assert envelope["answer"] == {"content": [{"type": "text", "text": "Plan updated"}], "isError": False}
     assert envelope["record"]["status"] == "done"
+    [started] = [event for event in api.events if event["type"] == "gateway/started"]
+    assert started["callId"] == "agent-1:abc"
+    assert started["item"]["call_id"] == "agent-1:abc"  # the one item, built in Python
+    assert started["caller"] == "codex — /usr/bin/codex"
     refused = await ask(bridge, {**message, "name": "no_such_tool"})
     assert refused["record"]["status"] == "rejected"
+    assert refused["answer"]["isError"] is True
 
 
 async def test_the_gateway_switch_reaches_the_host_as_an_event() -> None:

@@ -1,169 +1,596 @@
-"""The extension's side of the agent gateway: what agents see, and consent before anything acts (§8)."""
+"""The agent gateway, specified (contract §8, §8.1, §9): who an agent is, which tabs are its own, what the
+person is asked and what an approval binds, what happens to a question whose agent is gone, and the shape
+of the answer an agent receives."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
-from core_fakes import FakeBrowser, FakeHost, FakeServer, FakeTool, connect
+from core_fakes import FakeHost, FakeServer, FakeTool
 
+from core.capabilities import BrowserToolError
 from core.gateway import AgentGateway
 from core.service import Service
 
 pytestmark = pytest.mark.unit
 
-AGENT = {"name": "codex", "version": "1.2"}
-TAB = {"id": 7, "url": "https://shop.example/cart", "title": "Cart", "active": True}
+CODEX = {"name": "codex", "version": "1.2", "executable": "/usr/local/bin/codex"}
+IMPOSTOR = {"name": "codex", "version": "1.2", "executable": "/tmp/evil/codex"}
+CLAUDE = {"name": "claude-code", "version": "2.0", "executable": "/usr/bin/claude"}
+# The person's own tabs: no agent may see them unless shared.
+SHOP = {"id": 7, "url": "https://shop.example/cart", "title": "Cart", "active": True}
+BANK = {
+    "id": 8,
+    "url": "https://bank.example/account?reset_token=s3cret",
+    "title": "Account",
+    "active": False,
+}
+
+
+class Chrome:
+    """chrome.tabs as the service worker would run it, for the core: a `BrowserCapability` for the tools
+    the gateway dispatches and its own tab lookups, and `TabGroups` for the agents' tab groups."""
+
+    def __init__(self, *tabs: dict[str, Any]) -> None:
+        self.tabs = {tab["id"]: dict(tab) for tab in tabs}
+        self.groups: dict[int, str] = {}
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self._next = 100
+        self.storage_started = asyncio.Event()
+        self.storage_held = False  # browser_storage calls wait for ever (a call still running)
+
+    def _new(self, url: str) -> dict[str, Any]:
+        self._next += 1
+        tab = {"id": self._next, "url": url, "title": "", "active": False}
+        self.tabs[tab["id"]] = tab
+        return tab
+
+    def acted(self) -> list[tuple[str, dict[str, Any]]]:
+        """The calls that changed something (everything but the tab lookups and page reads)."""
+        return [
+            (tool, args)
+            for tool, args in self.calls
+            if tool != "tab" and args.get("action") not in ("query", "title")
+        ]
+
+    async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        self.calls.append((tool, args))
+        action = args.get("action")
+        if tool == "tab":  # what the browser handler looks up of a tab before it acts on it
+            tab = self.tabs[args["tabId"]]
+            return {"id": tab["id"], "url": tab["url"], "granted": tab["url"].startswith("https://")}
+        if tool == "browser_tab" and action == "query":
+            return list(self.tabs.values())
+        if tool == "browser_tab" and action == "create":
+            return self._new(args.get("url", "about:blank"))
+        if tool == "browser_tab" and action in ("activate", "update", "close"):
+            tab = self.tabs[args["tabId"]]
+            if "url" in args:
+                tab["url"] = args["url"]
+            return tab
+        if tool == "browser_page" and action == "title":
+            return self.tabs[args["tabId"]]["title"] if "tabId" in args else "the active tab"
+        if tool == "browser_storage":
+            self.storage_started.set()
+            if self.storage_held:
+                await asyncio.Event().wait()
+            return {"ok": True}
+        raise BrowserToolError(f"{tool} {action} is not run in these tests")
+
+    async def create(self) -> int:
+        tab_id: int = self._new("about:blank")["id"]
+        return tab_id
+
+    async def add(self, tab_id: int, title: str, group: int | None) -> int:
+        if group is None:
+            group = 500 + len(self.groups)
+            self.groups[group] = title
+        self.tabs[tab_id]["groupId"] = group
+        return group
 
 
 class Setup:
-    def __init__(self, host: FakeHost | None = None, **config: Any) -> None:
+    def __init__(self, *tabs: dict[str, Any], host: FakeHost | None = None, **config: Any) -> None:
         self.events: list[dict[str, Any]] = []
-        self.browser = FakeBrowser({"browser_tab": [TAB], "browser_dom": "clicked", "browser_page": "Cart"})
+        self.chrome = Chrome(*(tabs or (SHOP, BANK)))
         self.host = host
-        self.service = Service(emit=self.events.append, browser=self.browser, host=host)
-        self.gateway = AgentGateway(self.service.handle, self.browser, self.events.append)
+        self.service = Service(emit=self.events.append, browser=self.chrome, host=host)
+        self.dispatched: list[dict[str, Any]] = []
+
+        async def handle(message: dict[str, Any]) -> dict[str, Any]:
+            if message.get("type") == "dispatch":
+                self.dispatched.append(message)
+            return await self.service.handle(message)
+
+        self.gateway = AgentGateway(handle, self.chrome, self.events.append, self.chrome)
         self.config = config
 
     async def start(self) -> Setup:
         if self.host is not None:
-            await connect(self.service, self.host)
+            await self.send({**self.host.state_message()})
+            await self.service.handle({"type": "config/set", "patch": {"mcpTools": True}})
         await self.service.handle({"type": "config/set", "patch": self.config})
         return self
 
-    async def tools(self, session: str = "agent-1") -> list[str]:
-        answer = await self.gateway.handle({"type": "gateway/tools", "session": session, "client": AGENT})
+    async def send(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A runtime message as the bridge routes it: the gateway's own, or the service's then `after`."""
+        if self.gateway.handles(message["type"]):
+            return await self.gateway.handle(message)
+        answer = await self.service.handle(message)
+        await self.gateway.after(message)
+        return answer
+
+    async def tools(self, agent: dict[str, Any] = CODEX, session: str = "s1") -> list[str]:
+        answer = await self.send({"type": "gateway/tools", "session": session, "agent": agent})
         return [tool["name"] for tool in answer["tools"]]
 
-    def call(self, name: str, arguments: dict[str, Any], session: str = "agent-1") -> asyncio.Task[Any]:
+    def call(
+        self, name: str, arguments: dict[str, Any], *, agent: dict[str, Any] = CODEX, session: str = "s1"
+    ) -> asyncio.Task[dict[str, Any]]:
         message = {
             "type": "gateway/call",
             "session": session,
-            "client": AGENT,
+            "agent": agent,
             "name": name,
             "arguments": arguments,
         }
-        return asyncio.ensure_future(self.gateway.handle(message))
 
-    async def pending(self) -> list[dict[str, Any]]:
-        for _ in range(100):
-            pending: list[dict[str, Any]] = (await self.gateway.handle({"type": "approvals"}))["pending"]
-            if pending:
+        async def answer() -> dict[str, Any]:
+            envelope = await self.gateway.handle(message)
+            result: dict[str, Any] = envelope["answer"]
+            return result
+
+        return asyncio.ensure_future(answer())
+
+    async def pending(self, count: int = 1) -> list[dict[str, Any]]:
+        for _ in range(200):
+            pending: list[dict[str, Any]] = (await self.send({"type": "approvals"}))["pending"]
+            if len(pending) >= count:
                 return pending
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.005)
         return []
 
     async def answer(self, approval_id: str, decision: str) -> dict[str, Any]:
-        result: dict[str, Any] = await self.gateway.handle(
-            {"type": "approval/answer", "id": approval_id, "decision": decision}
+        return await self.send({"type": "approval/answer", "id": approval_id, "decision": decision})
+
+    async def agents(self) -> list[dict[str, Any]]:
+        agents: list[dict[str, Any]] = (await self.send({"type": "agents"}))["agents"]
+        return agents
+
+    async def agent_id(self, agent: dict[str, Any] = CODEX) -> str:
+        return next(a["id"] for a in await self.agents() if a["executable"] == agent["executable"])
+
+    def tab_of(self, dispatched: dict[str, Any]) -> int:
+        """The tab a dispatched call names in its arguments."""
+        tab_id: int = json.loads(dispatched["item"]["arguments"])["tabId"]
+        return tab_id
+
+    async def own_tab(self, agent: dict[str, Any] = CODEX, session: str = "s1") -> int:
+        """The agent reads once with no tab: Tabgate opens its own tab (about:blank); that tab's id."""
+        await self.call("browser_page", {"action": "title"}, agent=agent, session=session)
+        [agent_state] = [a for a in await self.agents() if a["executable"] == agent["executable"]]
+        tab_id: int = agent_state["tabs"][-1]["tabId"]
+        return tab_id
+
+    async def share(self, tab_id: int, shared: bool = True, agent: dict[str, Any] = CODEX) -> None:
+        answer = await self.send(
+            {"type": "agents/share", "id": await self.agent_id(agent), "tabId": tab_id, "shared": shared}
         )
-        return result
-
-    def acted(self) -> int:
-        """How many times the acting call reached the browser."""
-        return sum(1 for tool, args, _t in self.browser.calls if args.get("action") == "activate")
+        assert answer == {"ok": True}
 
 
-# An acting call: it changes which tab is shown (a site is taken from the tab it acts on).
-ACT = {"action": "activate", "tabId": 7}
+def text(result: dict[str, Any]) -> str:
+    return " ".join(block["text"] for block in result["content"] if block["type"] == "text")
+
+
+# -- the switch and the tools ------------------------------------------------------------------------------
 
 
 async def test_with_the_gateway_off_agents_see_nothing_and_are_told_how_to_turn_it_on() -> None:
     setup = await Setup().start()
     assert await setup.tools() == []
-    answer = await setup.call("browser_tab", {"action": "query"})
-    assert answer["error"]["message"].startswith("Tabgate's agent gateway is off")
-    assert "Let agents use Tabgate" in answer["error"]["message"]
+    result = await setup.call("browser_tab", {"action": "query"})
+    assert result["isError"] is True
+    assert text(result).startswith("Tabgate's agent gateway is off")
 
 
-async def test_agents_see_built_in_and_browser_tools_but_not_mcp_tools_unless_allowed() -> None:
-    setup = await Setup(gateway=True).start()
-    names = await setup.tools()
-    assert "update_plan" in names
-    assert "browser_tab" in names
+def resources_host() -> FakeHost:
+    return FakeHost(
+        {
+            "notes": FakeServer(
+                tools=[
+                    FakeTool("search", annotations={"readOnlyHint": True}),
+                    FakeTool("delete", annotations={"destructiveHint": True}),
+                ],
+                resource_pages=[[{"uri": "secret://key", "name": "key"}]],
+                contents={"secret://key": [{"uri": "secret://key", "text": "hunter2"}]},
+            )
+        }
+    )
+
+
+RESOURCE_TOOLS = {"list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"}
+
+
+async def test_resource_tools_and_mcp_tools_are_hidden_and_refused_with_gateway_mcp_off() -> None:
+    setup = await Setup(host=resources_host(), gateway=True).start()
+    names = set(await setup.tools())
+    assert {"update_plan", "browser_tab"} <= names
+    assert not names & RESOURCE_TOOLS
     assert not [name for name in names if name.startswith("mcp__")]
+    # The person's own popup does offer them: only agents are kept from them.
+    offered = {tool["name"] for tool in (await setup.send({"type": "tools"}))["tools"]}
+    assert offered >= RESOURCE_TOOLS
+    for name, arguments in [
+        ("read_mcp_resource", {"server": "notes", "uri": "secret://key"}),
+        ("mcp__notes__search", {}),
+    ]:
+        result = await setup.call(name, arguments)
+        assert result["isError"] is True
+        assert "offers no tool" in text(result)
+        assert "hunter2" not in text(result)
 
 
-async def test_reading_runs_at_once_in_the_sessions_own_turn() -> None:
-    setup = await Setup(gateway=True).start()
-    answer = await setup.call("browser_page", {"action": "title"})
-    assert answer["success"] is True
-    assert answer["output"]["output"] == "Cart"
-    assert await setup.gateway.handle({"type": "approvals"}) == {"pending": []}
-
-
-async def test_acting_asks_once_and_allow_for_this_session_covers_the_next_call_on_that_site() -> None:
-    setup = await Setup(gateway=True).start()
-    first = setup.call("browser_tab", ACT)
+async def test_with_gateway_mcp_on_read_only_mcp_tools_run_at_once_and_the_others_ask_per_tool() -> None:
+    setup = await Setup(host=resources_host(), gateway=True, gatewayMcp=True).start()
+    names = set(await setup.tools())
+    assert names >= RESOURCE_TOOLS and {"mcp__notes__search", "mcp__notes__delete"} <= names
+    searched = await setup.call("mcp__notes__search", {"q": "x"})
+    assert searched == {"content": [{"type": "text", "text": 'echo:{"q": "x"}'}], "isError": False}
+    deleting = setup.call("mcp__notes__delete", {"id": 1})
     [request] = await setup.pending()
-    assert request["client"] == "codex"
-    assert request["site"] == "https://shop.example"
-    assert request["tool"] == "browser_tab" and request["action"] == "activate"
-    assert request["summary"] == "browser_tab activate on https://shop.example"
-    assert {"type": "approval", "pending": [request]} in setup.events
-    assert setup.acted() == 0  # nothing acted before the answer
-    assert await setup.answer(request["id"], "session") == {"ok": True}
-    assert (await first)["success"] is True
-    assert (await setup.call("browser_tab", ACT))["success"] is True
-    assert setup.acted() == 2
-    assert setup.events[-1]["type"] != "approval" or setup.events[-1]["pending"] == []
+    assert (request["tool"], "site" in request, "tab" in request) == ("mcp__notes__delete", False, False)
+    await setup.answer(request["id"], "session")
+    assert (await deleting)["isError"] is False
+    assert (await setup.call("mcp__notes__delete", {"id": 2}))[
+        "isError"
+    ] is False  # same tool: not asked again
 
 
-async def test_allow_once_asks_again_next_time() -> None:
+# -- each agent has its own tabs --------------------------------------------------------------------------
+
+
+async def test_a_read_with_no_tab_opens_the_agents_own_tab_in_a_group_named_for_it_never_the_persons() -> (
+    None
+):
     setup = await Setup(gateway=True).start()
-    first = setup.call("browser_tab", ACT)
+    await setup.call("browser_page", {"action": "title"})
+    [read] = setup.dispatched
+    tab_id = setup.tab_of(read)
+    assert tab_id not in (SHOP["id"], BANK["id"])
+    assert read["target"] == {"tabs": [tab_id], "tabId": tab_id, "site": None}
+    assert setup.chrome.groups == {setup.chrome.tabs[tab_id]["groupId"]: "codex"}
+    assert await setup.pending(0) == []  # reading its own tab asks nothing
+
+
+async def test_an_agents_default_tab_is_the_last_one_it_used() -> None:
+    setup = await Setup(gateway=True).start()
+    first = await setup.own_tab()
+    await setup.call("browser_page", {"action": "title"})
+    assert [setup.tab_of(call) for call in setup.dispatched] == [first, first]
+    assert len(setup.chrome.tabs) == 3  # no second tab opened
+
+
+async def test_the_browser_gets_only_the_agents_tabs_as_its_target() -> None:
+    setup = await Setup(gateway=True).start()
+    mine = await setup.own_tab()
+    await setup.call("browser_tab", {"action": "query"})
+    assert setup.dispatched[-1]["target"] == {"tabs": [mine], "tabId": None, "site": None}
+    assert setup.dispatched[-1]["turn"] == "s1"
+
+
+async def test_a_tab_of_the_person_is_refused_with_how_to_share_it_before_any_question() -> None:
+    setup = await Setup(gateway=True).start()
+    for arguments in ({"action": "activate", "tabId": 8}, {"action": "title", "tabId": 8}):
+        tool = "browser_tab" if arguments["action"] == "activate" else "browser_page"
+        result = await setup.call(tool, arguments)
+        assert result["isError"] is True
+        assert "Tab 8 is not one of your tabs" in text(result)
+        assert "Share this tab with codex" in text(result)
+    assert await setup.pending(0) == []
+    assert setup.chrome.acted() == []
+    assert setup.dispatched == []
+
+
+async def test_two_agents_each_see_only_their_own_tabs() -> None:
+    setup = await Setup(gateway=True).start()
+    codex_tab = await setup.own_tab(CODEX, "s1")
+    claude_tab = await setup.own_tab(CLAUDE, "s2")
+    assert codex_tab != claude_tab
+    refused = await setup.call(
+        "browser_page", {"action": "title", "tabId": codex_tab}, agent=CLAUDE, session="s2"
+    )
+    assert "not one of your tabs" in text(refused)
+    await setup.call("browser_tab", {"action": "query"}, agent=CLAUDE, session="s2")
+    assert setup.dispatched[-1]["target"]["tabs"] == [claude_tab]
+    groups = sorted(setup.chrome.groups.values())
+    assert groups == ["claude-code", "codex"]
+
+
+async def test_a_tab_opened_from_an_agents_tab_joins_it_and_its_group_one_from_the_persons_does_not() -> None:
+    setup = await Setup(gateway=True).start()
+    mine = await setup.own_tab()
+    setup.chrome.tabs[60] = {"id": 60, "url": "https://shop.example/popup", "title": "Popup"}
+    setup.chrome.tabs[61] = {"id": 61, "url": "https://bank.example/other", "title": "Other"}
+    await setup.send({"type": "tabs/created", "tabId": 60, "openerTabId": mine})
+    await setup.send({"type": "tabs/created", "tabId": 61, "openerTabId": BANK["id"]})
+    [agent] = await setup.agents()
+    assert [tab["tabId"] for tab in agent["tabs"]] == [60, mine]
+    assert setup.chrome.tabs[60]["groupId"] == setup.chrome.tabs[mine]["groupId"]
+    assert (await setup.call("browser_page", {"action": "title", "tabId": 60}))["isError"] is False
+    assert (await setup.call("browser_page", {"action": "title", "tabId": 61}))["isError"] is True
+
+
+async def test_a_tab_the_agent_creates_is_its_own_in_its_group() -> None:
+    setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"]]).start()
+    created = await setup.call("browser_tab", {"action": "create", "url": "https://shop.example/"})
+    assert created["isError"] is False
+    [agent] = await setup.agents()
+    [tab] = agent["tabs"]
+    assert (tab["url"], tab["shared"]) == ("https://shop.example/", False)
+    assert setup.chrome.groups == {setup.chrome.tabs[tab["tabId"]]["groupId"]: "codex"}
+
+
+async def test_a_shared_tab_is_usable_until_the_person_stops_sharing_it() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    assert text(await setup.call("browser_page", {"action": "title", "tabId": 7})) == "Cart"
+    [agent] = await setup.agents()
+    assert agent["tabs"] == [{"tabId": 7, "title": "Cart", "url": SHOP["url"], "shared": True}]
+    await setup.share(SHOP["id"], shared=False)
+    assert "not one of your tabs" in text(await setup.call("browser_page", {"action": "title", "tabId": 7}))
+    # And the last tab it used is no longer its default: a read with no tab gets a tab of its own.
+    await setup.call("browser_page", {"action": "title"})
+    assert setup.tab_of(setup.dispatched[-1]) != 7
+
+
+# -- arguments are checked before anyone is asked ----------------------------------------------------------
+
+
+async def test_a_string_tab_id_is_refused_before_any_question_naming_the_problem() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    result = await setup.call("browser_tab", {"action": "activate", "tabId": "7"})
+    assert result["isError"] is True
+    assert "tabId" in text(result) and "integer" in text(result)
+    assert await setup.pending(0) == []
+    assert setup.chrome.acted() == []
+
+
+# -- approvals bind the target ----------------------------------------------------------------------------
+
+
+async def test_acting_asks_naming_agent_executable_action_tab_and_site_and_binds_that_site() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    acting = setup.call("browser_tab", {"action": "activate", "tabId": 7})
+    [request] = await setup.pending()
+    assert request | {"id": "-", "requestedAt": 0} == {
+        "id": "-",
+        "requestedAt": 0,
+        "agentId": await setup.agent_id(),
+        "agent": "codex",
+        "executable": "/usr/local/bin/codex",
+        "tool": "browser_tab",
+        "action": "activate",
+        "site": "https://shop.example",
+        "tab": {"tabId": 7, "title": "Cart"},
+        "summary": "browser_tab activate in tab 7 “Cart” on https://shop.example",
+    }
+    assert setup.chrome.acted() == []  # nothing acts before the answer
+    assert await setup.answer(request["id"], "once") == {"ok": True}
+    assert (await acting)["isError"] is False
+    assert setup.dispatched[-1]["target"] == {"tabs": [7], "tabId": 7, "site": "https://shop.example"}
+
+
+async def test_allow_for_this_session_covers_that_site_and_allow_once_asks_again() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    first = setup.call("browser_tab", {"action": "activate", "tabId": 7})
     [request] = await setup.pending()
     await setup.answer(request["id"], "once")
     await first
-    second = setup.call("browser_tab", ACT)
-    assert len(await setup.pending()) == 1
-    second.cancel()
-
-
-async def test_deny_answers_an_error_saying_the_user_denied_it() -> None:
-    setup = await Setup(gateway=True).start()
-    call = setup.call("browser_tab", ACT)
+    second = setup.call("browser_tab", {"action": "activate", "tabId": 7})
     [request] = await setup.pending()
+    await setup.answer(request["id"], "session")
+    await second
+    assert (await setup.call("browser_tab", {"action": "activate", "tabId": 7}))["isError"] is False
+    assert len(setup.chrome.acted()) == 3
+
+
+async def test_an_update_to_another_site_under_a_session_grant_for_a_asks_for_b() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    granting = setup.call("browser_tab", {"action": "activate", "tabId": 7})
+    [request] = await setup.pending()
+    await setup.answer(request["id"], "session")
+    await granting
+    moving = setup.call("browser_tab", {"action": "update", "tabId": 7, "url": "https://evil.example/x"})
+    [request] = await setup.pending()
+    assert request["site"] == "https://evil.example"
+    assert setup.chrome.tabs[7]["url"] == SHOP["url"]  # not moved while asking
     await setup.answer(request["id"], "deny")
-    answer = await call
-    assert "denied" in answer["error"]["message"]
-    assert setup.acted() == 0
+    assert "denied" in text(await moving)
+    assert setup.chrome.tabs[7]["url"] == SHOP["url"]
 
 
-async def test_an_unanswered_request_is_denied_when_its_time_runs_out() -> None:
+async def test_deny_and_an_unanswered_question_run_nothing_and_say_so() -> None:
     setup = await Setup(gateway=True, approvalTimeoutSec=0.05).start()
-    answer = await setup.call("browser_tab", ACT)
-    assert "did not answer" in answer["error"]["message"]
-    assert await setup.gateway.handle({"type": "approvals"}) == {"pending": []}
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    timed_out = await setup.call("browser_tab", {"action": "activate", "tabId": 7})
+    assert timed_out["isError"] is True and "did not answer" in text(timed_out)
+    assert setup.chrome.acted() == []
 
 
 async def test_grants_belong_to_one_session() -> None:
     setup = await Setup(gateway=True).start()
-    first = setup.call("browser_tab", ACT, session="agent-1")
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    first = setup.call("browser_tab", {"action": "activate", "tabId": 7}, session="s1")
     [request] = await setup.pending()
     await setup.answer(request["id"], "session")
     await first
-    other = setup.call("browser_tab", ACT, session="agent-2")
+    other = setup.call("browser_tab", {"action": "activate", "tabId": 7}, session="s2")
     assert len(await setup.pending()) == 1  # another session of the same agent is asked again
-    await setup.gateway.handle({"type": "gateway/closed", "session": "agent-2"})
-    assert "denied" in (await other)["error"]["message"]
+    other.cancel()
 
 
-async def test_an_agent_trusted_to_act_without_asking_is_not_asked() -> None:
-    setup = await Setup(gateway=True, gatewayTrusted=["codex"]).start()
-    assert (await setup.call("browser_tab", ACT))["success"] is True
-    agents = (await setup.gateway.handle({"type": "gateway/agents"}))["agents"]
-    assert agents == [
-        {
-            "name": "codex",
-            "version": "1.2",
-            "connected": True,
-            "calls": 1,
-            "grants": [],
-            "actWithoutAsking": True,
-        }
-    ]
+# -- identity: trust binds to the executable -------------------------------------------------------------
+
+
+async def test_a_trusted_executable_acts_unasked_and_a_trusted_name_from_another_executable_is_asked() -> (
+    None
+):
+    setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"]]).start()
+    await setup.tools()
+    await setup.tools(IMPOSTOR, "s9")
+    await setup.share(SHOP["id"])
+    await setup.share(SHOP["id"], agent=IMPOSTOR)
+    assert (await setup.call("browser_tab", {"action": "activate", "tabId": 7}))["isError"] is False
+    impostor = setup.call("browser_tab", {"action": "activate", "tabId": 7}, agent=IMPOSTOR, session="s9")
+    [request] = await setup.pending()
+    assert (request["agent"], request["executable"]) == ("codex", "/tmp/evil/codex")
+    await setup.answer(request["id"], "deny")
+    assert (await impostor)["isError"] is True
+    agents = {a["executable"]: a for a in await setup.agents()}
+    assert (agents[CODEX["executable"]]["trusted"], agents[IMPOSTOR["executable"]]["trusted"]) == (
+        True,
+        False,
+    )
+    assert agents[CODEX["executable"]]["id"] != agents[IMPOSTOR["executable"]]["id"]
+
+
+async def test_trust_names_an_executable_a_bare_name_is_refused_and_an_old_stored_one_is_dropped() -> None:
+    setup = await Setup().start()
+    refused = await setup.send({"type": "config/set", "patch": {"gatewayTrusted": ["codex"]}})
+    assert "bare name" in refused["error"]["message"]
+    entries = await setup.send(
+        {"type": "config/set", "patch": {"gatewayTrusted": [{"executable": "/usr/bin/codex"}]}}
+    )
+    assert entries["gatewayTrusted"] == ["/usr/bin/codex"]
+    loaded = await setup.send(
+        {"type": "config/load", "config": {"gateway": True, "gatewayTrusted": ["codex", "/opt/x"]}}
+    )
+    assert (loaded["gateway"], loaded["gatewayTrusted"]) == (True, ["/opt/x"])
+
+
+async def test_an_agent_without_an_absolute_executable_is_refused() -> None:
+    setup = await Setup(gateway=True).start()
+    result = await setup.call("update_plan", {"plan": []}, agent={"name": "codex", "executable": "codex"})
+    assert result["isError"] is True and "absolute path" in text(result)
+
+
+# -- gone means gone --------------------------------------------------------------------------------------
+
+
+async def ask_and_withdraw(end: dict[str, Any] | None, *, stop: bool = False) -> Setup:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    acting = setup.call("browser_tab", {"action": "activate", "tabId": 7})
+    [request] = await setup.pending()
+    if stop:
+        assert await setup.send({"type": "agents/stop", "id": await setup.agent_id()}) == {"stopped": 1}
+    else:
+        assert end is not None
+        await setup.send(end)
+    result = await acting
+    assert result["isError"] is True and "withdrawn" in text(result)
+    answer = await setup.answer(request["id"], "once")
+    assert "withdrawn" in answer["error"]["message"] and "nothing was run" in answer["error"]["message"]
+    assert setup.chrome.acted() == []
+    approvals = await setup.send({"type": "approvals"})
+    assert approvals["pending"] == []
+    assert [entry["id"] for entry in approvals["withdrawn"]] == [request["id"]]
+    assert setup.events[-1]["type"] != "approval" or setup.events[-1]["withdrawn"]
+    return setup
+
+
+async def test_a_pending_approval_is_withdrawn_when_its_session_closes_and_answering_it_runs_nothing() -> (
+    None
+):
+    await ask_and_withdraw({"type": "gateway/closed", "session": "s1"})
+
+
+async def test_a_pending_approval_is_withdrawn_when_the_host_disconnects_and_answering_it_runs_nothing() -> (
+    None
+):
+    setup = await ask_and_withdraw({"type": "host/state", "connected": False, "servers": []})
+    [agent] = await setup.agents()
+    assert agent["connected"] is False
+
+
+async def test_a_pending_approval_is_withdrawn_when_a_new_service_worker_says_hello() -> None:
+    await ask_and_withdraw({"type": "worker/hello"})
+
+
+async def test_a_pending_approval_is_withdrawn_when_the_person_stops_the_agent() -> None:
+    await ask_and_withdraw(None, stop=True)
+
+
+# -- the person's controls --------------------------------------------------------------------------------
+
+
+async def test_paused_agents_are_refused_acting_and_may_still_read() -> None:
+    setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"]]).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    assert await setup.send({"type": "agents/pause", "paused": True}) == {"paused": True}
+    acting = await setup.call("browser_tab", {"action": "activate", "tabId": 7})
+    assert acting["isError"] is True and "paused by the person" in text(acting)
+    assert text(await setup.call("browser_page", {"action": "title", "tabId": 7})) == "Cart"
+    assert (await setup.send({"type": "agents"}))["paused"] is True
+    await setup.send({"type": "agents/pause", "paused": False})
+    assert (await setup.call("browser_tab", {"action": "activate", "tabId": 7}))["isError"] is False
+
+
+async def test_the_agents_list_shows_each_agent_with_its_tabs_running_calls_and_questions() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    acting = setup.call("browser_tab", {"action": "activate", "tabId": 7})
+    [request] = await setup.pending()
+    [agent] = await setup.agents()
+    [running] = agent["running"]
+    assert (running["tool"], running["action"], running["site"]) == (
+        "browser_tab",
+        "activate",
+        "https://shop.example",
+    )
+    assert agent | {"running": []} == {
+        "id": request["agentId"],
+        "name": "codex",
+        "version": "1.2",
+        "executable": "/usr/local/bin/codex",
+        "connected": True,
+        "calls": 0,
+        "trusted": False,
+        "grants": [],
+        "tabs": [{"tabId": 7, "title": "Cart", "url": SHOP["url"], "shared": True}],
+        "running": [],
+        "pending": [request],
+    }
+    await setup.answer(request["id"], "session")
+    await acting
+
+
+async def test_forgetting_an_agent_drops_its_grants_and_its_trust() -> None:
+    setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"], "/usr/bin/other"]).start()
+    await setup.tools()
+    forgotten = await setup.send({"type": "agents/forget", "id": await setup.agent_id()})
+    assert forgotten["config"]["gatewayTrusted"] == ["/usr/bin/other"]
+    [agent] = await setup.agents()
+    assert agent["trusted"] is False
+    assert (await setup.send({"type": "agents/forget", "id": "nobody"}))["error"]["code"] == -32602
 
 
 async def test_a_bad_decision_or_unknown_request_is_refused_clearly() -> None:
@@ -174,43 +601,89 @@ async def test_a_bad_decision_or_unknown_request_is_refused_clearly() -> None:
 
 async def test_the_host_hears_when_the_gateway_is_switched() -> None:
     setup = await Setup().start()
-    await setup.gateway.after({"type": "config/load"})
-    await setup.service.handle({"type": "config/set", "patch": {"gateway": True}})
-    await setup.gateway.after({"type": "config/set"})
+    await setup.send({"type": "config/load", "config": {}})
+    await setup.send({"type": "config/set", "patch": {"gateway": True}})
     states = [event for event in setup.events if event["type"] == "gateway/state"]
     assert states == [{"type": "gateway/state", "enabled": False}, {"type": "gateway/state", "enabled": True}]
     assert setup.events[-1] == {"type": "gateway/changed"}
 
 
-def notes_host() -> FakeHost:
-    return FakeHost(
-        {
-            "notes": FakeServer(
-                tools=[
-                    FakeTool("search", annotations={"readOnlyHint": True}),
-                    FakeTool("delete", annotations={"destructiveHint": True}),
-                ]
-            )
-        }
-    )
-
-
-async def test_mcp_tools_reach_agents_only_with_gateway_mcp_and_read_only_ones_run_at_once() -> None:
-    hidden = await Setup(notes_host(), gateway=True).start()
-    assert not [name for name in await hidden.tools() if name.startswith("mcp__")]
-    setup = await Setup(notes_host(), gateway=True, gatewayMcp=True).start()
-    tools = (await setup.gateway.handle({"type": "gateway/tools", "session": "agent-1", "client": AGENT}))[
-        "tools"
-    ]
-    by_name = {tool["name"]: tool for tool in tools}
-    assert by_name["mcp__notes__search"]["annotations"] == {"readOnlyHint": True}
-    searched = await setup.call("mcp__notes__search", {"q": "x"})
-    assert searched["success"] is True
-    deleting = setup.call("mcp__notes__delete", {"id": 1})
+async def test_a_tab_moving_call_is_asked_for_its_destination_and_binds_the_site_the_tab_shows_now() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    moving = setup.call("browser_tab", {"action": "update", "tabId": 7, "url": "https://docs.example/a"})
     [request] = await setup.pending()
-    assert (request["tool"], "site" in request) == ("mcp__notes__delete", False)
-    await setup.answer(request["id"], "session")
-    assert (await deleting)["success"] is True
-    assert (await setup.call("mcp__notes__delete", {"id": 2}))[
-        "success"
-    ] is True  # same tool: not asked again
+    assert (request["site"], request["tab"]) == ("https://docs.example", {"tabId": 7, "title": "Cart"})
+    await setup.answer(request["id"], "once")
+    assert (await moving)["isError"] is False
+    assert setup.dispatched[-1]["target"] == {"tabs": [7], "tabId": 7, "site": "https://shop.example"}
+
+
+async def test_the_popup_hears_of_a_new_agent_or_session_but_not_of_every_call() -> None:
+    setup = await Setup(gateway=True).start()
+    for _ in range(3):
+        await setup.call("update_plan", {"plan": []})
+    await setup.call("update_plan", {"plan": []}, session="s2")
+    assert [event for event in setup.events if event["type"] == "agents/changed"] == [
+        {"type": "agents/changed"}
+    ] * 2
+    [agent] = (await setup.send({"type": "gateway/agents"}))["agents"]
+    assert agent["calls"] == 4
+
+
+@pytest.mark.parametrize(
+    ("end", "reason"),
+    [
+        ("stop", "stopped by the person"),
+        ({"type": "gateway/closed", "session": "s1"}, "the agent disconnected"),
+        ({"type": "host/state", "connected": False, "servers": []}, "the native host disconnected"),
+    ],
+)
+async def test_a_call_running_when_its_session_ends_is_stopped_and_says_why(end: Any, reason: str) -> None:
+    setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"]]).start()
+    setup.chrome.storage_held = True
+    running = setup.call("browser_storage", {"action": "set", "items": {"k": 1}})
+    await asyncio.wait_for(setup.chrome.storage_started.wait(), 5)
+    [agent] = await setup.agents()
+    assert [call["tool"] for call in agent["running"]] == ["browser_storage"]
+    if end == "stop":
+        assert await setup.send({"type": "agents/stop", "id": agent["id"]}) == {"stopped": 1}
+    else:
+        await setup.send(end)
+    result = await asyncio.wait_for(running, 5)
+    assert result == {
+        "content": [{"type": "text", "text": f"The call was stopped: {reason}."}],
+        "isError": True,
+    }
+    assert (await setup.agents())[0]["running"] == []
+
+
+async def test_a_closed_tab_is_no_longer_the_agents_and_its_next_call_gets_a_new_tab() -> None:
+    setup = await Setup(gateway=True).start()
+    first = await setup.own_tab()
+    del setup.chrome.tabs[first]
+    await setup.send({"type": "tabs/removed", "tabId": first})
+    assert (await setup.agents())[0]["tabs"] == []
+    refused = await setup.call("browser_page", {"action": "title", "tabId": first})
+    assert "not one of your tabs" in text(refused)
+    second = await setup.own_tab()
+    assert second != first
+
+
+async def test_a_tab_look_up_that_fails_refuses_the_call_and_keeps_the_agents_tabs() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    original = setup.chrome.call
+
+    async def failing(tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        if tool == "browser_tab" and args.get("action") == "query":
+            raise BrowserToolError("the service worker is gone")  # the look-up fails
+        return await original(tool, args, timeout_ms=timeout_ms)
+
+    setup.chrome.call = failing  # type: ignore[method-assign]
+    result = await setup.call("browser_tab", {"action": "activate", "tabId": 7})
+    assert "could not look up tab 7" in text(result)
+    [agent] = await setup.agents()
+    assert [tab["tabId"] for tab in agent["tabs"]] == [7]  # kept: not known to be closed

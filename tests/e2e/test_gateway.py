@@ -7,6 +7,7 @@ so each browser start first waits until no other host serves it."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
@@ -158,20 +159,28 @@ def test_reading_is_at_once_acting_asks_in_the_popup_and_allow_for_session_stick
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
     params = params_from_codex(codex_config())
+    tab: dict[str, int] = {}
+    shared = threading.Event()
 
     async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
         await wait_listed(client, lambda n: "browser_dom" in n)
-        read = await client.call_tool("browser_page", {"action": "text"})
-        first = await client.call_tool("browser_dom", {"action": "click", "selector": "#buy"})
-        second = await client.call_tool("browser_dom", {"action": "click", "selector": "#buy"})
+        await anyio.to_thread.run_sync(shared.wait, 60)
+        read = await client.call_tool("browser_page", {"action": "text", "tabId": tab["id"]})
+        click = {"action": "click", "selector": "#buy", "tabId": tab["id"]}
+        first = await client.call_tool("browser_dom", click)
+        second = await client.call_tool("browser_dom", click)
         return [read, first, second]
 
     with browser(pw, profile, env) as ext:
         gateway(ext, True)
         popup = open_popup(ext)
-        page = open_site_tab(ext, site)  # last, so it is the active tab the agent acts on
+        page = open_site_tab(ext, site)
+        tab["id"] = person_tab_id(ext, page.url)
         running = AgentThread(params, body)
         running.start()
+        # An agent uses only its own tabs and the ones the person shares with it (contract §8.1).
+        ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab["id"], "shared": True})
+        shared.set()
         asked = answer_in_popup(popup, "session")
         read, first_click, second_click = running.outcome()
         assert read.is_error is False and "clicks: 0" in text_of(read)
@@ -179,12 +188,12 @@ def test_reading_is_at_once_acting_asks_in_the_popup_and_allow_for_session_stick
         assert second_click.is_error is False, text_of(second_click)
         assert "codex" in asked and site.split("//")[1] in asked and "click" in asked
         assert page.locator("#count").inner_text() == "clicks: 2"
-        assert ext.send({"type": "approvals"}) == {"pending": []}
-        by_agent = [e for e in ext.send({"type": "history"}) if e.get("caller") == "codex"]
+        assert ext.send({"type": "approvals"})["pending"] == []
+        by_agent = [e for e in ext.send({"type": "history"}) if e.get("caller", "").startswith("codex — /")]
         assert sorted(e["name"] for e in by_agent) == ["browser_dom", "browser_dom", "browser_page"]
         assert {e["status"] for e in by_agent} == {"done"}
         popup.reload()
-        assert popup.locator(".h-caller").first.inner_text() == "by codex"
+        assert popup.locator(".h-caller").first.inner_text().startswith("by codex — /")
         gateway(ext, False)
 
 
@@ -221,21 +230,28 @@ def test_two_agents_at_once_each_in_its_own_session(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
     params = params_from_codex(codex_config())
+    tab: dict[str, int] = {}
+    shared = threading.Event()
 
     async def body(client: Client, _notices: list[Any]) -> list[bool]:
         await wait_listed(client, lambda n: "browser_page" in n)
-        results = [await client.call_tool("browser_page", {"action": "title"}) for _ in range(5)]
+        await anyio.to_thread.run_sync(shared.wait, 60)
+        title = {"action": "title", "tabId": tab["id"]}
+        results = [await client.call_tool("browser_page", title) for _ in range(5)]
         return [r.is_error is False and "Gateway fixture" in text_of(r) for r in results]
 
     with browser(pw, profile, env) as ext:
         gateway(ext, True)
-        open_site_tab(ext, site)
+        tab["id"] = person_tab_id(ext, open_site_tab(ext, site).url)
         agents = [AgentThread(params, body, name) for name in ("codex", "cursor")]
         for running in agents:
             running.start()
+        for name in ("codex", "cursor"):  # the person shares the tab with both
+            ext.send({"type": "agents/share", "id": agent_id(ext, name), "tabId": tab["id"], "shared": True})
+        shared.set()
         assert [running.outcome() for running in agents] == [[True] * 5, [True] * 5]
-        seen = {a["name"]: a for a in ext.send({"type": "gateway/agents"})["agents"]}
-        assert seen["codex"]["calls"] == 5 and seen["cursor"]["calls"] == 5
+        seen = {a["name"]: a for a in ext.send({"type": "agents"})["agents"]}
+        assert seen["codex"]["id"] != seen["cursor"]["id"]  # one program, two names: two agents
         gateway(ext, False)
 
 
@@ -307,3 +323,210 @@ def test_a_killed_host_is_started_again_and_the_agent_reconnects_within_5_s(
         assert ext.send({"type": "status"})["host"] == "connected"  # nobody pressed Reconnect
         gateway(ext, False)
     assert seconds <= 5, f"the agent saw Tabgate's tools again {seconds:.1f} s after the host was killed"
+
+
+# -- each agent has its own tabs, and an approval binds its tab and site (contract §8.1) ---------------------
+
+
+def approve_all(ext: Extension, count: int, decision: str = "once") -> list[dict[str, Any]]:
+    """The person answers the next `count` requests (through the runtime API, as the popup does)."""
+    answered: dict[str, dict[str, Any]] = {}
+    deadline = time.monotonic() + 60
+    while len(answered) < count:
+        assert time.monotonic() < deadline, f"only {len(answered)} of {count} requests came"
+        for request in ext.send({"type": "approvals"})["pending"]:
+            if request["id"] not in answered:
+                assert ext.send({"type": "approval/answer", "id": request["id"], "decision": decision}) == {
+                    "ok": True
+                }
+                answered[request["id"]] = request
+        time.sleep(0.05)
+    return list(answered.values())
+
+
+def person_tab_id(ext: Extension, url: str) -> int:
+    """The id of the person's tab showing `url` (the person's own calls see every tab)."""
+    item = {
+        "type": "function_call",
+        "name": "browser_tab",
+        "arguments": '{"action":"query"}',
+        "call_id": "p1",
+    }
+    tabs = json.loads(ext.dispatch(item)["output"]["output"])
+    return next(int(tab["id"]) for tab in tabs if tab.get("url") == url)
+
+
+def agent_id(ext: Extension, name: str) -> str:
+    deadline = time.monotonic() + 30
+    while True:
+        agents = [a for a in ext.send({"type": "agents"})["agents"] if a["name"] == name and a["connected"]]
+        if agents:
+            return str(agents[0]["id"])
+        assert time.monotonic() < deadline, f"agent {name} never connected"
+        time.sleep(0.1)
+
+
+def test_two_agents_each_see_only_their_own_tabs_in_their_own_groups(
+    pw: Playwright, profile: Path, env: dict[str, str], site: str
+) -> None:
+    params = params_from_codex(codex_config())
+
+    async def body(client: Client, _notices: list[Any]) -> tuple[types.CallToolResult, types.CallToolResult]:
+        await wait_listed(client, lambda n: "browser_tab" in n)
+        opened = await client.call_tool("browser_tab", {"action": "create", "url": f"{site}/mine"})
+        return opened, await client.call_tool("browser_tab", {"action": "query"})
+
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        person = open_site_tab(ext, site)
+        mine = person_tab_id(ext, person.url)
+        agents = [AgentThread(params, body, name) for name in ("codex", "cursor")]
+        for running in agents:
+            running.start()
+        asked = approve_all(ext, 2)
+        assert {request["agent"] for request in asked} == {"codex", "cursor"}
+        assert {request["site"] for request in asked} == {site}
+        seen: list[set[int]] = []
+        for running in agents:
+            opened, listed = running.outcome()
+            assert opened.is_error is False, text_of(opened)
+            assert listed.is_error is False, text_of(listed)
+            seen.append({int(tab["id"]) for tab in json.loads(text_of(listed))})
+        assert len(seen[0]) == len(seen[1]) == 1 and not seen[0] & seen[1]
+        assert mine not in seen[0] | seen[1]  # the person's tab is nobody's
+        groups = ext.page.evaluate(
+            "async () => (await chrome.tabGroups.query({})).map((g) => g.title).sort()"
+        )
+        assert groups == ["codex", "cursor"]
+        listed_agents = {a["name"]: a for a in ext.send({"type": "agents"})["agents"]}
+        assert {a["tabs"][0]["tabId"] for a in listed_agents.values()} == seen[0] | seen[1]
+        assert all(a["executable"].startswith("/") for a in listed_agents.values())
+        options = ext.context.new_page()
+        options.goto(f"chrome-extension://{ext.id}/options.html")
+        rows = options.locator("li.agent")
+        rows.first.wait_for(timeout=30_000)
+        assert sorted(row.locator("strong").inner_text() for row in rows.all()) == sorted(
+            f"{a['name']} — {a['executable']}" for a in listed_agents.values()
+        )
+        gateway(ext, False)
+
+
+def test_a_tab_the_person_shares_is_usable_until_they_stop_sharing_it(
+    pw: Playwright, profile: Path, env: dict[str, str], site: str
+) -> None:
+    params = params_from_codex(codex_config())
+    tab: dict[str, int] = {}
+    ready, shared, read_shared, unshared = (threading.Event() for _ in range(4))
+
+    async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
+        await wait_listed(client, lambda n: "browser_page" in n)
+        title = {"action": "title", "tabId": tab["id"]}
+        results = [await client.call_tool("browser_page", title)]
+        ready.set()
+        await anyio.to_thread.run_sync(shared.wait, 60)
+        results.append(await client.call_tool("browser_page", title))
+        read_shared.set()
+        await anyio.to_thread.run_sync(unshared.wait, 60)
+        results.append(await client.call_tool("browser_page", title))
+        return results
+
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        page = open_site_tab(ext, site)
+        tab["id"] = person_tab_id(ext, page.url)
+        running = AgentThread(params, body)
+        running.start()
+        assert ready.wait(60)
+        share = {"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab["id"]}
+        assert ext.send({**share, "shared": True}) == {"ok": True}
+        shared.set()
+        assert read_shared.wait(60)
+        assert ext.send({**share, "shared": False}) == {"ok": True}
+        unshared.set()
+        before, during, after = running.outcome()
+        assert before.is_error is True and "Share this tab with codex" in text_of(before)
+        assert during.is_error is False and "Gateway fixture" in text_of(during)
+        assert after.is_error is True and "not one of your tabs" in text_of(after)
+        gateway(ext, False)
+
+
+def test_a_tab_moved_to_another_site_before_the_approval_is_refused_after_allow_once(
+    pw: Playwright, profile: Path, env: dict[str, str], site: str
+) -> None:
+    params = params_from_codex(codex_config())
+    tab: dict[str, int] = {}
+    go = threading.Event()
+
+    async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
+        await wait_listed(client, lambda n: "browser_tab" in n)
+        await anyio.to_thread.run_sync(go.wait, 60)
+        return await client.call_tool("browser_tab", {"action": "close", "tabId": tab["id"]})
+
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        page = open_site_tab(ext, site)
+        tab["id"] = person_tab_id(ext, page.url)
+        running = AgentThread(params, body)
+        running.start()
+        ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab["id"], "shared": True})
+        go.set()
+        deadline = time.monotonic() + 60
+        while not (pending := ext.send({"type": "approvals"})["pending"]):
+            assert time.monotonic() < deadline, "nobody was asked"
+            time.sleep(0.05)
+        [request] = pending
+        assert (request["agent"], request["site"], request["tab"]["tabId"]) == ("codex", site, tab["id"])
+        assert request["executable"].startswith("/")
+        # Meanwhile the tab shows another site (the same server under another name is another site).
+        page.goto(site.replace("127.0.0.1", "localhost") + "/elsewhere")
+        assert ext.send({"type": "approval/answer", "id": request["id"], "decision": "once"}) == {"ok": True}
+        result = running.outcome()
+        assert result.is_error is True
+        assert "the page changed since you approved; ask again" in text_of(result)
+        assert not page.is_closed()
+        gateway(ext, False)
+
+
+def test_an_approval_pending_when_the_service_worker_stops_is_withdrawn_and_answering_it_runs_nothing(
+    pw: Playwright, profile: Path, env: dict[str, str], site: str
+) -> None:
+    params = params_from_codex(codex_config())
+    tab: dict[str, int] = {}
+    go = threading.Event()
+
+    async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
+        await wait_listed(client, lambda n: "browser_tab" in n)
+        await anyio.to_thread.run_sync(go.wait, 60)
+        return await client.call_tool("browser_tab", {"action": "close", "tabId": tab["id"]})
+
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        page = open_site_tab(ext, site)
+        tab["id"] = person_tab_id(ext, page.url)
+        running = AgentThread(params, body)
+        running.start()
+        ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab["id"], "shared": True})
+        go.set()
+        deadline = time.monotonic() + 60
+        while not (pending := ext.send({"type": "approvals"})["pending"]):
+            assert time.monotonic() < deadline, "nobody was asked"
+            time.sleep(0.05)
+        [request] = pending
+        ext.stop_service_worker()  # its native port dies, and the host and the agent's session with it
+        deadline = time.monotonic() + 30
+        while (approvals := ext.send({"type": "approvals"}))["pending"]:
+            assert time.monotonic() < deadline, "the approval was never withdrawn"
+            time.sleep(0.1)
+        [withdrawn] = approvals["withdrawn"]
+        assert withdrawn["id"] == request["id"] and withdrawn["withdrawn"]
+        answer = ext.send({"type": "approval/answer", "id": request["id"], "decision": "once"})
+        assert "withdrawn" in answer["error"]["message"] and "nothing was run" in answer["error"]["message"]
+        assert running.outcome().is_error is True
+        popup = open_popup(ext)
+        shown = popup.locator("li.approval-withdrawn")
+        shown.wait_for(timeout=30_000)
+        assert "withdrawn" in shown.inner_text() and "codex — /" in shown.inner_text()
+        assert popup.locator("li.approval").count() == 0
+        time.sleep(0.5)
+        assert not page.is_closed()  # nothing ran, for nobody
+        gateway(ext, False)
