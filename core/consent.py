@@ -65,6 +65,9 @@ class Question:
     site: str | None = None
     tab_id: int | None = None
     tab_title: str | None = None
+    # False where the destination is unknown when asking (back, forward): each call is asked on its own, so
+    # *Allow for this session* on one site never lets the tab go back to another.
+    grantable: bool = True
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
@@ -80,6 +83,8 @@ class Question:
             wire["site"] = self.site
         if self.tab_id is not None:
             wire["tab"] = {"tabId": self.tab_id, "title": self.tab_title or ""}
+        if not self.grantable:
+            wire["sessionAllowed"] = False
         return wire
 
 
@@ -140,7 +145,7 @@ class ConsentBoard:
         return [entry.to_wire() for entry in self._withdrawn if entry.withdrawn_at >= since]
 
     def granted(self, session: str, question: Question) -> bool:
-        return (question.agent_id, question.scope) in self._grants.get(session, set())
+        return question.grantable and (question.agent_id, question.scope) in self._grants.get(session, set())
 
     async def ask(self, session: str, question: Question, *, timeout_s: float) -> None:
         """Wait for the person's answer; ConsentRefused when denied, withdrawn or unanswered in time."""
@@ -169,7 +174,7 @@ class ConsentBoard:
             raise ConsentRefused(f"The request to {question.summary} was withdrawn: {decision.reason}.")
         if decision is Decision.DENY:
             raise ConsentRefused(f"The user denied the request to {question.summary}.")
-        if decision is Decision.SESSION:
+        if decision is Decision.SESSION and question.grantable:
             self._grants.setdefault(session, set()).add((question.agent_id, question.scope))
 
     def answer(self, approval_id: str, decision: Decision) -> AnswerOutcome:

@@ -46,6 +46,8 @@ TAB_LOOKUP_TIMEOUT_MS = 5_000
 CHANGES_TOOLS = frozenset({"config/load", "config/set", "host/state", "host/servers"})
 # MCP-derived tools offered as built-ins: agents get them only with `gatewayMcp` (contract §8.1).
 RESOURCE_TOOLS = frozenset({"list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"})
+# Tab moves whose destination the tab's history decides, after the question.
+HISTORY_MOVES = frozenset({("browser_navigation", "back"), ("browser_navigation", "forward")})
 # Built-ins that change nothing in the browser or elsewhere.
 READING_BUILTINS = frozenset({"update_plan"}) | RESOURCE_TOOLS
 
@@ -336,12 +338,16 @@ class AgentGateway:
             site, bound = site_of(url), tab_site
         else:
             site, bound = tab_site, tab_site
+        # Back and forward go wherever the tab's history says: the site is not known when asking.
+        leaves_for_unknown = (name, action) in HISTORY_MOVES
         summary = summarize(name, action, arguments)
         if tab_id is not None:
             title = str(tab.get("title", "")) if tab is not None else ""
             summary += f" in tab {tab_id}" + (f" “{title}”" if title else "")
         if site is not None:
             summary += f" on {site}"
+        if leaves_for_unknown:
+            summary += " (to whatever page the tab's history holds, which may be another site)"
         question = Question(
             agent_id=agent.id,
             agent=agent.identity.name,
@@ -353,6 +359,7 @@ class AgentGateway:
             site=site,
             tab_id=tab_id,
             tab_title=str(tab.get("title", "")) if tab is not None else None,
+            grantable=not leaves_for_unknown,
         )
         return Prepared(arguments, question, tab_id, bound, creates_tab)
 

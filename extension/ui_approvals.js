@@ -47,7 +47,9 @@ export function renderApprovals(pending, withdrawn = []) {
         el(
           "div",
           { class: "approval-actions" },
-          DECISIONS.map(([decision, label]) =>
+          // Python says when a question cannot be allowed for the session (its destination is unknown).
+          DECISIONS.filter(([decision]) => decision !== "session" || request.sessionAllowed !== false).map(
+            ([decision, label]) =>
             el(
               "button",
               {

@@ -422,6 +422,22 @@ async def test_an_update_to_another_site_under_a_session_grant_for_a_asks_for_b(
     assert setup.chrome.tabs[7]["url"] == SHOP["url"]
 
 
+async def test_going_back_is_asked_every_time_even_under_a_session_grant_for_the_tabs_site() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    granting = setup.call("browser_tab", {"action": "activate", "tabId": 7})
+    [request] = await setup.pending()
+    await setup.answer(request["id"], "session")
+    await granting
+    for _ in range(2):  # the history may hold another site: no grant covers it, not even its own
+        back = setup.call("browser_navigation", {"action": "back", "tabId": 7})
+        [request] = await setup.pending()
+        assert request["sessionAllowed"] is False and "another site" in request["summary"]
+        await setup.answer(request["id"], "session")
+        await back
+
+
 async def test_deny_and_an_unanswered_question_run_nothing_and_say_so() -> None:
     setup = await Setup(gateway=True, approvalTimeoutSec=0.05).start()
     await setup.tools()
