@@ -13,7 +13,6 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -22,12 +21,11 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
-from playwright.sync_api import Page, Playwright
+from playwright.sync_api import Playwright
 
 from tests.support.agents import (
     AgentThread,
     codex_config,
-    default_place_free,
     host_pid,
     json_config,
     params_from_codex,
@@ -36,7 +34,18 @@ from tests.support.agents import (
     text_of,
     wait_listed,
 )
-from tests.support.browser import Extension, grant_site_access, install_host, launch
+from tests.support.browser import grant_site_access, install_host
+from tests.support.gateway_browser import (
+    agent_id,
+    answer_in_popup,
+    approve_all,
+    browser,
+    gateway,
+    open_popup,
+    open_site_tab,
+    person_tab_id,
+    wait_pending,
+)
 from tests.support.local_site import serve
 
 pytestmark = pytest.mark.e2e
@@ -82,35 +91,6 @@ def profile(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, site: str,
     return folder
 
 
-@contextmanager
-def browser(pw: Playwright, profile: Path, env: dict[str, str]) -> Iterator[Extension]:
-    default_place_free()
-    with launch(pw, profile, env=env) as ext:
-        ext.wait_python_ready()
-        deadline = time.monotonic() + 30
-        while ext.send({"type": "status"})["host"] != "connected":
-            assert time.monotonic() < deadline, "the host did not connect"
-            time.sleep(0.1)
-        yield ext
-
-
-def open_popup(ext: Extension) -> Page:
-    page = ext.context.new_page()
-    page.goto(f"chrome-extension://{ext.id}/popup.html")
-    return page
-
-
-def gateway(ext: Extension, on: bool) -> None:
-    assert ext.send({"type": "config/set", "patch": {"gateway": on}})["gateway"] is on
-
-
-def open_site_tab(ext: Extension, site: str) -> Page:
-    page = ext.context.new_page()
-    page.goto(f"{site}/shop?{time.monotonic_ns()}")
-    page.bring_to_front()
-    return page
-
-
 # -- the tests -----------------------------------------------------------------------------------------------
 
 
@@ -144,15 +124,6 @@ def test_off_by_default_and_the_agent_is_told_what_to_do(
     assert count == 0
     assert result.is_error is True
     assert "Let agents use Tabgate" in text_of(result)
-
-
-def answer_in_popup(popup: Page, decision: str) -> str:
-    """The person answers the first request the popup shows; returns what the request said."""
-    request = popup.locator("li.approval").first
-    request.wait_for(timeout=60_000)
-    text = request.inner_text()
-    request.locator(f'button[data-decision="{decision}"]').click()
-    return text
 
 
 def test_reading_is_at_once_acting_asks_in_the_popup_and_allow_for_session_sticks(
@@ -328,44 +299,6 @@ def test_a_killed_host_is_started_again_and_the_agent_reconnects_within_5_s(
 # -- each agent has its own tabs, and an approval binds its tab and site (contract §8.1) ---------------------
 
 
-def approve_all(ext: Extension, count: int, decision: str = "once") -> list[dict[str, Any]]:
-    """The person answers the next `count` requests (through the runtime API, as the popup does)."""
-    answered: dict[str, dict[str, Any]] = {}
-    deadline = time.monotonic() + 60
-    while len(answered) < count:
-        assert time.monotonic() < deadline, f"only {len(answered)} of {count} requests came"
-        for request in ext.send({"type": "approvals"})["pending"]:
-            if request["id"] not in answered:
-                assert ext.send({"type": "approval/answer", "id": request["id"], "decision": decision}) == {
-                    "ok": True
-                }
-                answered[request["id"]] = request
-        time.sleep(0.05)
-    return list(answered.values())
-
-
-def person_tab_id(ext: Extension, url: str) -> int:
-    """The id of the person's tab showing `url` (the person's own calls see every tab)."""
-    item = {
-        "type": "function_call",
-        "name": "browser_tab",
-        "arguments": '{"action":"query"}',
-        "call_id": "p1",
-    }
-    tabs = json.loads(ext.dispatch(item)["output"]["output"])
-    return next(int(tab["id"]) for tab in tabs if tab.get("url") == url)
-
-
-def agent_id(ext: Extension, name: str) -> str:
-    deadline = time.monotonic() + 30
-    while True:
-        agents = [a for a in ext.send({"type": "agents"})["agents"] if a["name"] == name and a["connected"]]
-        if agents:
-            return str(agents[0]["id"])
-        assert time.monotonic() < deadline, f"agent {name} never connected"
-        time.sleep(0.1)
-
-
 def test_two_agents_each_see_only_their_own_tabs_in_their_own_groups(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
@@ -470,11 +403,7 @@ def test_a_tab_moved_to_another_site_before_the_approval_is_refused_after_allow_
         running.start()
         ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab["id"], "shared": True})
         go.set()
-        deadline = time.monotonic() + 60
-        while not (pending := ext.send({"type": "approvals"})["pending"]):
-            assert time.monotonic() < deadline, "nobody was asked"
-            time.sleep(0.05)
-        [request] = pending
+        [request] = wait_pending(ext)
         assert (request["agent"], request["site"], request["tab"]["tabId"]) == ("codex", site, tab["id"])
         assert request["executable"].startswith("/")
         # Meanwhile the tab shows another site (the same server under another name is another site).
@@ -507,11 +436,7 @@ def test_an_approval_pending_when_the_service_worker_stops_is_withdrawn_and_answ
         running.start()
         ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab["id"], "shared": True})
         go.set()
-        deadline = time.monotonic() + 60
-        while not (pending := ext.send({"type": "approvals"})["pending"]):
-            assert time.monotonic() < deadline, "nobody was asked"
-            time.sleep(0.05)
-        [request] = pending
+        [request] = wait_pending(ext)
         ext.stop_service_worker()  # its native port dies, and the host and the agent's session with it
         deadline = time.monotonic() + 30
         while (approvals := ext.send({"type": "approvals"}))["pending"]:

@@ -3,7 +3,7 @@
 Env: DEMO_MARKERS — a folder where `slow` records that it was cancelled; DEMO_TOKEN — when set, HTTP requests
 must carry `Authorization: Bearer <token>` and `X-Demo: yes`; DEMO_START_DELAY — seconds to sleep before
 serving (a slow start); DEMO_EXIT_AFTER — seconds after which the process exits (a server that keeps dying);
-DEMO_SECRET — what `leak` puts into its JSON-RPC error."""
+DEMO_SECRET — what `leak` puts into its JSON-RPC error and `whoami` into its result."""
 
 from __future__ import annotations
 
@@ -82,6 +82,12 @@ def leak() -> str:
     secret = os.environ.get("DEMO_SECRET", "")
     data = {"echo": secret, "list": [f"x{secret}x"]}
     raise MCPError(code=-32050, message=f"refused with {secret}", data=data)
+
+
+@mcp.tool()
+def whoami() -> str:
+    """Say which key this server signs in with: a server that shows its own configured secret (DEMO_SECRET)."""
+    return f"signed in with {os.environ.get('DEMO_SECRET', '')}"
 
 
 @mcp.resource("demo://static", mime_type="text/plain")

@@ -1,0 +1,337 @@
+"""A hostile agent tries to walk around the person's consent, end to end (contract §8.1): every way the issue
+found (a trusted name from another program, a tabId of the wrong type, a session grant stretched to another
+site, a tab list without tabs, MCP resources with `gatewayMcp` off, a secret a server shows, a symlink in an
+allowed upload folder) is refused. Agents are started as real clients start them: the `mcp` SDK from the
+config `tabgate-host connect` writes, with the client's default environment, finding the host at its default
+place; the host has a Linux desktop's environment, as Chrome gives it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+from playwright.sync_api import Playwright
+
+from tests.support.agents import (
+    AgentThread,
+    params_from_codex,
+    params_from_json,
+    run_agent,
+    text_of,
+    wait_listed,
+)
+from tests.support.browser import Extension, grant_site_access, install_host, tabgate_host_bin
+from tests.support.gateway_browser import (
+    agent_id,
+    browser,
+    gateway,
+    open_site_tab,
+    person_tab_id,
+    wait_pending,
+)
+from tests.support.local_site import serve
+
+pytestmark = pytest.mark.e2e
+
+DEMO = Path(__file__).resolve().parents[1] / "host" / "servers" / "demo_server.py"
+SECRET = "sk-e2e-secret-0123456789"
+PAGE = b"""<!doctype html><title>Attack fixture</title>
+<p id="count">clicks: 0</p><button id="buy">Buy</button>
+<input type="file" id="file" multiple><p id="files">files: none</p>
+<script>let clicks = 0; document.getElementById("buy").onclick = () => {
+  document.getElementById("count").textContent = "clicks: " + ++clicks; };
+document.getElementById("file").onchange = (e) => { document.getElementById("files").textContent =
+  "files: " + [...e.target.files].map((f) => f.name + " " + f.size).join(", "); };</script>"""
+
+
+class Pages(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(PAGE)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    with serve(Pages) as origin:
+        yield origin
+
+
+def elsewhere(site: str) -> str:
+    """The same server under another name: another site."""
+    return site.replace("127.0.0.1", "localhost")
+
+
+@pytest.fixture(scope="module")
+def ext(
+    pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str], site: str
+) -> Iterator[Extension]:
+    desktop = tmp_path_factory.mktemp("desktop")
+    (desktop / "xdg").mkdir(mode=0o700)
+    env = {**host_env, "XDG_RUNTIME_DIR": str(desktop / "xdg"), "TMPDIR": str(desktop)}
+    profile = tmp_path_factory.mktemp("profile-attacks")
+    config = profile / "config.toml"
+    config.write_text(
+        "[mcp_servers.leaky]\n"
+        f"command = {json.dumps(sys.executable)}\n"
+        f"args = [{json.dumps(str(DEMO))}]\n"
+        f'env = {{ DEMO_SECRET = "{SECRET}" }}\n'
+    )
+    install_host(profile, config, env=env)
+    grant_site_access(pw, profile, [site, elsewhere(site)])
+    with browser(pw, profile, env) as ext:
+        ext.send({"type": "config/set", "patch": {"mcpTools": True}})
+        gateway(ext, True)
+        yield ext
+        gateway(ext, False)
+
+
+def agent_params(home: Path, agent: str = "codex") -> StdioServerParameters:
+    """The agent's entry as `tabgate-host connect AGENT` writes it, started as that client starts it."""
+    env = {"HOME": str(home), "PATH": os.environ["PATH"], "XDG_CONFIG_HOME": ""}
+    done = subprocess.run(
+        [str(tabgate_host_bin()), "connect", agent], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    if agent == "codex":
+        return params_from_codex((home / ".codex" / "config.toml").read_text())
+    file = {
+        "claude-desktop": ".config/Claude/claude_desktop_config.json",
+        "claude-code": ".claude.json",
+        "cursor": ".cursor/mcp.json",
+    }[agent]
+    return params_from_json((home / file).read_text())
+
+
+@pytest.fixture
+def codex(tmp_path: Path) -> StdioServerParameters:
+    return agent_params(tmp_path)
+
+
+def no_question_for(ext: Extension, seconds: float = 1.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert ext.send({"type": "approvals"})["pending"] == [], "the person was asked"
+        time.sleep(0.05)
+
+
+def answer(ext: Extension, request: dict[str, Any], decision: str) -> None:
+    assert ext.send({"type": "approval/answer", "id": request["id"], "decision": decision}) == {"ok": True}
+
+
+# -- the tests -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("agent", ["codex", "claude-desktop", "claude-code", "cursor"])
+def test_connect_writes_a_config_each_agent_starts_from_and_sees_the_browser_tools(
+    ext: Extension, agent: str, tmp_path: Path
+) -> None:
+    async def names(client: Client, _notices: list[Any]) -> list[str]:
+        return await wait_listed(client, lambda n: "browser_page" in n)
+
+    listed = run_agent(agent_params(tmp_path, agent), names, name=agent)
+    assert {"browser_page", "browser_dom", "browser_tab", "update_plan"} <= set(listed)
+
+
+def test_another_program_using_a_trusted_agents_name_is_a_new_agent_and_is_asked(
+    ext: Extension, codex: StdioServerParameters, site: str
+) -> None:
+    async def create(client: Client, _notices: list[Any]) -> types.CallToolResult:
+        await wait_listed(client, lambda n: "browser_tab" in n)
+        return await client.call_tool("browser_tab", {"action": "create", "url": f"{site}/trusted"})
+
+    async def listed(client: Client, _notices: list[Any]) -> list[str]:
+        return await wait_listed(client, lambda n: "browser_tab" in n)
+
+    run_agent(codex, listed)  # the person sees codex (this test's Python) and trusts its executable
+    [real] = [a for a in ext.send({"type": "agents"})["agents"] if a["name"] == "codex"]
+    ext.send({"type": "config/set", "patch": {"gatewayTrusted": [real["executable"]]}})
+    try:
+        trusted = run_agent(codex, create)
+        assert trusted.is_error is False, text_of(trusted)  # not asked: trusted
+        # Another program (a shell that stays the parent of tabgate-host mcp) calling itself codex.
+        impostor = StdioServerParameters(
+            command="/bin/sh", args=["-c", f'"{tabgate_host_bin()}" mcp; exit $?'], env=None
+        )
+        running = AgentThread(impostor, create, name="codex")
+        running.start()
+        [request] = wait_pending(ext)
+        assert request["agent"] == "codex" and request["executable"] == os.path.realpath("/bin/sh")
+        assert request["executable"] != real["executable"]
+        answer(ext, request, "deny")
+        refused = running.outcome()
+        assert refused.is_error is True and "denied" in text_of(refused)
+        codexes = [a for a in ext.send({"type": "agents"})["agents"] if a["name"] == "codex"]
+        assert sorted(a["trusted"] for a in codexes) == [False, True]
+    finally:
+        ext.send({"type": "config/set", "patch": {"gatewayTrusted": []}})
+
+
+def test_a_tab_id_of_the_wrong_type_is_refused_before_anyone_is_asked(
+    ext: Extension, codex: StdioServerParameters, site: str
+) -> None:
+    page = open_site_tab(ext, site)
+    tab_id = person_tab_id(ext, page.url)
+    go = threading.Event()
+
+    async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
+        await wait_listed(client, lambda n: "browser_dom" in n)
+        await anyio.to_thread.run_sync(go.wait, 60)
+        return await client.call_tool(
+            "browser_dom", {"action": "click", "selector": "#buy", "tabId": str(tab_id)}
+        )
+
+    running = AgentThread(codex, body)
+    running.start()
+    # Even a tab the person shared: "123" is a mistake to report, never a tab to guess.
+    ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab_id, "shared": True})
+    go.set()
+    result = running.outcome()
+    assert result.is_error is True and "tabId" in text_of(result)
+    no_question_for(ext, 0.5)
+    assert page.locator("#count").inner_text() == "clicks: 0"
+    page.close()
+
+
+def test_a_session_grant_for_one_site_never_moves_the_tab_to_another(
+    ext: Extension, codex: StdioServerParameters, site: str
+) -> None:
+    other = elsewhere(site)
+
+    async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
+        await wait_listed(client, lambda n: "browser_tab" in n)
+        opened = await client.call_tool("browser_tab", {"action": "create", "url": f"{site}/start"})
+        tab_id = json.loads(text_of(opened))["id"]
+        click = await client.call_tool("browser_dom", {"action": "click", "selector": "#buy"})
+        moved = await client.call_tool("browser_tab", {"action": "update", "tabId": tab_id, "url": other})
+        where = await client.call_tool("browser_navigation", {"action": "current_url"})
+        return [opened, click, moved, where]
+
+    running = AgentThread(codex, body)
+    running.start()
+    [first] = wait_pending(ext)
+    assert first["site"] == site
+    answer(ext, first, "session")  # covers clicking on the site, not leaving it
+    [second] = wait_pending(ext)
+    assert second["site"] == other and "update" in second["summary"]
+    answer(ext, second, "deny")
+    opened, click, moved, where = running.outcome()
+    assert opened.is_error is False and click.is_error is False, text_of(click)
+    assert moved.is_error is True and "denied" in text_of(moved)
+    assert text_of(where).startswith(f"{site}/start") or f"{site}/start" in text_of(where)
+
+
+def test_an_agent_with_no_tabs_lists_none_of_the_persons(
+    ext: Extension, codex: StdioServerParameters, site: str
+) -> None:
+    page = ext.context.new_page()
+    page.goto(f"{site}/account?reset_token=s3cr3t-reset")
+
+    async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
+        await wait_listed(client, lambda n: "browser_tab" in n)
+        return await client.call_tool("browser_tab", {"action": "query"})
+
+    listed = run_agent(codex, body, name="fresh-agent")
+    assert listed.is_error is False, text_of(listed)
+    assert json.loads(text_of(listed)) == []
+    assert "reset_token" not in text_of(listed)
+    page.close()
+
+
+def test_mcp_resources_are_neither_offered_nor_run_with_gateway_mcp_off(
+    ext: Extension, codex: StdioServerParameters
+) -> None:
+    deadline = time.monotonic() + 60  # the person's own list offers the server's tools and resources
+    while "mcp__leaky__echo" not in {tool["name"] for tool in ext.send({"type": "tools"})["tools"]}:
+        assert time.monotonic() < deadline, "the leaky server never started"
+        time.sleep(0.2)
+
+    async def body(client: Client, _notices: list[Any]) -> tuple[list[str], types.CallToolResult]:
+        names = await wait_listed(client, lambda n: "browser_page" in n)
+        read = await client.call_tool("read_mcp_resource", {"server": "leaky", "uri": "demo://static"})
+        return names, read
+
+    assert ext.send({"type": "config/get"})["gatewayMcp"] is False
+    names, read = run_agent(codex, body)
+    assert not [n for n in names if n.startswith("mcp__") or "mcp_resource" in n]
+    assert read.is_error is True and "static text" not in text_of(read)
+    no_question_for(ext, 0.2)
+
+
+def test_a_secret_a_server_shows_reaches_neither_the_agent_nor_the_history(
+    ext: Extension, codex: StdioServerParameters
+) -> None:
+    ext.send({"type": "config/set", "patch": {"gatewayMcp": True}})
+    try:
+
+        async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
+            await wait_listed(client, lambda n: "mcp__leaky__whoami" in n and "read_mcp_resource" in n)
+            shown = await client.call_tool("mcp__leaky__whoami", {})
+            item = {"server": "leaky", "uri": f"demo://item/{SECRET}"}
+            return [shown, await client.call_tool("read_mcp_resource", item)]
+
+        running = AgentThread(codex, body)
+        running.start()
+        [request] = wait_pending(ext)
+        assert request["tool"] == "mcp__leaky__whoami"
+        answer(ext, request, "once")
+        shown, resource = running.outcome()
+        assert text_of(shown) == "signed in with [redacted]"
+        assert resource.is_error is False and SECRET not in text_of(resource)
+        history = ext.send({"type": "history"})
+        whoami = [entry for entry in history if entry.get("name") == "mcp__leaky__whoami"]
+        assert whoami and SECRET not in json.dumps(whoami) and "[redacted]" in json.dumps(whoami)
+    finally:
+        ext.send({"type": "config/set", "patch": {"gatewayMcp": False}})
+
+
+def test_a_symlink_in_an_allowed_upload_folder_never_uploads_the_file_it_points_to(
+    ext: Extension, site: str, tmp_path: Path
+) -> None:
+    allowed, outside = tmp_path / "allowed", tmp_path / "outside"
+    allowed.mkdir()
+    outside.mkdir()
+    (allowed / "notes.txt").write_text("hello upload\n")
+    (outside / "id_rsa").write_text("PRIVATE KEY\n")
+    (allowed / "innocent.txt").symlink_to(outside / "id_rsa")
+    page = open_site_tab(ext, site)
+    tab_id = person_tab_id(ext, page.url)
+    ext.send({"type": "config/set", "patch": {"uploadDirs": [str(allowed)]}})
+
+    def upload(path: Path) -> dict[str, Any]:
+        arguments = {"action": "upload", "selector": "#file", "tabId": tab_id, "paths": [str(path)]}
+        item = {
+            "type": "function_call",
+            "name": "browser_dom",
+            "arguments": json.dumps(arguments),
+            "call_id": f"up-{path.name}",
+        }
+        return dict(ext.dispatch(item))
+
+    try:
+        refused = upload(allowed / "innocent.txt")
+        assert refused["success"] is False
+        assert "innocent.txt" in refused["output"]["output"]
+        assert page.locator("#files").inner_text() == "files: none"
+        accepted = upload(allowed / "notes.txt")
+        assert accepted["success"] is True, accepted["output"]["output"]
+        assert page.locator("#files").inner_text() == "files: notes.txt 13"
+    finally:
+        ext.send({"type": "config/set", "patch": {"uploadDirs": []}})
+        page.close()

@@ -1,0 +1,101 @@
+"""The person's side of gateway end-to-end tests: a browser whose host serves agents at the default place,
+the popup and the runtime API the popup uses to answer, share and look agents up."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, Playwright
+
+from tests.support.agents import default_place_free
+from tests.support.browser import Extension, launch
+
+
+@contextmanager
+def browser(pw: Playwright, profile: Path, env: dict[str, str]) -> Iterator[Extension]:
+    default_place_free()
+    with launch(pw, profile, env=env) as ext:
+        ext.wait_python_ready()
+        deadline = time.monotonic() + 30
+        while ext.send({"type": "status"})["host"] != "connected":
+            assert time.monotonic() < deadline, "the host did not connect"
+            time.sleep(0.1)
+        yield ext
+
+
+def open_popup(ext: Extension) -> Page:
+    page = ext.context.new_page()
+    page.goto(f"chrome-extension://{ext.id}/popup.html")
+    return page
+
+
+def gateway(ext: Extension, on: bool) -> None:
+    assert ext.send({"type": "config/set", "patch": {"gateway": on}})["gateway"] is on
+
+
+def open_site_tab(ext: Extension, site: str) -> Page:
+    page = ext.context.new_page()
+    page.goto(f"{site}/shop?{time.monotonic_ns()}")
+    page.bring_to_front()
+    return page
+
+
+def answer_in_popup(popup: Page, decision: str) -> str:
+    """The person answers the first request the popup shows; returns what the request said."""
+    request = popup.locator("li.approval").first
+    request.wait_for(timeout=60_000)
+    text = request.inner_text()
+    request.locator(f'button[data-decision="{decision}"]').click()
+    return text
+
+
+def approve_all(ext: Extension, count: int, decision: str = "once") -> list[dict[str, Any]]:
+    """The person answers the next `count` requests (through the runtime API, as the popup does)."""
+    answered: dict[str, dict[str, Any]] = {}
+    deadline = time.monotonic() + 60
+    while len(answered) < count:
+        assert time.monotonic() < deadline, f"only {len(answered)} of {count} requests came"
+        for request in ext.send({"type": "approvals"})["pending"]:
+            if request["id"] not in answered:
+                assert ext.send({"type": "approval/answer", "id": request["id"], "decision": decision}) == {
+                    "ok": True
+                }
+                answered[request["id"]] = request
+        time.sleep(0.05)
+    return list(answered.values())
+
+
+def person_tab_id(ext: Extension, url: str) -> int:
+    """The id of the person's tab showing `url` (the person's own calls see every tab)."""
+    item = {
+        "type": "function_call",
+        "name": "browser_tab",
+        "arguments": '{"action":"query"}',
+        "call_id": "p1",
+    }
+    tabs = json.loads(ext.dispatch(item)["output"]["output"])
+    return next(int(tab["id"]) for tab in tabs if tab.get("url") == url)
+
+
+def agent_id(ext: Extension, name: str) -> str:
+    deadline = time.monotonic() + 30
+    while True:
+        agents = [a for a in ext.send({"type": "agents"})["agents"] if a["name"] == name and a["connected"]]
+        if agents:
+            return str(agents[0]["id"])
+        assert time.monotonic() < deadline, f"agent {name} never connected"
+        time.sleep(0.1)
+
+
+def wait_pending(ext: Extension, timeout: float = 60) -> list[dict[str, Any]]:
+    """The requests waiting for the person, once there is one."""
+    deadline = time.monotonic() + timeout
+    while not (pending := ext.send({"type": "approvals"})["pending"]):
+        assert time.monotonic() < deadline, "nobody was asked"
+        time.sleep(0.05)
+    return list(pending)
