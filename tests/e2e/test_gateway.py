@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -94,13 +96,26 @@ def profile(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, site: str,
 # -- the tests -----------------------------------------------------------------------------------------------
 
 
+@pytest.fixture
+def macos_like(env: dict[str, str]) -> Iterator[dict[str, str]]:
+    """What macOS gives Chrome: a per-user TMPDIR (/var/folders/…, short: Chromium puts its own socket
+    there) and no XDG_RUNTIME_DIR."""
+    folder = tempfile.mkdtemp(prefix="T", dir="/tmp")
+    try:
+        yield {key: value for key, value in env.items() if key != "XDG_RUNTIME_DIR"} | {"TMPDIR": folder}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("desktop", ["linux", "macos-like"])
 def test_the_readme_configs_start_an_agent_that_sees_tabgate(
-    pw: Playwright, profile: Path, env: dict[str, str]
+    pw: Playwright, profile: Path, env: dict[str, str], desktop: str, macos_like: dict[str, str]
 ) -> None:
     async def names(client: Client, _notices: list[Any]) -> list[str]:
         return await wait_listed(client, lambda n: "browser_page" in n)
 
-    with browser(pw, profile, env) as ext:
+    host_env = env if desktop == "linux" else macos_like
+    with browser(pw, profile, host_env) as ext:
         gateway(ext, True)
         for params in (params_from_codex(codex_config()), params_from_json(json_config())):
             listed = run_agent(params, names)
