@@ -38,7 +38,7 @@ def default_place_free(timeout: float = 90) -> None:
     still be closing); a socket file nobody answers on is left for the next host to remove."""
     assert ENV_RUNTIME_DIR not in os.environ, "the default place is under test: unset TABGATE_RUNTIME_DIR"
     deadline = time.monotonic() + timeout
-    while any(_served(path) for path in socket_paths()):
+    while any(served(path) for path in socket_paths()):
         if time.monotonic() > deadline:
             raise AssertionError(f"another Tabgate host keeps serving agents at {socket_paths()}")
         time.sleep(0.25)
@@ -50,7 +50,8 @@ def host_pid(log_dir: str | os.PathLike[str]) -> int:
     return int(started[-1])
 
 
-def _served(path: os.PathLike[str]) -> bool:
+def served(path: os.PathLike[str]) -> bool:
+    """Whether a host answers on `path`."""
     with contextlib.closing(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)) as probe:
         try:
             probe.connect(os.fspath(path))
