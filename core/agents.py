@@ -93,6 +93,18 @@ class AgentState:
     def default_tab(self) -> int | None:
         return self.last_tab if self.last_tab in self.tabs() else None
 
+    def cancel_running(self, reason: str, session: str | None = None) -> int:
+        """Cancel the calls past their question (those still asking end with their withdrawn question)."""
+        calls = [
+            call
+            for call in self.running.values()
+            if (session is None or call.session == session) and not call.asking
+        ]
+        for call in calls:
+            call.stopped = reason
+            call.task.cancel()
+        return len(calls)
+
 
 class TabGroups(Protocol):
     """chrome.tabs / chrome.tabGroups calls the service worker runs for the gateway (BrowserToolError)."""

@@ -15,6 +15,8 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,7 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
-from playwright.sync_api import Playwright
+from playwright.sync_api import Page, Playwright
 
 from tests.support.agents import (
     AgentThread,
@@ -36,7 +38,7 @@ from tests.support.agents import (
     text_of,
     wait_listed,
 )
-from tests.support.browser import grant_site_access, install_host
+from tests.support.browser import Extension, grant_site_access, install_host
 from tests.support.gateway_browser import (
     agent_id,
     answer_in_popup,
@@ -398,9 +400,21 @@ def test_a_tab_the_person_shares_is_usable_until_they_stop_sharing_it(
         gateway(ext, False)
 
 
-def test_a_tab_moved_to_another_site_before_the_approval_is_refused_after_allow_once(
+@dataclass(frozen=True)
+class CloseAsked:
+    """An agent asked to close a tab the person shared with it; the person has not answered yet."""
+
+    ext: Extension
+    page: Page  # the person's tab the agent would close
+    tab_id: int
+    running: AgentThread  # its outcome is the agent's `browser_tab close` result
+    request: dict[str, Any]  # the pending approval
+
+
+@contextmanager
+def asked_to_close_a_shared_tab(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
-) -> None:
+) -> Iterator[CloseAsked]:
     params = params_from_codex(codex_config())
     tab: dict[str, int] = {}
     go = threading.Event()
@@ -419,39 +433,31 @@ def test_a_tab_moved_to_another_site_before_the_approval_is_refused_after_allow_
         ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab["id"], "shared": True})
         go.set()
         [request] = wait_pending(ext)
-        assert (request["agent"], request["site"], request["tab"]["tabId"]) == ("codex", site, tab["id"])
+        yield CloseAsked(ext, page, tab["id"], running, request)
+        gateway(ext, False)
+
+
+def test_a_tab_moved_to_another_site_before_the_approval_is_refused_after_allow_once(
+    pw: Playwright, profile: Path, env: dict[str, str], site: str
+) -> None:
+    with asked_to_close_a_shared_tab(pw, profile, env, site) as asked:
+        ext, page, request = asked.ext, asked.page, asked.request
+        assert (request["agent"], request["site"], request["tab"]["tabId"]) == ("codex", site, asked.tab_id)
         assert request["executable"].startswith("/")
         # Meanwhile the tab shows another site (the same server under another name is another site).
         page.goto(site.replace("127.0.0.1", "localhost") + "/elsewhere")
         assert ext.send({"type": "approval/answer", "id": request["id"], "decision": "once"}) == {"ok": True}
-        result = running.outcome()
+        result = asked.running.outcome()
         assert result.is_error is True
         assert "the page changed since you approved; ask again" in text_of(result)
         assert not page.is_closed()
-        gateway(ext, False)
 
 
 def test_an_approval_pending_when_the_service_worker_stops_is_withdrawn_and_answering_it_runs_nothing(
     pw: Playwright, profile: Path, env: dict[str, str], site: str
 ) -> None:
-    params = params_from_codex(codex_config())
-    tab: dict[str, int] = {}
-    go = threading.Event()
-
-    async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
-        await wait_listed(client, lambda n: "browser_tab" in n)
-        await anyio.to_thread.run_sync(go.wait, 60)
-        return await client.call_tool("browser_tab", {"action": "close", "tabId": tab["id"]})
-
-    with browser(pw, profile, env) as ext:
-        gateway(ext, True)
-        page = open_site_tab(ext, site)
-        tab["id"] = person_tab_id(ext, page.url)
-        running = AgentThread(params, body)
-        running.start()
-        ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab["id"], "shared": True})
-        go.set()
-        [request] = wait_pending(ext)
+    with asked_to_close_a_shared_tab(pw, profile, env, site) as asked:
+        ext, page, request = asked.ext, asked.page, asked.request
         ext.stop_service_worker()  # its native port dies, and the host and the agent's session with it
         deadline = time.monotonic() + 30
         while (approvals := ext.send({"type": "approvals"}))["pending"]:
@@ -461,7 +467,7 @@ def test_an_approval_pending_when_the_service_worker_stops_is_withdrawn_and_answ
         assert withdrawn["id"] == request["id"] and withdrawn["withdrawn"]
         answer = ext.send({"type": "approval/answer", "id": request["id"], "decision": "once"})
         assert "withdrawn" in answer["error"]["message"] and "nothing was run" in answer["error"]["message"]
-        assert running.outcome().is_error is True
+        assert asked.running.outcome().is_error is True
         popup = open_popup(ext)
         shown = popup.locator("li.approval-withdrawn")
         shown.wait_for(timeout=30_000)
@@ -469,4 +475,3 @@ def test_an_approval_pending_when_the_service_worker_stops_is_withdrawn_and_answ
         assert popup.locator("li.approval").count() == 0
         time.sleep(0.5)
         assert not page.is_closed()  # nothing ran, for nobody
-        gateway(ext, False)

@@ -1,0 +1,180 @@
+"""An agent's call checked before it runs (contract §8.1): its arguments, its tab, what to ask, what to bind.
+
+Every check happens before anyone is asked: a person is never asked about a call that would fail anyway. A
+browser call's arguments are validated strictly, its tab must be the agent's (or one Tabgate opens for it),
+and its question names the tab and the site; the site the tab shows now is bound, for the browser to re-check
+where the action executes. Other calls are asked about by tool, unless they only read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+
+from core.agents import AgentState
+from core.browser.actions import describe
+from core.browser.registry import BROWSER_TOOLS
+from core.consent import Question, site_of, summarize
+from core.validation import format_validation_error
+
+type Answer = dict[str, Any]
+
+PAUSED = (
+    "paused by the person: Tabgate refuses every acting call until the person resumes agents in its popup"
+)
+# MCP-derived tools offered as built-ins: agents get them only with `gatewayMcp` (contract §8.1).
+RESOURCE_TOOLS = frozenset({"list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"})
+# Tab moves whose destination the tab's history decides, after the question.
+HISTORY_MOVES = frozenset({("browser_navigation", "back"), ("browser_navigation", "forward")})
+# Built-ins that change nothing in the browser or elsewhere.
+READING_BUILTINS = frozenset({"update_plan"}) | RESOURCE_TOOLS
+
+
+class Refusal(Exception):
+    """A call that does not run. `failed`: a failed output (the arguments or tab are wrong); otherwise the
+    request is refused (gateway off, paused, denied)."""
+
+    def __init__(self, text: str, *, failed: bool = False) -> None:
+        super().__init__(text)
+        self.text = text
+        self.failed = failed
+
+    def internal(self, call_id: str) -> Answer:
+        """The core's own answer shape, as the history records it."""
+        if self.failed:
+            output = {"type": "function_call_output", "call_id": call_id, "output": self.text}
+            return {"output": output, "success": False}
+        return {"error": {"code": -32000, "message": self.text}}
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A call ready to dispatch: its (completed) arguments, what to ask, and what the browser re-checks."""
+
+    arguments: dict[str, Any]
+    question: Question | None  # None: it only reads
+    tab_id: int | None
+    site: str | None  # the site the tab must still show when the action reaches it
+    creates_tab: bool = False
+
+
+class AgentTabLookup(Protocol):
+    """The agent's tabs as the checks need them (core/agent_tabs.py); both raise `Refusal`."""
+
+    async def tab(self, tab_id: int) -> dict[str, Any]:
+        """The open tab, as the person sees it."""
+        ...
+
+    async def open_for(self, agent: AgentState) -> int:
+        """A new tab of the agent's own, in its group; its id."""
+        ...
+
+
+def not_yours(tab_id: int, agent: AgentState) -> str:
+    return (
+        f"Tab {tab_id} is not one of your tabs. You may use the tabs you opened, the tabs opened from them "
+        f"and the tabs the person shares with you. Ask the person to open tab {tab_id} and choose *Share "
+        f"this tab with {agent.identity.name}* in Tabgate's popup; browser_tab action=query lists your tabs."
+    )
+
+
+def action_of(arguments: dict[str, Any]) -> str | None:
+    action = arguments.get("action")
+    return action if isinstance(action, str) else None
+
+
+def _question(agent: AgentState, tool: str, action: str | None, scope: str, summary: str) -> Question:
+    """A question from this agent; a browser call's adds its tab and site."""
+    return Question(
+        agent_id=agent.id,
+        agent=agent.identity.name,
+        executable=agent.identity.executable,
+        tool=tool,
+        action=action,
+        scope=scope,
+        summary=summary,
+    )
+
+
+class CallChecks:
+    def __init__(self, tabs: AgentTabLookup, paused: Callable[[], bool]) -> None:
+        self._tabs = tabs
+        self._paused = paused  # the person's pause switch, read at each call
+
+    async def prepare(self, agent: AgentState, tool: dict[str, Any], arguments: dict[str, Any]) -> Prepared:
+        """Arguments and tab checked before anyone is asked; the question, when the call acts."""
+        name = tool["name"]
+        spec = BROWSER_TOOLS.get(name)
+        if spec is None:
+            return self._prepare_other(agent, tool, arguments)
+        try:
+            # Strict: a tabId of "123" is a mistake to report, never a tab to guess.
+            parsed = spec.params.model_validate_json(json.dumps(arguments), strict=True)
+        except ValidationError as error:
+            raise Refusal(
+                f"failed to parse function arguments: {format_validation_error(error)}", failed=True
+            ) from None
+        action = getattr(parsed, "action", None)
+        info = describe(name, action)
+        reads = info is not None and info.reads
+        if self._paused() and not reads:
+            raise Refusal(f"Tabgate refused {name if action is None else f'{name} {action}'}: {PAUSED}.")
+        tab_id: int | None = getattr(parsed, "tabId", None)
+        if tab_id is not None and tab_id not in agent.tabs():
+            raise Refusal(not_yours(tab_id, agent), failed=True)
+        creates_tab = (name, action) == ("browser_tab", "create")
+        takes_tab = "tabId" in spec.params.model_fields and info is not None and info.target != "none"
+        if tab_id is None and takes_tab and not creates_tab:
+            # Never the person's active tab: the agent's last one, or a new one in its group.
+            tab_id = agent.default_tab()
+            if tab_id is None:
+                tab_id = await self._tabs.open_for(agent)
+            arguments = arguments | {"tabId": tab_id}
+        if reads:
+            return Prepared(arguments, None, tab_id, None)
+        tab = await self._tabs.tab(tab_id) if tab_id is not None else None
+        tab_site = site_of(str(tab.get("url", ""))) if tab is not None else None
+        url = arguments.get("url")
+        if info is not None and info.moves_tab and isinstance(url, str):
+            # Consent for where the tab goes; the tab must still show what it showed when asked.
+            site, bound = site_of(url), tab_site
+        else:
+            site, bound = tab_site, tab_site
+        # Back and forward go wherever the tab's history says: the site is not known when asking.
+        leaves_for_unknown = (name, action) in HISTORY_MOVES
+        summary = summarize(name, action, arguments)
+        if tab_id is not None:
+            title = str(tab.get("title", "")) if tab is not None else ""
+            summary += f" in tab {tab_id}" + (f" “{title}”" if title else "")
+        if site is not None:
+            summary += f" on {site}"
+        if leaves_for_unknown:
+            summary += " (to whatever page the tab's history holds, which may be another site)"
+        question = replace(
+            _question(agent, name, action, site or f"{name} {action}", summary),
+            site=site,
+            tab_id=tab_id,
+            tab_title=str(tab.get("title", "")) if tab is not None else None,
+            grantable=not leaves_for_unknown,
+        )
+        return Prepared(arguments, question, tab_id, bound, creates_tab)
+
+    def _prepare_other(self, agent: AgentState, tool: dict[str, Any], arguments: dict[str, Any]) -> Prepared:
+        name = tool["name"]
+        action = action_of(arguments)
+        if tool.get("source") == "mcp":
+            annotations = tool.get("annotations")
+            reads = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
+        else:
+            reads = name in READING_BUILTINS
+        if reads:
+            return Prepared(arguments, None, None, None)
+        if self._paused():
+            raise Refusal(f"Tabgate refused {name}: {PAUSED}.")
+        scope = f"mcp tool {name}" if tool.get("source") == "mcp" else name
+        question = _question(agent, name, action, scope, summarize(name, action, arguments))
+        return Prepared(arguments, question, None, None)
