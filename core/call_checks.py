@@ -18,7 +18,8 @@ from pydantic import ValidationError
 from core.agents import AgentState
 from core.browser.actions import describe
 from core.browser.registry import BROWSER_TOOLS
-from core.consent import Question, site_of, summarize
+from core.browser.target import site_of
+from core.consent import Question, summarize
 from core.validation import format_validation_error
 
 type Answer = dict[str, Any]

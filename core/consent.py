@@ -17,7 +17,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
-from urllib.parse import urlsplit
 
 type Emit = Callable[[dict[str, Any]], None]
 
@@ -86,13 +85,6 @@ class Question:
         if not self.grantable:
             wire["sessionAllowed"] = False
         return wire
-
-
-def site_of(url: str) -> str | None:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return None
-    return f"{parts.scheme}://{parts.netloc.lower()}"
 
 
 def summarize(tool: str, action: str | None, arguments: Mapping[str, Any]) -> str:

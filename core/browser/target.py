@@ -65,6 +65,12 @@ def shown_site(url: str) -> str:
     return f"{parts.scheme}://{host}{shown_port}"
 
 
+def site_of(url: str) -> str | None:
+    """A web page's site, spelled as the executors compare it (consent asks about it and binds it); None for
+    any other page."""
+    return shown_site(url) if is_web_page(url) else None
+
+
 @dataclass(frozen=True, slots=True)
 class TabFacts:
     """What the service worker reports of a tab (the `tab` executor): Python decides from it."""

@@ -12,7 +12,7 @@ import pytest
 from core.browser.actions import ACTIONS, ActionInfo, describe
 from core.browser.registry import BROWSER_TOOLS
 from core.browser.spec import BrowserToolSpec
-from core.browser.target import PAGE_CHANGED, TAB_MOVED, shown_site
+from core.browser.target import PAGE_CHANGED, TAB_MOVED, shown_site, site_of
 from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.handlers.browser import NO_TAB
 from core.service import Service
@@ -780,3 +780,5 @@ async def test_a_malformed_target_is_refused(target: Any) -> None:
 def test_the_site_a_tab_shows_is_spelled_as_the_executor_spells_it(url: str, site: str) -> None:
     # browser_tools.js compares `new URL(url).origin` for web pages and the URL itself otherwise.
     assert shown_site(url) == site
+    # Consent asks about and binds the same spelling, so an approval never fails on how a site is written.
+    assert site_of(url) == (site if url.startswith("http") else None)
