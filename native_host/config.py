@@ -57,9 +57,8 @@ class ServerConfig(BaseModel):
     )
     enabled_tools: tuple[str, ...] | None = None
     disabled_tools: tuple[str, ...] = ()
-    handshake: Literal["legacy", "auto"] = (
-        "legacy"  # "auto" tries the 2026 discover probe first (can cost 10 s)
-    )
+    # "auto": the 2026-07-28 `server/discover` probe first (bounded, handshake.py), then `initialize`.
+    handshake: Literal["legacy", "auto"] = "auto"
 
     def allows_tool(self, tool: str) -> bool:
         """codex's filter: the allow-list (when non-empty) first, then the deny-list."""
@@ -100,7 +99,7 @@ class _RawServer(BaseModel):
     tool_timeout_sec: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_SEC, allow_inf_nan=False)
     enabled_tools: list[str] | None = None
     disabled_tools: list[str] | None = None
-    handshake: Literal["legacy", "auto"] = "legacy"
+    handshake: Literal["legacy", "auto"] = "auto"
 
     def transport_problems(self) -> list[tuple[str, str]]:
         """(key, message) for settings that do not fit together, each one named."""
