@@ -381,7 +381,7 @@ class Connection:
                     client = await stack.enter_async_context(
                         Client(
                             _watched(transport, run.lost),
-                            mode=config.handshake,
+                            mode=self._handshake(),
                             # No session-wide limit: the startup scope bounds the handshake, and every
                             # request after it carries its own (tool_timeout_sec or the caller's).
                             read_timeout_seconds=None,
@@ -418,6 +418,14 @@ class Connection:
             run.client = run.startup = None
             self._settle(run)
         return False
+
+    def _handshake(self) -> str:
+        """The SDK's connect mode. Under OAuth the SDK holds one lock across each HTTP request, so a probe that
+        an initialize-only streamable HTTP server leaves open would hold back every later request: such a
+        server gets `initialize` only (every server of the 2026 era answers it too)."""
+        if self.config.transport == "streamable_http" and self._oauth is not None:
+            return "legacy"
+        return self.config.handshake
 
     def _settle(self, run: _Run) -> None:
         run.settled.set()

@@ -137,7 +137,9 @@ def legacy_table(name: str, handshake: str, mode: str, origin: str | None) -> st
     assert origin is not None
     transport = "sse" if mode == "sse" else "streamable_http"
     url = endpoint(origin, mode)
-    return f'[mcp_servers.{name}]\nurl = {toml_str(url)}\ntransport = "{transport}"\n{common}\n'
+    # A static Authorization: with OAuth, streamable HTTP connects with `initialize` only (connections.py).
+    auth = 'http_headers = { Authorization = "Bearer test" }\n' if mode == "http" else ""
+    return f'[mcp_servers.{name}]\nurl = {toml_str(url)}\ntransport = "{transport}"\n{auth}{common}\n'
 
 
 @pytest.mark.parametrize("mode", ["stdio", "http", "sse"])
