@@ -40,6 +40,7 @@ from .failures import (
     Failure,
     Mend,
     NotExecutable,
+    RefusalWatch,
     classify,
 )
 from .failures import leaf as _leaf
@@ -185,6 +186,7 @@ class _Run:
         self.ready_at: float | None = None
         self.ended = False  # the run's end is accounted for (status, backoff)
         self.http_status: int | None = None  # the last HTTP status a POST got before ready (failure classes)
+        self.refusal: BaseException | None = None  # an OAuth refusal met before ready (failure classes)
 
 
 class Connection:
@@ -404,6 +406,11 @@ class Connection:
                     await run.lost.wait()
                     run.client = None
                     self._ended(run, CLOSED_REASON + " (the server exited or hung up)")
+            if startup.cancelled_caught and run.refusal is not None:
+                failure = classify(run.refusal)
+                permanent = failure.mend is Mend.FIX
+                self._ended(run, self._start_error(run.refusal, failure), permanent=permanent)
+                return permanent
             if startup.cancelled_caught:
                 self._ended(run, timeout_message(self.name, self.startup_timeout))
         except Exception as exc:
@@ -492,10 +499,18 @@ class Connection:
         assert config.url is not None
         headers = self._headers()
         auth = self._provider(run)
+        def refused(exc: BaseException) -> None:
+            # Streamable HTTP swallows errors raised in its request tasks: end the handshake from here.
+            if run.ready_at is None and run.refusal is None:
+                run.refusal = exc
+                if run.startup is not None:
+                    run.startup.cancel()
+
         def http_client(
             headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
         ) -> httpx2.AsyncClient:
-            client = create_mcp_http_client(headers=headers, timeout=timeout, auth=auth)
+            watched = RefusalWatch(auth, refused) if auth is not None else None
+            client = create_mcp_http_client(headers=headers, timeout=timeout, auth=watched)
 
             async def record(response: httpx2.Response) -> None:
                 # The handshake's HTTP status, for the failure class: streamable HTTP hides it behind a stand-in.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import errno
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -103,3 +104,30 @@ def classify(exc: BaseException, *, http_status: int | None = None, url: str | N
             f"the server answered HTTP {status} at{where}: check `url` in the config (the endpoint's path)",
         )
     return Failure(Cause.TRANSIENT)
+
+
+class RefusalWatch(httpx2.Auth):
+    """An OAuth provider, watched: an `OAuthFlowError` it raises (metadata, issuer or resource refused) is handed
+    to `refused` before it goes on. Streamable HTTP swallows errors raised in its request tasks, so without this
+    the handshake would only time out, and the server restart for ever."""
+
+    def __init__(self, inner: httpx2.Auth, refused: Callable[[BaseException], None]) -> None:
+        self._inner = inner
+        self._refused = refused
+        self.requires_request_body = inner.requires_request_body
+        self.requires_response_body = inner.requires_response_body
+
+    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        flow = self._inner.async_auth_flow(request)
+        try:
+            outgoing = await anext(flow)
+            while True:
+                response = yield outgoing
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        except OAuthFlowError as exc:
+            self._refused(exc)
+            raise
+        finally:
+            await flow.aclose()

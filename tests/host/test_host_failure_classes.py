@@ -81,6 +81,15 @@ def test_an_http_endpoint_that_is_not_there_fails_at_once_with_the_fix(host_dirs
             assert_failed_for_good(host, "lost", "HTTP 404", "check `url`")
 
 
+def test_a_resource_mismatch_in_oauth_metadata_fails_at_once(host_dirs: HostDirs) -> None:
+    with serving("legacy_server.py", "http-wrong-resource") as origin:
+        config = f"[mcp_servers.elsewhere]\nurl = {toml_str(origin + '/mcp')}\nstartup_timeout_sec = 30\n"
+        with running_host(host_dirs, config) as host:
+            host.initialize()
+            status = assert_failed_for_good(host, "elsewhere", "OAuth", "does not match")
+            assert status.get("auth") != "required"
+
+
 def test_a_server_that_crashes_at_start_is_still_restarting(host_dirs: HostDirs) -> None:
     config = f'[mcp_servers.crash]\ncommand = {toml_str(sys.executable)}\nargs = ["-c", "raise SystemExit(3)"]\n'
     with running_host(host_dirs, config) as host:

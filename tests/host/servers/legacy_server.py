@@ -2,7 +2,8 @@
 
 It speaks the 2025-11-25 handshake and nothing newer, and like many servers of that era it ignores requests it
 does not know before `initialize` (it never answers them): the worst case for the 2026-07-28 `server/discover`
-probe of `handshake = "auto"`. Tool: `echo {text}`."""
+probe of `handshake = "auto"`. Tool: `echo {text}`. `http-wrong-resource PORT`: streamable HTTP that asks for
+OAuth (401) and names, in its protected-resource metadata, a resource other than itself (refused by the client)."""
 
 from __future__ import annotations
 
@@ -73,6 +74,9 @@ def web(mode: str, port: int) -> None:
     queues: dict[str, Any] = {}
 
     async def mcp(request: Request) -> Response:
+        if mode == "http-wrong-resource":
+            metadata = f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource"
+            return Response(status_code=401, headers={"www-authenticate": f'Bearer resource_metadata="{metadata}"'})
         if request.method != "POST":
             return Response(status_code=405)
         message = await request.json()
@@ -112,9 +116,18 @@ def web(mode: str, port: int) -> None:
             await queues[session_id].send(reply)
         return Response(status_code=202)
 
+    async def resource_metadata(request: Request) -> Response:
+        return JSONResponse(
+            {"resource": "https://elsewhere.example/mcp", "authorization_servers": [f"http://127.0.0.1:{port}"]}
+        )
+
     routes = (
-        [Route("/mcp", mcp, methods=["GET", "POST", "DELETE"])]
-        if mode == "http"
+        [
+            Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
+            Route("/.well-known/oauth-protected-resource", resource_metadata),
+            Route("/.well-known/oauth-protected-resource/mcp", resource_metadata),
+        ]
+        if mode.startswith("http")
         else [Route("/sse", sse), Route("/messages", messages, methods=["POST"])]
     )
     uvicorn.run(Starlette(routes=routes), host="127.0.0.1", port=port, log_level="warning")
