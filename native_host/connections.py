@@ -427,9 +427,9 @@ class Connection:
         return False
 
     def _handshake(self) -> str:
-        """The SDK's connect mode. Under OAuth the SDK holds one lock across each HTTP request, so a probe that
-        an initialize-only streamable HTTP server leaves open would hold back every later request: such a
-        server gets `initialize` only (every server of the 2026 era answers it too)."""
+        """The SDK's connect mode. Under OAuth the SDK holds one lock across each HTTP request, so a probe
+        that an initialize-only streamable HTTP server leaves open would hold back every later request: such
+        a server gets `initialize` only (every server of the 2026 era answers it too)."""
         if self.config.transport == "streamable_http" and self._oauth is not None:
             return "legacy"
         return self.config.handshake
@@ -499,6 +499,7 @@ class Connection:
         assert config.url is not None
         headers = self._headers()
         auth = self._provider(run)
+
         def refused(exc: BaseException) -> None:
             # Streamable HTTP swallows errors raised in its request tasks: end the handshake from here.
             if run.ready_at is None and run.refusal is None:
@@ -513,7 +514,8 @@ class Connection:
             client = create_mcp_http_client(headers=headers, timeout=timeout, auth=watched)
 
             async def record(response: httpx2.Response) -> None:
-                # The handshake's HTTP status, for the failure class: streamable HTTP hides it behind a stand-in.
+                # The handshake's HTTP status, for the failure class (streamable HTTP hides it behind a
+                # JSON-RPC stand-in).
                 if run.ready_at is None and response.request.method == "POST":
                     run.http_status = response.status_code
 
@@ -656,7 +658,9 @@ class Connection:
             variable = self.config.bearer_token_env_var
             token = os.environ.get(variable)
             if token is None:
-                raise ConfigRefused(f"Environment variable {variable} for MCP server '{self.name}' is not set")
+                raise ConfigRefused(
+                    f"Environment variable {variable} for MCP server '{self.name}' is not set"
+                )
             if not token:
                 raise ConfigRefused(f"Environment variable {variable} for MCP server '{self.name}' is empty")
             headers["Authorization"] = f"Bearer {token}"

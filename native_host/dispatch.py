@@ -502,15 +502,18 @@ class Dispatcher:
         return {"server": params.server, "enabled": params.enabled}
 
     async def _servers_restart(self, request: Request) -> JsonObject:
-        """The person's *Retry*: the server's table is read again from the config file (a fix made there counts),
-        then the server starts again now, its backoff and failure forgotten. Answers once that start has
-        settled, with the server's status; a table the config now refuses is an error naming the problems."""
+        """The person's *Retry*: the server's table is read again from the config file (a fix made there
+        counts), then the server starts again now, its backoff and failure forgotten. Answers once that start
+        has settled, with the server's status; a table the config now refuses is an error naming its
+        problems."""
         name = _params(ServerParams, request).server
         loaded = await anyio.to_thread.run_sync(load_config, self._config_path)
         if name in loaded.invalid:
             problems = "; ".join(str(problem) for problem in loaded.problems_for(name))
             raise RpcError(
-                ErrorCode.INVALID_PARAMS, f"could not restart '{name}': the config refuses it: {problems}", {"server": name}
+                ErrorCode.INVALID_PARAMS,
+                f"could not restart '{name}': the config refuses it: {problems}",
+                {"server": name},
             )
         connection = await self.manager.restart(name, loaded.servers.get(name))
         await connection.wait_settled()

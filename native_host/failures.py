@@ -1,5 +1,6 @@
-"""Why a server's start failed, as types: what cannot mend itself (the server is `failed` until its config changes,
-`servers/restart` or `doctor`) and what may (`restarting`, with the backoff). Contract §4 "Failure classes".
+"""Why a server's start failed, as types: what cannot mend itself (the server is `failed` until its config
+changes, `servers/restart` or `doctor`) and what may (`restarting`, with the backoff). Contract §4 "Failure
+classes".
 
 A failure is classified from the exception's type and, for HTTP, from the status code the server answered the
 handshake with (streamable HTTP turns HTTP errors into JSON-RPC stand-ins, so the code is taken from the HTTP
@@ -16,7 +17,8 @@ from typing import Final
 import httpx2
 from mcp.client.auth.exceptions import OAuthFlowError
 
-# 4xx answers that a retry, a sign-in or time may mend: unauthorized, forbidden, request timeout, too many requests.
+# 4xx answers that a retry, a sign-in or time may mend: unauthorized, forbidden, request timeout, too many
+# requests.
 RETRIABLE_4XX: Final = frozenset({401, 403, 408, 429})
 
 
@@ -87,15 +89,17 @@ def leaf(exc: BaseException) -> BaseException:
 
 
 def classify(exc: BaseException, *, http_status: int | None = None, url: str | None = None) -> Failure:
-    """The failure class of a start that raised `exc`; `http_status` is the last HTTP status the server answered
-    the handshake with (HTTP transports), if any."""
+    """The failure class of a start that raised `exc`; `http_status` is the last HTTP status the server
+    answered the handshake with (HTTP transports), if any."""
     exc = leaf(exc)
     if isinstance(exc, CannotStart):
         return Failure(exc.cause)
     if isinstance(exc, PermissionError) or (isinstance(exc, OSError) and exc.errno == errno.ENOEXEC):
         return Failure(Cause.NOT_EXECUTABLE, "the command cannot be run: check `command` and its permissions")
     if isinstance(exc, OAuthFlowError):
-        return Failure(Cause.OAUTH_REFUSED, "check the server's OAuth setup (its metadata, issuer and resource)")
+        return Failure(
+            Cause.OAUTH_REFUSED, "check the server's OAuth setup (its metadata, issuer and resource)"
+        )
     status = exc.response.status_code if isinstance(exc, httpx2.HTTPStatusError) else http_status
     if status is not None and refuses_for_good(status):
         where = f" {url}" if url else ""
@@ -107,9 +111,9 @@ def classify(exc: BaseException, *, http_status: int | None = None, url: str | N
 
 
 class RefusalWatch(httpx2.Auth):
-    """An OAuth provider, watched: an `OAuthFlowError` it raises (metadata, issuer or resource refused) is handed
-    to `refused` before it goes on. Streamable HTTP swallows errors raised in its request tasks, so without this
-    the handshake would only time out, and the server restart for ever."""
+    """An OAuth provider, watched: an `OAuthFlowError` it raises (metadata, issuer or resource refused) is
+    handed to `refused` before it goes on. Streamable HTTP swallows errors raised in its request tasks, so
+    without this the handshake would only time out, and the server restart for ever."""
 
     def __init__(self, inner: httpx2.Auth, refused: Callable[[BaseException], None]) -> None:
         self._inner = inner
@@ -117,7 +121,9 @@ class RefusalWatch(httpx2.Auth):
         self.requires_request_body = inner.requires_request_body
         self.requires_response_body = inner.requires_response_body
 
-    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         flow = self._inner.async_auth_flow(request)
         try:
             outgoing = await anext(flow)

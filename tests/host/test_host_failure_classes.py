@@ -1,5 +1,5 @@
-"""Failure classes (contract §4, issue 19): what cannot mend itself is `failed` at once with what to fix, never
-retried in a loop, and tried again on `servers/restart`; what may mend itself stays `restarting`. And
+"""Failure classes (contract §4, issue 19): what cannot mend itself is `failed` at once with what to fix,
+never retried in a loop, and tried again on `servers/restart`; what may mend itself stays `restarting`. And
 `handshake = "auto"` (the default) reaches initialize-only servers on every transport as `legacy` does."""
 
 from __future__ import annotations
@@ -72,10 +72,13 @@ def test_a_command_that_is_not_executable_fails_at_once_with_the_fix(host_dirs: 
 
 
 @pytest.mark.parametrize("mode", ["http", "sse"])
-def test_an_http_endpoint_that_is_not_there_fails_at_once_with_the_fix(host_dirs: HostDirs, mode: str) -> None:
+def test_an_http_endpoint_that_is_not_there_fails_at_once_with_the_fix(
+    host_dirs: HostDirs, mode: str
+) -> None:
     with demo_over_http(mode) as url:
         wrong = url.rsplit("/", 1)[0] + "/no-such-endpoint"
-        config = f'[mcp_servers.lost]\nurl = {toml_str(wrong)}\ntransport = "{"sse" if mode == "sse" else "streamable_http"}"\n'
+        transport = "sse" if mode == "sse" else "streamable_http"
+        config = f'[mcp_servers.lost]\nurl = {toml_str(wrong)}\ntransport = "{transport}"\n'
         with running_host(host_dirs, config) as host:
             host.initialize()
             assert_failed_for_good(host, "lost", "HTTP 404", "check `url`")
@@ -91,11 +94,14 @@ def test_a_resource_mismatch_in_oauth_metadata_fails_at_once(host_dirs: HostDirs
 
 
 def test_a_server_that_crashes_at_start_is_still_restarting(host_dirs: HostDirs) -> None:
-    config = f'[mcp_servers.crash]\ncommand = {toml_str(sys.executable)}\nargs = ["-c", "raise SystemExit(3)"]\n'
+    config = (
+        f'[mcp_servers.crash]\ncommand = {toml_str(sys.executable)}\nargs = ["-c", "raise SystemExit(3)"]\n'
+    )
     with running_host(host_dirs, config) as host:
         host.initialize()
         down = host.wait_servers(
-            lambda s: s.get("crash", {}).get("status") == "restarting" and "retryInMs" in s["crash"], timeout=60
+            lambda s: s.get("crash", {}).get("status") == "restarting" and "retryInMs" in s["crash"],
+            timeout=60,
         )["crash"]
         assert down["restarts"] >= 1 and down["error"]
 
@@ -107,7 +113,9 @@ def test_restart_tries_a_failed_server_again_and_it_is_ready_once_fixed(host_dir
         host.initialize()
         settled(host, "later", "failed")
 
-        again = host.call("servers/restart", {"server": "later"}, timeout=QUICK)  # still missing: failed at once
+        again = host.call(
+            "servers/restart", {"server": "later"}, timeout=QUICK
+        )  # still missing: failed at once
         assert again["status"]["status"] == "failed" and "command not found" in again["status"]["error"]
         script.parent.mkdir(parents=True, exist_ok=True)
         script.write_text(f"#!/bin/sh\nexec {PYTHON} -P {SERVERS / 'demo_server.py'}\n")
@@ -138,7 +146,7 @@ def test_restart_reads_the_servers_config_again(host_dirs: HostDirs) -> None:
 
 
 def legacy_table(name: str, handshake: str, mode: str, origin: str | None) -> str:
-    # startup_timeout_sec 5: the SDK's unbounded probe (10 s against these servers) would not be ready in time.
+    # startup_timeout_sec 5: with the SDK's own probe wait (10 s against these servers) none would be ready.
     common = f'handshake = "{handshake}"\nstartup_timeout_sec = 5\n'
     if mode == "stdio":
         argv = ", ".join(toml_str(a) for a in ("-P", str(SERVERS / "legacy_server.py")))
@@ -182,7 +190,7 @@ def test_auto_is_the_default_and_a_modern_server_still_gets_the_2026_protocol(ho
             assert answer["content"][0]["text"] == name
 
 
-# -- the classes as types -------------------------------------------------------------------------------------
+# -- the classes as types ---------------------------------------------------------------------------------
 
 
 def test_failures_are_classified_by_type_and_status() -> None:
@@ -196,12 +204,25 @@ def test_failures_are_classified_by_type_and_status() -> None:
     assert classify(ConnectionRefusedError()).mend is Mend.RETRY
     assert classify(TimeoutError()).mend is Mend.RETRY
     request = httpx2.Request("GET", "http://127.0.0.1/sse")
-    for status, mend in ((404, Mend.FIX), (410, Mend.FIX), (400, Mend.FIX), (401, Mend.RETRY), (403, Mend.RETRY)):
-        error = httpx2.HTTPStatusError("x", request=request, response=httpx2.Response(status, request=request))
+    for status, mend in (
+        (404, Mend.FIX),
+        (410, Mend.FIX),
+        (400, Mend.FIX),
+        (401, Mend.RETRY),
+        (403, Mend.RETRY),
+    ):
+        error = httpx2.HTTPStatusError(
+            "x", request=request, response=httpx2.Response(status, request=request)
+        )
         assert classify(error).mend is mend, status
     assert classify(RuntimeError("x"), http_status=404).cause is Cause.ENDPOINT_REFUSED
     assert classify(RuntimeError("x"), http_status=503).mend is Mend.RETRY
-    assert [s for s in (400, 401, 403, 404, 408, 410, 422, 429, 500) if refuses_for_good(s)] == [400, 404, 410, 422]
+    assert [s for s in (400, 401, 403, 404, 408, 410, 422, 429, 500) if refuses_for_good(s)] == [
+        400,
+        404,
+        410,
+        422,
+    ]
 
 
 def test_the_probe_bound_is_in_place() -> None:

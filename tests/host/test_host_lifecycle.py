@@ -101,7 +101,9 @@ def test_a_server_that_keeps_exiting_backs_off_longer_each_time(host_dirs: HostD
 
 def test_a_server_whose_process_exits_at_start_keeps_being_retried(host_dirs: HostDirs) -> None:
     # The command is there and runs, but exits at once: that may mend itself (contract §4), so backoff.
-    config = f'[mcp_servers.ghost]\ncommand = {toml_str(sys.executable)}\nargs = ["-c", "raise SystemExit(3)"]\n'
+    config = (
+        f'[mcp_servers.ghost]\ncommand = {toml_str(sys.executable)}\nargs = ["-c", "raise SystemExit(3)"]\n'
+    )
     with running_host(host_dirs, config) as host:
         host.initialize()
         first, second = first_two_backoffs(host, "ghost")

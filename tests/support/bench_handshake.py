@@ -1,7 +1,8 @@
-"""`handshake = "auto"` vs `"legacy"` against an initialize-only server (tests/host/servers/legacy_server.py, which
-never answers the 2026-07-28 `server/discover` probe), on stdio, streamable HTTP and SSE, through the host:
-`servers/restart` answers once the server's start has settled, so its time is the handshake's (spawn, probe,
-initialize, first tools/list). Interleaved rounds, median of each; the figure is auto − legacy (issue 19: ≤ 1 s)."""
+"""`handshake = "auto"` vs `"legacy"` against an initialize-only server (tests/host/servers/legacy_server.py,
+which never answers the 2026-07-28 `server/discover` probe), on stdio, streamable HTTP and SSE, through the
+host: `servers/restart` answers once the server's start has settled, so its time is the handshake's (spawn,
+probe, initialize, first tools/list). Interleaved rounds, median of each; the figure is auto − legacy (issue
+19: ≤ 1 s)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,11 @@ def handshake_auto_vs_legacy() -> list:  # list[Figure]
     figures = []
     for transport, mode in (("stdio", None), ("streamable_http", "http"), ("sse", "sse")):
         with ExitStack() as stack, tempfile.TemporaryDirectory() as tmp:
-            url = None if mode is None else endpoint(stack.enter_context(serving("legacy_server.py", mode)), mode)
+            url = (
+                None
+                if mode is None
+                else endpoint(stack.enter_context(serving("legacy_server.py", mode)), mode)
+            )
             config = _table("auto", "auto", transport, url) + _table("legacy", "legacy", transport, url)
             launcher, env = _host_dirs(Path(tmp), config)
             host = HostProcess.start(launcher, env=env)

@@ -2,8 +2,9 @@
 
 It speaks the 2025-11-25 handshake and nothing newer, and like many servers of that era it ignores requests it
 does not know before `initialize` (it never answers them): the worst case for the 2026-07-28 `server/discover`
-probe of `handshake = "auto"`. Tool: `echo {text}`. `http-wrong-resource PORT`: streamable HTTP that asks for
-OAuth (401) and names, in its protected-resource metadata, a resource other than itself (refused by the client)."""
+probe of `handshake = "auto"`. Tool: `echo {text}`. `http-wrong-resource PORT`: streamable HTTP that asks
+for OAuth (401) and names, in its protected-resource metadata, a resource other than itself (which the client
+refuses)."""
 
 from __future__ import annotations
 
@@ -76,7 +77,9 @@ def web(mode: str, port: int) -> None:
     async def mcp(request: Request) -> Response:
         if mode == "http-wrong-resource":
             metadata = f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource"
-            return Response(status_code=401, headers={"www-authenticate": f'Bearer resource_metadata="{metadata}"'})
+            return Response(
+                status_code=401, headers={"www-authenticate": f'Bearer resource_metadata="{metadata}"'}
+            )
         if request.method != "POST":
             return Response(status_code=405)
         message = await request.json()
@@ -118,7 +121,10 @@ def web(mode: str, port: int) -> None:
 
     async def resource_metadata(request: Request) -> Response:
         return JSONResponse(
-            {"resource": "https://elsewhere.example/mcp", "authorization_servers": [f"http://127.0.0.1:{port}"]}
+            {
+                "resource": "https://elsewhere.example/mcp",
+                "authorization_servers": [f"http://127.0.0.1:{port}"],
+            }
         )
 
     routes = (
