@@ -6,7 +6,8 @@ falls back to `initialize`; a server of the initialize era that ignores methods 
 (measured: stdio, streamable HTTP and SSE, 0.04 s → 10.04 s). A modern server answers the probe in one round
 trip; one that is slower than the bound (still starting) is not lost either: the SDK sends `initialize`, and
 the server's answer to it (-32022, naming its versions) makes the SDK probe once more. The SDK reads the
-constant at each probe, and has no per-client setting for it, so the host sets it once, for its own clients."""
+constant at each probe and has no per-client setting for it, so the host sets it once, for its own
+clients."""
 
 from __future__ import annotations
 
