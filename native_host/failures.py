@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Final
 
 import httpx2
+from mcp import MCPError
 from mcp.client.auth.exceptions import OAuthFlowError
 
 # 4xx answers that a retry, a sign-in or time may mend: unauthorized, forbidden, request timeout, too many
@@ -100,7 +101,12 @@ def classify(exc: BaseException, *, http_status: int | None = None, url: str | N
         return Failure(
             Cause.OAUTH_REFUSED, "check the server's OAuth setup (its metadata, issuer and resource)"
         )
-    status = exc.response.status_code if isinstance(exc, httpx2.HTTPStatusError) else http_status
+    if isinstance(exc, httpx2.HTTPStatusError):
+        status: int | None = exc.response.status_code
+    elif isinstance(exc, MCPError):  # streamable HTTP's stand-in for an HTTP error: the status says which
+        status = http_status
+    else:  # a connection refused or reset after a refused POST is still a connection refused or reset
+        status = None
     if status is not None and refuses_for_good(status):
         where = f" {url}" if url else ""
         return Failure(

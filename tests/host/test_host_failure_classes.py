@@ -195,6 +195,7 @@ def test_auto_is_the_default_and_a_modern_server_still_gets_the_2026_protocol(ho
 
 def test_failures_are_classified_by_type_and_status() -> None:
     import httpx2
+    from mcp import MCPError
 
     from native_host.failures import CommandNotFound, ConfigRefused, NotExecutable
 
@@ -215,8 +216,10 @@ def test_failures_are_classified_by_type_and_status() -> None:
             "x", request=request, response=httpx2.Response(status, request=request)
         )
         assert classify(error).mend is mend, status
-    assert classify(RuntimeError("x"), http_status=404).cause is Cause.ENDPOINT_REFUSED
-    assert classify(RuntimeError("x"), http_status=503).mend is Mend.RETRY
+    stand_in = MCPError(-32601, "Not Found")
+    assert classify(stand_in, http_status=404).cause is Cause.ENDPOINT_REFUSED
+    assert classify(stand_in, http_status=503).mend is Mend.RETRY
+    assert classify(httpx2.ConnectError("refused"), http_status=400).mend is Mend.RETRY
     assert [s for s in (400, 401, 403, 404, 408, 410, 422, 429, 500) if refuses_for_good(s)] == [
         400,
         404,
