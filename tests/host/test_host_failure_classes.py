@@ -1,6 +1,6 @@
 """Failure classes (contract §4, issue 19): what cannot mend itself is `failed` at once with what to fix,
 never retried in a loop, and tried again on `servers/restart`; what may mend itself stays `restarting`. And
-`handshake = "auto"` (the default) reaches initialize-only servers on every transport as `legacy` does."""
+`handshake = "auto"` reaches initialize-only servers on every transport as `legacy` does."""
 
 from __future__ import annotations
 
@@ -177,11 +177,12 @@ def test_auto_reaches_an_initialize_only_server_as_legacy_does(host_dirs: HostDi
             check(origin)
 
 
-def test_auto_is_the_default_and_a_modern_server_still_gets_the_2026_protocol(host_dirs: HostDirs) -> None:
+def test_auto_reaches_a_modern_server_that_starts_slower_than_the_probe_bound(host_dirs: HostDirs) -> None:
     # A slow start outlasts the probe's bound: the SDK falls back, and the server's answer brings it back.
-    config = stdio_server("slow", "demo_server.py", extra='env = { DEMO_START_DELAY = "1" }') + stdio_server(
-        "quick", "demo_server.py"
-    )
+    auto = 'handshake = "auto"\n'
+    config = stdio_server(
+        "slow", "demo_server.py", extra=auto + 'env = { DEMO_START_DELAY = "1" }'
+    ) + stdio_server("quick", "demo_server.py", extra=auto)
     with running_host(host_dirs, config) as host:
         host.initialize()
         host.wait_ready("slow", "quick", timeout=60)
