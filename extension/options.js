@@ -3,6 +3,7 @@
 import { $, el, clear, send, subscribe } from "./ui_dom.js";
 import { HOST_FIX, HOST_SENTENCE, PYTHON_TEXT, serverState, serverToolCount } from "./ui_status.js";
 import { serverError, signInControls } from "./ui_signin.js";
+import { retryControl } from "./ui_retry.js";
 import { mountAgents, renderAgents } from "./ui_agents.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
@@ -183,6 +184,7 @@ function renderDiagnostics(s) {
               ` (${String(srv.transport ?? "")}): ${shown.text}`,
               count !== null ? `, ${count} tools` : "",
               signInControls(srv, () => renderDiagnostics(s)),
+              retryControl(srv, () => renderDiagnostics(s)),
               serverError(srv),
               advice ? el("div", { class: "help" }, advice) : null,
             );

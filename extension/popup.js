@@ -14,6 +14,7 @@ import { mountElicitations, onElicitationEvent } from "./ui_elicit.js";
 import { showServer, closeServer, onServerEvent } from "./ui_server_view.js";
 import { pagerFor } from "./ui_pager.js";
 import { serverError, signInControls } from "./ui_signin.js";
+import { retryControl } from "./ui_retry.js";
 import { HistoryList, HISTORY_SHOWN, entryArguments, noteResult } from "./ui_history.js";
 import { refreshPlan, renderPlan } from "./ui_plan.js";
 
@@ -64,6 +65,7 @@ function renderStatus(s) {
         el("span", { class: "muted" }, ` ${String(srv.transport ?? "")} · ${shown.text}`),
         count !== null && srv.status === "ready" ? el("span", { class: "muted" }, ` · ${count} tools`) : null,
         signInControls(srv, () => renderStatus(state.status)),
+        retryControl(srv, () => renderStatus(state.status)),
         el(
           "button",
           { type: "button", class: "link server-open", "aria-label": `Prompts and logs of ${srv.name}`, onclick: () => openServer(String(srv.name)) },

@@ -57,9 +57,10 @@ class ServerConfig(BaseModel):
     )
     enabled_tools: tuple[str, ...] | None = None
     disabled_tools: tuple[str, ...] = ()
-    handshake: Literal["legacy", "auto"] = (
-        "legacy"  # "auto" tries the 2026 discover probe first (can cost 10 s)
-    )
+    # "auto": the 2026-07-28 `server/discover` probe first (bounded to 0.5 s, handshake.py), then
+    # `initialize`. Not the default yet: on a 2026 connection the host hears no list_changed, server logs or
+    # elicitations (it does not use `subscriptions/listen` nor answer `input_required`).
+    handshake: Literal["legacy", "auto"] = "legacy"
 
     def allows_tool(self, tool: str) -> bool:
         """codex's filter: the allow-list (when non-empty) first, then the deny-list."""

@@ -21,6 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 import anyio
 import anyio.abc
+import httpx2
 import mcp_types as types
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.sse import sse_client
@@ -32,7 +33,19 @@ from pydantic import BaseModel, ValidationError
 from .browser_link import BrowserLink
 from .config import ServerConfig
 from .elicitation import elicitor
+from .failures import (
+    CannotStart,
+    CommandNotFound,
+    ConfigRefused,
+    Failure,
+    Mend,
+    NotExecutable,
+    RefusalWatch,
+    classify,
+)
+from .failures import leaf as _leaf
 from .files import FileWriteError
+from .handshake import bound_the_probe
 from .identity import HOST_NAME, HOST_VERSION
 from .jsonrpc import ErrorCode, RpcError
 from .logs import open_server_log
@@ -54,6 +67,7 @@ from .status import ServerStatus, State, StatusBoard
 from .stdio_transport import stdio_transport
 
 log = logging.getLogger(__name__)
+bound_the_probe()  # handshake = "auto" costs at most its probe bound more than "legacy"
 
 CLIENT_INFO: Final = types.Implementation(name=HOST_NAME, version=HOST_VERSION, title="Tabgate")
 FIRST_RETRY_SECONDS: Final = 1.0
@@ -87,13 +101,6 @@ def to_json(model: BaseModel) -> dict[str, Any]:
     return data
 
 
-def _leaf(exc: BaseException) -> BaseException:
-    # Connect failures arrive wrapped in (nested) single-member exception groups.
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    return exc
-
-
 def describe(exc: BaseException) -> str:
     exc = _leaf(exc)
     if isinstance(exc, MCPError):
@@ -115,14 +122,6 @@ def timeout_message(name: str, seconds: float) -> str:
 def retry_delay(failures: int) -> float:
     """The wait before the next start after `failures` (>= 1) runs in a row that ended badly."""
     return min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2.0 ** min(failures - 1, 16))
-
-
-class CommandNotFound(FileNotFoundError):
-    """A stdio server's command is not on the PATH the host has (browsers start hosts with a minimal one)."""
-
-
-class CannotStart(RuntimeError):
-    """A start no retry can fix while this host runs (its environment lacks a variable the config names)."""
 
 
 class Unavailable(RpcError):
@@ -186,6 +185,8 @@ class _Run:
         self.startup: anyio.CancelScope | None = None
         self.ready_at: float | None = None
         self.ended = False  # the run's end is accounted for (status, backoff)
+        self.http_status: int | None = None  # the last HTTP status a POST got before ready (failure classes)
+        self.refusal: BaseException | None = None  # an OAuth refusal met before ready (failure classes)
 
 
 class Connection:
@@ -382,7 +383,7 @@ class Connection:
                     client = await stack.enter_async_context(
                         Client(
                             _watched(transport, run.lost),
-                            mode=config.handshake,
+                            mode=self._handshake(),
                             # No session-wide limit: the startup scope bounds the handshake, and every
                             # request after it carries its own (tool_timeout_sec or the caller's).
                             read_timeout_seconds=None,
@@ -405,20 +406,33 @@ class Connection:
                     await run.lost.wait()
                     run.client = None
                     self._ended(run, CLOSED_REASON + " (the server exited or hung up)")
+            if startup.cancelled_caught and run.refusal is not None:
+                failure = classify(run.refusal)
+                permanent = failure.mend is Mend.FIX
+                self._ended(run, self._start_error(run.refusal, failure), permanent=permanent)
+                return permanent
             if startup.cancelled_caught:
                 self._ended(run, timeout_message(self.name, self.startup_timeout))
-        except CannotStart as exc:
-            self._ended(run, f"MCP client for `{self.name}` cannot start: {exc}", permanent=True)
-            return True
         except Exception as exc:
             if run.ready_at is None:
-                self._ended(run, self._start_error(exc))
+                failure = classify(exc, http_status=run.http_status, url=config.url)
+                permanent = failure.mend is Mend.FIX
+                self._ended(run, self._start_error(exc, failure), permanent=permanent)
+                return permanent
             else:  # often raised by the transport's close, after the loss was announced: the better reason
                 self._ended(run, f"MCP server '{self.name}' failed: {describe(exc)}", refine=True)
         finally:
             run.client = run.startup = None
             self._settle(run)
         return False
+
+    def _handshake(self) -> str:
+        """The SDK's connect mode. Under OAuth the SDK holds one lock across each HTTP request, so a probe
+        that an initialize-only streamable HTTP server leaves open would hold back every later request: such
+        a server gets `initialize` only (every server of the 2026 era answers it too)."""
+        if self.config.transport == "streamable_http" and self._oauth is not None:
+            return "legacy"
+        return self.config.handshake
 
     def _settle(self, run: _Run) -> None:
         run.settled.set()
@@ -453,12 +467,16 @@ class Connection:
         log.warning("server %s: %s; restarting in %g s", self.name, self._error, delay)
         self._publish()
 
-    def _start_error(self, exc: BaseException) -> str:
+    def _start_error(self, exc: BaseException, failure: Failure) -> str:
         leaf = _leaf(exc)
-        if isinstance(leaf, CommandNotFound):
+        if isinstance(leaf, (CommandNotFound, NotExecutable)):
             return f"MCP client for `{self.name}` failed to start: {leaf}"
+        if isinstance(leaf, CannotStart):
+            return f"MCP client for `{self.name}` cannot start: {leaf}"
         if isinstance(leaf, FileNotFoundError) and self.config.command:
             return f"MCP client for `{self.name}` failed to start: command not found: {self.config.command}"
+        if failure.fix is not None:
+            return f"MCP client for `{self.name}` failed to start: {failure.fix} ({describe(exc)})"
         return f"MCP client for `{self.name}` failed to start: {describe(exc)}"
 
     async def _transport(self, stack: AsyncExitStack, run: _Run) -> Any:
@@ -468,7 +486,7 @@ class Connection:
             env = self._child_env()
             command = self._resolve_command(config.command, env)
             if config.cwd is not None and not Path(config.cwd).is_dir():
-                raise FileNotFoundError(f"`cwd` {config.cwd} is not a folder")
+                raise ConfigRefused(f"`cwd` {config.cwd} is not a folder: create it or change `cwd`")
             try:
                 errlog: IO[bytes] = stack.enter_context(open_server_log(self._log_dir, self.name))
             except OSError as exc:  # an unusable log folder must not keep the server from running
@@ -481,9 +499,32 @@ class Connection:
         assert config.url is not None
         headers = self._headers()
         auth = self._provider(run)
+
+        def refused(exc: BaseException) -> None:
+            # Streamable HTTP swallows errors raised in its request tasks: end the handshake from here.
+            if run.ready_at is None and run.refusal is None:
+                run.refusal = exc
+                if run.startup is not None:
+                    run.startup.cancel()
+
+        def http_client(
+            headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
+        ) -> httpx2.AsyncClient:
+            watched = RefusalWatch(auth, refused) if auth is not None else None
+            client = create_mcp_http_client(headers=headers, timeout=timeout, auth=watched)
+
+            async def record(response: httpx2.Response) -> None:
+                # The handshake's HTTP status, for the failure class (streamable HTTP hides it behind a
+                # JSON-RPC stand-in).
+                if run.ready_at is None and response.request.method == "POST":
+                    run.http_status = response.status_code
+
+            client.event_hooks["response"].append(record)
+            return client
+
         if config.transport == "sse":
-            return sse_client(config.url, headers=headers, auth=auth)
-        http = await stack.enter_async_context(create_mcp_http_client(headers=headers, auth=auth))
+            return sse_client(config.url, headers=headers, auth=auth, httpx_client_factory=http_client)
+        http = await stack.enter_async_context(http_client(headers=headers, auth=auth))
         return streamable_http_client(config.url, http_client=http)
 
     # -- OAuth -------------------------------------------------------------------------------------------
@@ -583,12 +624,29 @@ class Connection:
     def _resolve_command(self, command: str, env: dict[str, str]) -> str:
         search_path = env.get("PATH") or os.environ.get("PATH", os.defpath)
         found = shutil.which(command, path=search_path)
-        if found is None:
-            where = (
-                "" if os.sep in command else f" on PATH ({search_path}); use an absolute path in `command`"
+        if found is not None:
+            return found
+        if os.sep in command:
+            path = Path(command)
+            if path.is_dir():
+                raise NotExecutable(f"command is a folder, not a program: {command}; fix `command`")
+            if path.exists():
+                raise NotExecutable(
+                    f"command not executable: {command}; make it executable (chmod +x) or fix `command`"
+                )
+            raise CommandNotFound(f"command not found: {command}; install it or fix `command`")
+        present = [
+            str(Path(folder) / command)
+            for folder in search_path.split(os.pathsep)
+            if folder and (Path(folder) / command).is_file()
+        ]
+        if present:
+            raise NotExecutable(
+                f"command not executable: {present[0]}; make it executable (chmod +x) or fix `command`"
             )
-            raise FileNotFoundError(f"command not found: {command}{where}")
-        return found
+        raise CommandNotFound(
+            f"command not found: {command} on PATH ({search_path}); use an absolute path in `command`"
+        )
 
     def _headers(self) -> dict[str, str]:
         headers = dict(self.config.http_headers)
@@ -600,9 +658,11 @@ class Connection:
             variable = self.config.bearer_token_env_var
             token = os.environ.get(variable)
             if token is None:
-                raise CannotStart(f"Environment variable {variable} for MCP server '{self.name}' is not set")
+                raise ConfigRefused(
+                    f"Environment variable {variable} for MCP server '{self.name}' is not set"
+                )
             if not token:
-                raise CannotStart(f"Environment variable {variable} for MCP server '{self.name}' is empty")
+                raise ConfigRefused(f"Environment variable {variable} for MCP server '{self.name}' is empty")
             headers["Authorization"] = f"Bearer {token}"
         return headers
 
@@ -780,10 +840,14 @@ class ConnectionManager:
             await self.restart(name, old.config.model_copy(update={"enabled": enabled}))
 
     async def restart(self, name: str, config: ServerConfig | None = None) -> Connection:
-        """A new connection in place of the old one (stopped first), with `config` or the same one."""
-        old = self.get(name)
-        await old.stop()
-        new = self._connection(config or old.config)
+        """A new connection in place of the old one (stopped first), with `config` or the same one; with a
+        `config`, also a server that had none (its table was refused when the host started)."""
+        old = self._connections.get(name) if config is not None else self.get(name)
+        if old is not None:
+            await old.stop()
+            config = config or old.config
+        assert config is not None
+        new = self._connection(config)
         self._connections[name] = new
         self._board.set(new.initial_status())
         new.start()

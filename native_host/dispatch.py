@@ -136,6 +136,7 @@ class Dispatcher:
             "prompts/get": self._prompts_get,
             "servers/logs": self._servers_logs,
             "servers/setEnabled": self._servers_set_enabled,
+            "servers/restart": self._servers_restart,
             "servers/signIn": self._servers_sign_in,
             "servers/signOut": self._servers_sign_out,
             "files/checkUpload": self._files_check_upload,
@@ -499,6 +500,24 @@ class Dispatcher:
             raise RpcError(ErrorCode.INVALID_PARAMS, f"could not switch '{params.server}': {exc}") from None
         await self.manager.set_enabled(params.server, params.enabled)
         return {"server": params.server, "enabled": params.enabled}
+
+    async def _servers_restart(self, request: Request) -> JsonObject:
+        """The person's *Retry*: the server's table is read again from the config file (a fix made there
+        counts), then the server starts again now, its backoff and failure forgotten. Answers once that start
+        has settled, with the server's status; a table the config now refuses is an error naming its
+        problems."""
+        name = _params(ServerParams, request).server
+        loaded = await anyio.to_thread.run_sync(load_config, self._config_path)
+        if name in loaded.invalid:
+            problems = "; ".join(str(problem) for problem in loaded.problems_for(name))
+            raise RpcError(
+                ErrorCode.INVALID_PARAMS,
+                f"could not restart '{name}': the config refuses it: {problems}",
+                {"server": name},
+            )
+        connection = await self.manager.restart(name, loaded.servers.get(name))
+        await connection.wait_settled()
+        return {"server": name, "status": dict(connection.status())}
 
     async def _servers_sign_in(self, request: Request) -> JsonObject:
         """The person signs in to an OAuth server: the browser opens its page (host → browser

@@ -23,6 +23,7 @@ LOOP_METHODS: Final = frozenset(
         "prompts/get",
         "servers/logs",
         "servers/setEnabled",
+        "servers/restart",
         "servers/signIn",
         "servers/signOut",
         "files/checkUpload",

@@ -15,12 +15,13 @@ class ServerStatus(TypedDict):
     """Contract §4 `ServerStatus`; `tools` is the number of tools offered after the config's filters.
 
     `toolTimeoutSec`/`startupTimeoutSec` are the server's own limits, so the browser can wait as long as the
-    host does; a `restarting` server says why (`error`), when the next start is due (`retryInMs`, absent
-    while that start runs) and how many restarts there have been. `toolsVersion` counts the times a ready
-    server's `list_changed` brought a different tool list (absent until the first), so a replaced tool changes
-    the status too. `auth` is an OAuth server's sign-in: `required` (it waits for the person), `signingIn`
-    (a sign-in page is open) or `signedIn`; `signInError` says why the person's last sign-in failed, while it
-    still waits for one (`error` holds it too, or what the server said since)."""
+    host does; a `restarting` server says why (`error`), when the next start is due (`retryInMs`, absent while
+    that start runs) and how many restarts there have been; a `failed` server's start cannot mend itself
+    (failures.py): `error` says what to fix, and it has neither `retryInMs` nor `restarts`. `toolsVersion`
+    counts the times a ready server's `list_changed` brought a different tool list (absent until the first),
+    so a replaced tool changes the status too. `auth` is an OAuth server's sign-in: `required` (it waits for
+    the person), `signingIn` (a sign-in page is open) or `signedIn`; `signInError` says why the person's last
+    sign-in failed, while it still waits for one (`error` holds it too, or what the server said since)."""
 
     name: str
     transport: Transport

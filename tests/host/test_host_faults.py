@@ -92,7 +92,7 @@ def test_a_server_that_never_answers_times_out_with_advice(host_dirs: HostDirs) 
 def test_a_missing_command_is_named(host_dirs: HostDirs) -> None:
     config = '[mcp_servers.ghost]\ncommand = "tabgate-no-such-command"\n'
     with running_host(host_dirs, config) as host:
-        ghost = status_of(host, "ghost", "restarting")
+        ghost = status_of(host, "ghost", "failed")
         assert "command not found: tabgate-no-such-command" in str(ghost["error"])
         with pytest.raises(HostError) as caught:
             host.call("tools/call", {"server": "ghost", "tool": "x"})

@@ -21,6 +21,7 @@ from playwright.sync_api import sync_playwright
 from tests.support import bench_boot
 from tests.support.bench_browser import browser_actions
 from tests.support.bench_gateway import gateway
+from tests.support.bench_handshake import handshake_auto_vs_legacy
 from tests.support.browser import install_host, launch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -317,6 +318,7 @@ BENCHES: dict[str, Callable[[], list[Figure]]] = {
     "extension_round_trips": extension_round_trips,
     "browser_actions": browser_actions,
     "gateway": gateway,
+    "handshake": handshake_auto_vs_legacy,
 }
 
 
