@@ -280,27 +280,28 @@ class Gate:
         open_method = method == "initialize" or method.startswith("notifications/")
         if token is None and not (self.gate_calls and (open_method or scope["method"] != "POST")):
             if not self.gate_calls:
-                return await self.app(scope, _replay(body), send)  # the SDK's own refusal
+                return await self.app(scope, _replay(body, receive), send)  # the SDK's own refusal
             return await _refuse(send, 401, f'error="invalid_token", scope="{SCOPE}"', self.metadata_url)
         if tool == "admin" and (token is None or ADMIN_SCOPE not in token.scopes):
             challenge = f'error="insufficient_scope", scope="{SCOPE} {ADMIN_SCOPE}"'
             return await _refuse(send, 403, challenge, self.metadata_url)
         inner = [(k, v) for k, v in scope["headers"] if k != b"authorization"]
         inner.append((b"authorization", f"Bearer {self.internal}".encode()))
-        return await self.app({**scope, "headers": inner}, _replay(body), send)
+        return await self.app({**scope, "headers": inner}, _replay(body, receive), send)
 
 
-def _replay(body: bytes) -> Any:
+def _replay(body: bytes, receive: Any) -> Any:
+    """The request's body once more, then what the client does next (its disconnect)."""
     sent = False
 
-    async def receive() -> dict[str, Any]:
+    async def again() -> dict[str, Any]:
         nonlocal sent
         if not sent:
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
-        return {"type": "http.disconnect"}
+        return await receive()
 
-    return receive
+    return again
 
 
 async def _refuse(send: Any, status: int, challenge: str, metadata_url: str) -> None:
