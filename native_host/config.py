@@ -159,9 +159,7 @@ class _RawServer(BaseModel):
                 if getattr(self, key) is not None
             ]
         if self.oauth_client_secret_env_var is not None and self.oauth_client_id is None:
-            problems.append(
-                ("oauth_client_secret_env_var", "a client secret needs its `oauth_client_id`")
-            )
+            problems.append(("oauth_client_secret_env_var", "a client secret needs its `oauth_client_id`"))
         if self.startup_timeout_sec is not None and self.startup_timeout_ms is not None:
             problems.append(
                 ("startup_timeout_ms", "set `startup_timeout_sec` or `startup_timeout_ms`, not both")

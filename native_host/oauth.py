@@ -124,7 +124,9 @@ class TokenFile:
         if grant.tokens is None:
             return None
         write_atomically(
-            self.path, self._dump(grant.model_copy(update={"tokens": None, "expires_at": None})), mode=PRIVATE_FILE
+            self.path,
+            self._dump(grant.model_copy(update={"tokens": None, "expires_at": None})),
+            mode=PRIVATE_FILE,
         )
         return grant
 

@@ -113,8 +113,9 @@ class SignInLedger:
         scope = last.scope if last is not None else None
         asked = f"scope '{scope}'" if scope else "access"
         return (
-            f"server '{name}' refused {self.refusals} sign-ins in a row: it asks for {asked}, which signing in "
-            "did not grant. Ask the server's owner for that access; Sign out, then Sign in tries again"
+            f"server '{name}' refused {self.refusals} sign-ins in a row: it asks for {asked}, which "
+            "signing in did not grant. Ask the server's owner for that access; Sign out, then Sign in "
+            "tries again"
         )
 
 

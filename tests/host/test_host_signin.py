@@ -33,8 +33,9 @@ def setup(
     browser = Browser()
     with (
         serving("oauth_server.py", "http", env) as origin,
-        running_host(HostDirs.under(tmp_path), config_for(endpoint(origin, "http"), extra), env=host_env or {})
-        as host,
+        running_host(
+            HostDirs.under(tmp_path), config_for(endpoint(origin, "http"), extra), env=host_env or {}
+        ) as host,
     ):
         host.initialize()
         side = FakeBrowserSide(host, browser.answer)
@@ -117,7 +118,7 @@ def test_a_client_registered_by_hand_signs_in_without_registering(tmp_path: Path
         'oauth_client_id = "tabgate-by-hand"\noauth_client_secret_env_var = "CLOUD_SECRET"\n'
         'oauth_scopes = ["notes:admin"]\n'
     )
-    with setup(tmp_path, server_env, extra, {"CLOUD_SECRET": secret}) as (host, browser, origin):
+    with setup(tmp_path, server_env, extra, {"CLOUD_SECRET": secret}) as (host, _, origin):
         wait_status(host, status="failed", auth="required")
         sign_in(host)
         assert whoami(host) == "signed in to notes-cloud"

@@ -87,7 +87,9 @@ class Provider:
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         assert client_info.client_id is not None
         # Any scope this server knows, whatever the client registered with: step-up may ask for more.
-        self.clients[client_info.client_id] = client_info.model_copy(update={"scope": f"{SCOPE} {ADMIN_SCOPE}"})
+        self.clients[client_info.client_id] = client_info.model_copy(
+            update={"scope": f"{SCOPE} {ADMIN_SCOPE}"}
+        )
         self.stats["registrations"] += 1
 
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
