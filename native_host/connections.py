@@ -801,7 +801,8 @@ class ConnectionManager:
         self._board = board
         self._log_dir = log_dir
         self._connections: dict[str, Connection] = {}
-        self._ledgers: dict[str, SignInLedger] = {}  # per server name: outlive the restarts a sign-in makes
+        # Per server name and URL: they outlive the restarts a sign-in makes, not a move to another server.
+        self._ledgers: dict[tuple[str, str | None], SignInLedger] = {}
         self._group: anyio.abc.TaskGroup | None = None
         self._stack = AsyncExitStack()
 
@@ -821,7 +822,7 @@ class ConnectionManager:
             notify=self._notify,
             browser=self._browser,
             oauth_dir=self._oauth_dir,
-            ledger=self._ledgers.setdefault(config.name, SignInLedger()),
+            ledger=self._ledgers.setdefault((config.name, config.url), SignInLedger()),
         )
 
     async def set_enabled(self, name: str, enabled: bool) -> None:
