@@ -533,8 +533,7 @@ class Connection:
     def refusal(self, exc: MCPError) -> Unavailable | None:
         """The error for a request the server refused until the person signs in (the transport reports
         the HTTP refusal as a bare error), or None when `exc` is something else."""
-        challenge = self._ledger.challenge
-        if challenge is None or not refused_request(exc) or not (challenge.step_up or self._sign_in_needed):
+        if not refused_request(exc) or self._ledger.report() is None:
             return None
         return Unavailable(self.name, self._ledger.message(self.name))
 

@@ -62,6 +62,7 @@ class SignInLedger:
         self.challenge: Challenge | None = None  # the last refusal, until a sign-in answers it
         self.refusals = 0  # sign-ins in a row that the server refused again for the same scope
         self._answered: Challenge | None = None  # the refusal the last sign-in answered
+        self._unreported = False  # a refusal that no failed request has explained yet
 
     def refused(self, challenge: Challenge) -> None:
         answered = self._answered
@@ -70,6 +71,14 @@ class SignInLedger:
             self.refusals = self.refusals + 1 if same else 0
         self._answered = None
         self.challenge = challenge
+        self._unreported = True
+
+    def report(self) -> Challenge | None:
+        """The refusal a request that just failed met, once (an unrelated error later is not blamed on it)."""
+        if not self._unreported:
+            return None
+        self._unreported = False
+        return self.challenge
 
     def accepted(self) -> None:
         """A request that carried the token went through: a 401 is mended (a 403 is about one tool's
@@ -84,11 +93,13 @@ class SignInLedger:
     def signed_in(self) -> None:
         self._answered = self.challenge
         self.challenge = None
+        self._unreported = False
 
     def reset(self) -> None:
         """Signed out: the next sign-in starts afresh."""
         self.challenge = self._answered = None
         self.refusals = 0
+        self._unreported = False
 
     def more_scope_asked(self) -> bool:
         """The server refused one request for lack of scope and waits for a sign-in that asks for it."""

@@ -104,6 +104,15 @@ def test_the_message_names_the_scope_asked() -> None:
     assert "needs you to sign in" in ledger.message("cloud")
 
 
+def test_a_refusal_explains_one_failed_request() -> None:
+    ledger = SignInLedger()
+    assert ledger.report() is None
+    ledger.refused(step_up())
+    assert ledger.report() == step_up()
+    assert ledger.report() is None  # a later, unrelated error is not blamed on it
+    assert ledger.more_scope_asked()  # the status still asks for the scope
+
+
 def test_only_the_transports_stand_in_for_an_http_error_is_a_refused_request() -> None:
     assert refused_request(MCPError(types.INTERNAL_ERROR, "Server returned an error response"))
     assert not refused_request(MCPError(types.INTERNAL_ERROR, "boom"))
