@@ -511,7 +511,9 @@ class Connection:
 
         def refused(challenge: Challenge) -> None:
             self._ledger.refused(challenge)
-            if challenge.step_up:  # the token still serves the rest: only the refused call fails
+            # The token still serves the rest: only the refused call fails. (The SSE transport's writer dies
+            # on any refused POST, so there the run ends as for a 401.)
+            if challenge.step_up and self.config.transport != "sse":
                 log.info("server %s asks for more scope: %s", self.name, challenge.scope)
                 self._publish()
                 return
