@@ -173,9 +173,10 @@ def configured_client(client_id: str, secret: str | None) -> OAuthClientInformat
 class ServerOAuth(OAuthClientProvider):
     """The SDK's provider for one server: interactive only when given `authorize` (a sign-in).
 
-    A running connection's provider (no `authorize`) never runs the flow: a refusal (401, or 403
-    `insufficient_scope`) goes to `on_refused` and back to the caller as it came, and a request the token got
-    through goes to `on_accepted`. A sign-in's provider given `replay` answers its first request with that
+    A running connection's provider (no `authorize`) never opens a page: a refusal (401, or 403
+    `insufficient_scope`) goes to `on_refused`; a 403 goes back to the caller as it came, a 401 on through the
+    flow's discovery (so refused metadata is found while the server starts) up to the page, where it stops.
+    A request the token got through goes to `on_accepted`. A sign-in's provider given `replay` answers its first request with that
     refusal, so the flow runs for what the server asked even when the probe itself would pass."""
 
     def __init__(
@@ -222,7 +223,10 @@ class ServerOAuth(OAuthClientProvider):
                         challenge = Challenge.of(response)
                         if challenge is not None and self._on_refused is not None:
                             self._on_refused(challenge)
-                            return  # the caller gets the refusal; only the person's sign-in runs the flow
+                            if challenge.step_up:
+                                return  # the caller gets the refusal; the person's sign-in asks for more
+                            # A 401: the flow goes on as far as the page (which `_open_page` does not open),
+                            # so metadata a sign-in could never get past is found now.
                         if response.status_code < 400 and "Authorization" in request.headers:
                             self._on_accepted()
                 outgoing = await flow.asend(response)
