@@ -509,23 +509,26 @@ class Connection:
         if self._oauth is None or self.config.url is None:
             return None
 
-        def refused(challenge: Challenge) -> None:
-            self._ledger.refused(challenge)
-            # The token still serves the rest: only the refused call fails. (The SSE transport's writer dies
-            # on any refused POST, so there the run ends as for a 401.)
-            if challenge.step_up and self.config.transport != "sse":
-                log.info("server %s asks for more scope: %s", self.name, challenge.scope)
-                self._publish()
-                return
+        def needs_sign_in() -> None:
             self._sign_in_needed = True
             # Streamable HTTP swallows errors raised in its request tasks: end the handshake or run from here.
             if run.startup is not None:
                 run.startup.cancel()
             run.lost.set()
 
+        def refused(challenge: Challenge) -> None:
+            # A 401 goes on through the flow's discovery to the page, where `needs_sign_in` ends the run.
+            self._ledger.refused(challenge)
+            if challenge.step_up and self.config.transport == "sse":
+                needs_sign_in()  # the SSE transport's writer dies on a refused POST: the run is over
+            elif challenge.step_up:  # the token still serves the rest: only the refused call fails
+                log.info("server %s asks for more scope: %s", self.name, challenge.scope)
+                self._publish()
+
         return ServerOAuth(
             self.config.url,
             self._oauth,
+            on_sign_in_required=needs_sign_in,
             on_refused=refused,
             on_accepted=self._ledger.accepted,
             client_metadata_url=self.config.oauth_client_metadata_url,
