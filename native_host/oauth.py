@@ -176,8 +176,9 @@ class ServerOAuth(OAuthClientProvider):
     A running connection's provider (no `authorize`) never opens a page: a refusal (401, or 403
     `insufficient_scope`) goes to `on_refused`; a 403 goes back to the caller as it came, a 401 on through the
     flow's discovery (so refused metadata is found while the server starts) up to the page, where it stops.
-    A request the token got through goes to `on_accepted`. A sign-in's provider given `replay` answers its first request with that
-    refusal, so the flow runs for what the server asked even when the probe itself would pass."""
+    A request the token got through goes to `on_accepted`. A sign-in's provider given `replay` answers its
+    first request with that refusal, so the flow runs for what the server asked even when the probe itself
+    would pass."""
 
     def __init__(
         self,
