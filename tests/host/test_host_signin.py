@@ -6,6 +6,9 @@ a client ID metadata document."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -165,3 +168,31 @@ def test_without_support_for_metadata_documents_the_client_registers(tmp_path: P
         sign_in(host)
         assert whoami(host) == "signed in to notes-cloud"
         assert stats(origin)["registrations"] == 1
+
+
+def test_config_check_and_doctor_name_the_server_and_key_of_a_wrong_oauth_key(tmp_path: Path) -> None:
+    dirs = HostDirs.under(tmp_path)
+    dirs.root.mkdir(parents=True, exist_ok=True)
+    dirs.config.write_text(
+        '[mcp_servers.cloud]\nurl = "https://notes.example/mcp"\noauth_client_id = 7\n'
+        'oauth_scopes = "notes"\noauth_client_metadata_url = "http://tabgate.example/client.json"\n'
+        '[mcp_servers.fine]\nurl = "https://notes.example/mcp"\noauth_client_id = "tabgate"\n'
+        'oauth_client_secret_env_var = "CLOUD_SECRET"\noauth_scopes = ["notes"]\n'
+    )
+    env = {**os.environ, **dirs.env, "TABGATE_CONFIG": str(dirs.config), "HOME": str(tmp_path)}
+    for command in (["config", "check"], ["doctor", "--user-data-dir", str(dirs.profile)]):
+        done = subprocess.run(
+            [sys.executable, "-m", "native_host.cli", *command],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert done.returncode == 1, done.stdout + done.stderr
+        for key, says in [
+            ("oauth_client_id", "must be a string, not an integer"),
+            ("oauth_scopes", "must be a list, not a string"),
+            ("oauth_client_metadata_url", "must be an https URL with a path"),
+        ]:
+            assert f"[mcp_servers.cloud] {key}: {says}" in done.stdout, done.stdout
+        assert "[mcp_servers.fine]" not in done.stdout
