@@ -126,7 +126,8 @@ def test_a_client_registered_by_hand_signs_in_without_registering(tmp_path: Path
         sign_in(host)
         assert whoami(host) == "signed in to notes-cloud"
         numbers = stats(origin)
-        assert numbers["registrations"] == 0 and numbers["codeExchanges"] == 1
+        assert numbers["registrations"] == 0 and numbers["registerRequests"] == 0
+        assert numbers["codeExchanges"] == 1
         [asked] = numbers["asked"]
         assert asked["client"] == "tabgate-by-hand"
         assert set((asked["scope"] or "").split()) == {"notes", "notes:admin"}  # oauth_scopes asked too
@@ -157,7 +158,7 @@ def test_the_client_metadata_document_url_is_the_client_id_where_the_server_supp
         sign_in(host)
         assert whoami(host) == "signed in to notes-cloud"
         numbers = stats(origin)
-        assert numbers["registrations"] == 0
+        assert numbers["registrations"] == 0 and numbers["registerRequests"] == 0
         assert [entry["client"] for entry in numbers["asked"]] == [url]
 
 

@@ -11,8 +11,8 @@ needs one (401 naming scope `notes`); OAUTH_ADMIN=grant|never — a tool `admin`
 never does. Clients: OAUTH_CLIENT_ID (+ OAUTH_CLIENT_SECRET) — a client registered by hand;
 OAUTH_CIMD=1 — the metadata says `client_id_metadata_document_supported`, and an https client_id is taken as
 a client ID metadata document; both redirect to OAUTH_REDIRECT_URI. Test-only routes: GET /admin/stats
-(counts of registrations, authorizations, code and refresh exchanges, revocations; the scopes and client
-ids of each authorization), POST /admin/revoke (every token dies, as when the person revokes the app at the
+(counts of registrations, authorizations, code and refresh exchanges, revocations, and with any of the
+options above every request at /register; the scopes and client ids of each authorization), POST /admin/revoke (every token dies, as when the person revokes the app at the
 provider)."""
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ class Provider:
             "codeExchanges": 0,
             "refreshes": 0,
             "revocations": 0,
+            "registerRequests": 0,  # counted in front of the app (Gate), refused ones too
         }
         self.asked: list[dict[str, str | None]] = []  # each authorization's client id and scope
 
@@ -239,7 +240,7 @@ def build(mode: str, port: int) -> Any:
         return JSONResponse({"revoked": True})
 
     app = server.streamable_http_app() if mode == "http" else server.sse_app()
-    if os.environ.get("OAUTH_GATE") or os.environ.get("OAUTH_ADMIN") or provider.cimd:
+    if any(os.environ.get(name) for name in ("OAUTH_GATE", "OAUTH_ADMIN", "OAUTH_CLIENT_ID", "OAUTH_CIMD")):
         return Gate(app, provider, base)
     return app
 
@@ -261,6 +262,8 @@ class Gate:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        if scope["path"] == "/register":  # every request, answered or refused
+            self.provider.stats["registerRequests"] += 1
         if scope["path"] == "/.well-known/oauth-authorization-server" and self.provider.cimd:
             return await self.app(scope, receive, _with_cimd(send))
         if scope["path"] != "/mcp":
