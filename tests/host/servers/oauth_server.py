@@ -12,8 +12,8 @@ never does. Clients: OAUTH_CLIENT_ID (+ OAUTH_CLIENT_SECRET) — a client regist
 OAUTH_CIMD=1 — the metadata says `client_id_metadata_document_supported`, and an https client_id is taken as
 a client ID metadata document; both redirect to OAUTH_REDIRECT_URI. Test-only routes: GET /admin/stats
 (counts of registrations, authorizations, code and refresh exchanges, revocations, and with any of the
-options above every request at /register; the scopes and client ids of each authorization), POST /admin/revoke (every token dies, as when the person revokes the app at the
-provider)."""
+options above every request at /register; the scopes and client ids of each authorization),
+POST /admin/revoke (every token dies, as when the person revokes the app at the provider)."""
 
 from __future__ import annotations
 
