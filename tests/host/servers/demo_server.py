@@ -86,7 +86,7 @@ def leak() -> str:
 
 @mcp.tool()
 def whoami() -> str:
-    """Say which key this server signs in with: a server that shows its own configured secret (DEMO_SECRET)."""
+    """Say which key this server signs in with: a server showing its own configured secret (DEMO_SECRET)."""
     return f"signed in with {os.environ.get('DEMO_SECRET', '')}"
 
 
