@@ -49,6 +49,8 @@ export function signInControls(srv, rerender) {
         { type: "button", class: "signin", "aria-label": `Sign in to ${name}`, onclick: () => ask("servers/signIn", name, rerender) },
         "Sign in",
       ),
+      // The scope the server asked for (a 403 for one tool, or its first 401): what the sign-in will ask.
+      srv.scope ? el("div", { class: "signin-scope muted" }, `asks for: ${String(srv.scope)}`) : null,
       failureNote,
       notes.has(name) ? el("div", { class: "server-note muted", role: "status" }, notes.get(name)) : null,
     ];

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
+from urllib.parse import urlsplit
 
 import tomlkit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -22,7 +23,15 @@ from .status import Transport
 
 NAME_PATTERN: Final = r"^[a-zA-Z0-9_-]+$"
 STDIO_ONLY: Final = ("args", "env", "env_vars", "cwd")
-HTTP_ONLY: Final = ("bearer_token_env_var", "http_headers", "env_http_headers")
+HTTP_ONLY: Final = (
+    "bearer_token_env_var",
+    "http_headers",
+    "env_http_headers",
+    "oauth_client_id",
+    "oauth_client_secret_env_var",
+    "oauth_scopes",
+    "oauth_client_metadata_url",
+)
 # codex keys that have no meaning here: accepted so a codex config can be pasted in, then ignored.
 IGNORED_CODEX_KEYS: Final = frozenset(
     {"supports_parallel_tool_calls", "scopes", "oauth_resource", "tool_approval"}
@@ -45,6 +54,12 @@ class ServerConfig(BaseModel):
     bearer_token_env_var: str | None = None
     http_headers: dict[str, str] = Field(default_factory=dict)
     env_http_headers: dict[str, str] = Field(default_factory=dict)  # header name -> environment variable name
+    # OAuth (contract §4): a client registered by hand (its secret in an environment variable), the scopes
+    # asked at the first sign-in, and a client ID metadata document used where the server supports it.
+    oauth_client_id: str | None = None
+    oauth_client_secret_env_var: str | None = None
+    oauth_scopes: tuple[str, ...] = ()
+    oauth_client_metadata_url: str | None = None
     enabled: bool = True
     required: bool = (
         False  # a required server that fails makes `doctor` fail; the host still serves the others
@@ -78,6 +93,21 @@ def _no_nul(value: str) -> str:
 type ProcessText = Annotated[str, AfterValidator(_no_nul)]
 
 
+def _scope_token(value: str) -> str:
+    # RFC 6749 §3.3: a scope is one token of printable ASCII without spaces, quotes or backslashes.
+    if not re.fullmatch(r"[\x21\x23-\x5b\x5d-\x7e]+", value):
+        raise ValueError("each scope must be one word (no spaces, quotes or backslashes)")
+    return value
+
+
+def _metadata_url(value: str) -> str:
+    # The SDK takes a client ID metadata document only from an https URL with a path (it is the client_id).
+    parts = urlsplit(value)
+    if parts.scheme != "https" or not parts.netloc or parts.path in ("", "/"):
+        raise ValueError("must be an https URL with a path (the client ID metadata document's address)")
+    return value
+
+
 class _RawServer(BaseModel):
     """A `[mcp_servers.<name>]` table as written, before transport inference. Strict: nothing is coerced
     (`"10"` is not a number, `true` is not a number, `1` is not a string)."""
@@ -94,6 +124,10 @@ class _RawServer(BaseModel):
     bearer_token_env_var: str | None = Field(default=None, min_length=1)
     http_headers: dict[str, str] | None = None
     env_http_headers: dict[str, str] | None = None
+    oauth_client_id: str | None = Field(default=None, min_length=1)
+    oauth_client_secret_env_var: str | None = Field(default=None, min_length=1)
+    oauth_scopes: list[Annotated[str, AfterValidator(_scope_token)]] | None = None
+    oauth_client_metadata_url: Annotated[str, AfterValidator(_metadata_url)] | None = None
     enabled: bool = True
     required: bool = False
     startup_timeout_sec: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_SEC, allow_inf_nan=False)
@@ -125,6 +159,8 @@ class _RawServer(BaseModel):
                 for key in ("command", *STDIO_ONLY)
                 if getattr(self, key) is not None
             ]
+        if self.oauth_client_secret_env_var is not None and self.oauth_client_id is None:
+            problems.append(("oauth_client_secret_env_var", "a client secret needs its `oauth_client_id`"))
         if self.startup_timeout_sec is not None and self.startup_timeout_ms is not None:
             problems.append(
                 ("startup_timeout_ms", "set `startup_timeout_sec` or `startup_timeout_ms`, not both")

@@ -56,6 +56,7 @@ from .oauth import (
     SignInFailed,
     SignOut,
     TokenFile,
+    configured_client,
     revoke,
     uses_oauth,
 )
@@ -63,6 +64,7 @@ from .paths import data_dir
 from .preview import MAX_TIMEOUT_SEC
 from .redact import Scrubber
 from .server_logs import LogEntry, LogRing
+from .signin import Challenge, SignInLedger, refused_request
 from .status import ServerStatus, State, StatusBoard
 from .stdio_transport import stdio_transport
 
@@ -202,6 +204,7 @@ class Connection:
         notify: Notify = _drop,
         browser: BrowserLink | None = None,
         oauth_dir: Path | None = None,
+        ledger: SignInLedger | None = None,
     ) -> None:
         self.config = config
         self.name = config.name
@@ -214,6 +217,7 @@ class Connection:
         self._notify = notify
         # Elicitation is declared only where a person can answer it: under the browser, not under `doctor`.
         self._elicitor = elicitor(browser, self.name, self.tool_timeout) if browser else None
+        self._ledger = ledger or SignInLedger()  # the server's refusals, kept across its connections
         self._oauth = self._token_file(oauth_dir) if oauth_dir is not None else None
         self._signed_in = self._oauth is not None and self._oauth.signed_in()
         self._sign_in_needed = False  # the server refused us until the person signs in: no restarts till then
@@ -535,7 +539,11 @@ class Connection:
             return None
         if not uses_oauth({**config.http_headers, **config.env_http_headers}):
             return None
-        return TokenFile(folder, self.name, config.url)
+        client = None
+        if config.oauth_client_id is not None:
+            variable = config.oauth_client_secret_env_var
+            client = configured_client(config.oauth_client_id, os.environ.get(variable) if variable else None)
+        return TokenFile(folder, self.name, config.url, client)
 
     def _provider(self, run: _Run) -> ServerOAuth | None:
         """A run's OAuth: stored tokens, refreshed; a call for a new sign-in ends the run until it happens."""
@@ -549,7 +557,31 @@ class Connection:
                 run.startup.cancel()
             run.lost.set()
 
-        return ServerOAuth(self.config.url, self._oauth, on_sign_in_required=needs_sign_in)
+        def refused(challenge: Challenge) -> None:
+            # A 401 goes on through the flow's discovery to the page, where `needs_sign_in` ends the run.
+            self._ledger.refused(challenge)
+            if challenge.step_up and self.config.transport == "sse":
+                needs_sign_in()  # the SSE transport's writer dies on a refused POST: the run is over
+            elif challenge.step_up:  # the token still serves the rest: only the refused call fails
+                log.info("server %s asks for more scope: %s", self.name, challenge.scope)
+                self._publish()
+
+        return ServerOAuth(
+            self.config.url,
+            self._oauth,
+            on_sign_in_required=needs_sign_in,
+            on_refused=refused,
+            on_accepted=self._ledger.accepted,
+            client_metadata_url=self.config.oauth_client_metadata_url,
+            scopes=self.config.oauth_scopes,
+        )
+
+    def refusal(self, exc: MCPError) -> Unavailable | None:
+        """The error for a request the server refused until the person signs in (the transport reports
+        the HTTP refusal as a bare error), or None when `exc` is something else."""
+        if not refused_request(exc) or self._ledger.report() is None:
+            return None
+        return Unavailable(self.name, self._ledger.message(self.name))
 
     async def sign_in(self, authorize: Authorize) -> None:
         """One authorized request to the server with a provider that may open the sign-in page; the tokens it
@@ -560,7 +592,18 @@ class Connection:
             raise SignInFailed(
                 f"server '{self.name}' does not sign in with OAuth (its config sets Authorization)"
             )
-        provider = ServerOAuth(url, store, authorize=authorize)
+        if (gave_up := self._ledger.gave_up(self.name)) is not None:
+            self._sign_in_error = gave_up
+            self._publish()
+            raise SignInFailed(gave_up)
+        provider = ServerOAuth(
+            url,
+            store,
+            authorize=authorize,
+            replay=self._ledger.challenge,  # the refusal to sign in for: the probe itself may pass
+            client_metadata_url=self.config.oauth_client_metadata_url,
+            scopes=self.config.oauth_scopes,
+        )
         headers = {"Accept": "application/json, text/event-stream", **self._headers()}
         self._signing_in = True
         self._sign_in_error = None
@@ -575,6 +618,7 @@ class Connection:
             self._signing_in = False
             self._publish()
         self._signed_in = True
+        self._ledger.signed_in()
         if (endpoint := provider.revocation_endpoint()) is not None:  # None too when tokens were still good
             try:
                 await store.set_revocation_endpoint(endpoint)
@@ -611,6 +655,7 @@ class Connection:
 
     async def sign_out(self) -> SignOut:
         """Forget the server's tokens here, then ask its authorization server to revoke them."""
+        self._ledger.reset()
         grant = self._oauth.forget() if self._oauth is not None else None
         if grant is None:
             return SignOut(signed_out=False, revoked=False)
@@ -664,13 +709,20 @@ class Connection:
             if not token:
                 raise ConfigRefused(f"Environment variable {variable} for MCP server '{self.name}' is empty")
             headers["Authorization"] = f"Bearer {token}"
+        secret = self.config.oauth_client_secret_env_var
+        if secret and not os.environ.get(secret):
+            raise CannotStart(
+                f"Environment variable {secret} (oauth_client_secret_env_var) for MCP server '{self.name}' "
+                "is not set"
+            )
         return headers
 
     def _scrubber(self) -> Scrubber:
         config = self.config
         secrets = [*config.env.values(), *config.http_headers.values()]
         secrets += [os.environ[name] for name in config.env_vars if name in os.environ]
-        for variable in (*config.env_http_headers.values(), config.bearer_token_env_var):
+        variables = (*config.env_http_headers.values(), config.bearer_token_env_var)
+        for variable in (*variables, config.oauth_client_secret_env_var):
             if variable and os.environ.get(variable):
                 secrets.append(os.environ[variable])
         if config.url:
@@ -739,8 +791,10 @@ class Connection:
         }
         if self._signing_in:
             status["auth"] = "signingIn"
-        elif self._sign_in_needed:
+        elif self._sign_in_needed or self._ledger.more_scope_asked():
             status["auth"] = "required"
+            if self._ledger.challenge is not None and self._ledger.challenge.scope:
+                status["scope"] = self._ledger.challenge.scope
         elif self._signed_in:
             status["auth"] = "signedIn"
         if self._sign_in_error is not None and "auth" in status and status["auth"] != "signedIn":
@@ -811,6 +865,8 @@ class ConnectionManager:
         self._board = board
         self._log_dir = log_dir
         self._connections: dict[str, Connection] = {}
+        # Per server name and URL: they outlive the restarts a sign-in makes, not a move to another server.
+        self._ledgers: dict[tuple[str, str | None], SignInLedger] = {}
         self._group: anyio.abc.TaskGroup | None = None
         self._stack = AsyncExitStack()
 
@@ -830,6 +886,7 @@ class ConnectionManager:
             notify=self._notify,
             browser=self._browser,
             oauth_dir=self._oauth_dir,
+            ledger=self._ledgers.setdefault((config.name, config.url), SignInLedger()),
         )
 
     async def set_enabled(self, name: str, enabled: bool) -> None:

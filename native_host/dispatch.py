@@ -260,6 +260,8 @@ class Dispatcher:
                 {"server": name},
             ) from None
         except MCPError as exc:
+            if (refused := connection.refusal(exc)) is not None:  # a 401, or a 403 asking for more scope
+                raise refused from None
             if exc.code == types.CONNECTION_CLOSED:
                 connection.connection_lost()
                 raise connection.unavailable() from None

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -23,6 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 import anyio
 import httpx2
 from mcp.client.auth import OAuthClientProvider
+from mcp.client.auth.utils import union_scopes
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
@@ -34,6 +35,7 @@ from pydantic import AnyUrl, BaseModel, ValidationError
 
 from .files import PRIVATE_FILE, write_atomically
 from .identity import EXTENSION_ID
+from .signin import Challenge
 
 log = logging.getLogger(__name__)
 
@@ -86,13 +88,23 @@ class Grant(BaseModel):
 
 
 class TokenFile:
-    """The SDK's TokenStorage over one server's file; a file for another URL, or unreadable, is no file."""
+    """The SDK's TokenStorage over one server's file; a file for another URL, or unreadable, is no file.
 
-    def __init__(self, folder: Path, server: str, url: str) -> None:
+    With `client` (a client registered by hand, from the config) that client is the registration: no dynamic
+    registration is asked for, and it is never written to the file (its secret stays in the environment)."""
+
+    def __init__(
+        self, folder: Path, server: str, url: str, client: OAuthClientInformationFull | None = None
+    ) -> None:
         self.path = folder / f"{server}.json"
         self._url = url
+        self._client = client
 
     def read(self) -> Grant:
+        grant = self._read()
+        return grant if self._client is None else grant.model_copy(update={"client": self._client})
+
+    def _read(self) -> Grant:
         try:
             grant = Grant.model_validate_json(self.path.read_bytes())
         except FileNotFoundError:
@@ -111,17 +123,23 @@ class TokenFile:
         grant = self.read()
         if grant.tokens is None:
             return None
-        data = grant.model_copy(update={"tokens": None, "expires_at": None}).model_dump_json(
-            exclude_none=True
+        write_atomically(
+            self.path,
+            self._dump(grant.model_copy(update={"tokens": None, "expires_at": None})),
+            mode=PRIVATE_FILE,
         )
-        write_atomically(self.path, data.encode(), mode=PRIVATE_FILE)
         return grant
+
+    def _dump(self, grant: Grant) -> bytes:
+        if self._client is not None:
+            grant = grant.model_copy(update={"client": None})
+        return grant.model_dump_json(exclude_none=True).encode()
 
     async def set_revocation_endpoint(self, url: str | None) -> None:
         await self._write(self.read().model_copy(update={"revocation_endpoint": url}))
 
     async def _write(self, grant: Grant) -> None:
-        data = grant.model_dump_json(exclude_none=True).encode()
+        data = self._dump(grant)
         await anyio.to_thread.run_sync(lambda: write_atomically(self.path, data, mode=PRIVATE_FILE))
 
     async def get_tokens(self) -> OAuthToken | None:
@@ -135,11 +153,32 @@ class TokenFile:
         return self.read().client
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        await self._write(self.read().model_copy(update={"client": client_info}))
+        if self._client is None:
+            await self._write(self.read().model_copy(update={"client": client_info}))
+
+
+def configured_client(client_id: str, secret: str | None) -> OAuthClientInformationFull:
+    """A client registered by hand at the authorization server: its id, and its secret when it has one
+    (sent in the token request's form, the method every authorization server accepts)."""
+    return OAuthClientInformationFull(
+        client_id=client_id,
+        client_secret=secret or None,
+        redirect_uris=[AnyUrl(REDIRECT_URI)],
+        token_endpoint_auth_method="client_secret_post" if secret else "none",
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+    )
 
 
 class ServerOAuth(OAuthClientProvider):
-    """The SDK's provider for one server: interactive only when given `authorize` (a sign-in)."""
+    """The SDK's provider for one server: interactive only when given `authorize` (a sign-in).
+
+    A running connection's provider (no `authorize`) never opens a page: a refusal (401, or 403
+    `insufficient_scope`) goes to `on_refused`; a 403 goes back to the caller as it came, a 401 on through the
+    flow's discovery (so refused metadata is found while the server starts) up to the page, where it stops.
+    A request the token got through goes to `on_accepted`. A sign-in's provider given `replay` answers its
+    first request with that refusal, so the flow runs for what the server asked even when the probe itself
+    would pass."""
 
     def __init__(
         self,
@@ -148,6 +187,11 @@ class ServerOAuth(OAuthClientProvider):
         *,
         authorize: Authorize | None = None,
         on_sign_in_required: Callable[[], None] = lambda: None,
+        on_refused: Callable[[Challenge], None] | None = None,
+        on_accepted: Callable[[], None] = lambda: None,
+        replay: Challenge | None = None,
+        client_metadata_url: str | None = None,
+        scopes: Sequence[str] = (),
     ) -> None:
         super().__init__(
             server_url=url,
@@ -155,11 +199,47 @@ class ServerOAuth(OAuthClientProvider):
             storage=store,
             redirect_handler=self._open_page,
             callback_handler=self._await_redirect,
+            client_metadata_url=client_metadata_url,
         )
         self._store = store
         self._authorize = authorize
         self._on_sign_in_required = on_sign_in_required
+        self._on_refused = on_refused
+        self._on_accepted = on_accepted
+        self._replay = replay
+        self._scopes = " ".join(scopes) or None
         self._page: str | None = None
+
+    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        flow = super()._auth_flow(request)
+        replay, self._replay = self._replay, None
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                if outgoing is request and replay is not None:
+                    response, replay = replay.replay(request), None
+                else:
+                    response = yield outgoing
+                    if outgoing is request and self._authorize is None:
+                        challenge = Challenge.of(response)
+                        if challenge is not None and self._on_refused is not None:
+                            self._on_refused(challenge)
+                            if challenge.step_up:
+                                return  # the caller gets the refusal; the person's sign-in asks for more
+                            # A 401: the flow goes on as far as the page (which `_open_page` does not open),
+                            # so metadata a sign-in could never get past is found now.
+                        if response.status_code < 400 and "Authorization" in request.headers:
+                            self._on_accepted()
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
+
+    async def _perform_authorization(self) -> httpx2.Request:
+        # The config's scopes are asked with whatever the server named (at the first sign-in and after).
+        self.context.client_metadata.scope = union_scopes(self._scopes, self.context.client_metadata.scope)
+        return await super()._perform_authorization()
 
     async def _initialize(self) -> None:
         await super()._initialize()

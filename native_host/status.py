@@ -35,6 +35,7 @@ class ServerStatus(TypedDict):
     toolsVersion: NotRequired[int]
     capabilities: NotRequired[dict[str, Any]]
     auth: NotRequired[Auth]
+    scope: NotRequired[str]  # with `auth: "required"`: the scope the server asked for, when it named one
     signInError: NotRequired[str]
 
 

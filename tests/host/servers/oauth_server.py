@@ -4,13 +4,21 @@ The SDK's MCPServer with its own server-side auth (metadata, dynamic client regi
 /token with PKCE, /revoke) over an in-memory authorization server on 127.0.0.1. /authorize answers with an
 Approve page (a person's click); with OAUTH_AUTO_APPROVE=1 it redirects at once, as a provider the person
 already consented to does. Env: OAUTH_TOKEN_SECONDS — access tokens' life (default 3600);
-OAUTH_NO_REVOCATION=1 — no /revoke (nor its metadata). Test-only routes: GET /admin/stats (counts of
-registrations, authorizations, code and refresh exchanges, revocations), POST /admin/revoke
-(every token dies, as when the person revokes the app at the provider)."""
+OAUTH_NO_REVOCATION=1 — no /revoke (nor its metadata). Sign-in driven by the refusal (streamable HTTP):
+OAUTH_GATE=calls — `initialize` (and notifications, GET, DELETE) pass without a token, every other request
+needs one (401 naming scope `notes`); OAUTH_ADMIN=grant|never — a tool `admin` that needs scope
+`notes:admin` (403 insufficient_scope asking `notes notes:admin`), which the authorization server grants, or
+never does. Clients: OAUTH_CLIENT_ID (+ OAUTH_CLIENT_SECRET) — a client registered by hand;
+OAUTH_CIMD=1 — the metadata says `client_id_metadata_document_supported`, and an https client_id is taken as
+a client ID metadata document; both redirect to OAUTH_REDIRECT_URI. Test-only routes: GET /admin/stats
+(counts of registrations, authorizations, code and refresh exchanges, revocations, and with any of the
+options above every request at /register; the scopes and client ids of each authorization),
+POST /admin/revoke (every token dies, as when the person revokes the app at the provider)."""
 
 from __future__ import annotations
 
 import html
+import json
 import os
 import secrets
 import sys
@@ -32,6 +40,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 SCOPE = "notes"
+ADMIN_SCOPE = "notes:admin"
 
 
 class Provider:
@@ -40,7 +49,13 @@ class Provider:
     def __init__(self, token_seconds: int, auto_approve: bool) -> None:
         self.token_seconds = token_seconds
         self.auto_approve = auto_approve
+        self.never_grant = {ADMIN_SCOPE} if os.environ.get("OAUTH_ADMIN") == "never" else set()
+        self.cimd = os.environ.get("OAUTH_CIMD") == "1"
+        self.redirect_uri = os.environ.get("OAUTH_REDIRECT_URI", "")
         self.clients: dict[str, OAuthClientInformationFull] = {}
+        if client_id := os.environ.get("OAUTH_CLIENT_ID"):
+            secret = os.environ.get("OAUTH_CLIENT_SECRET")
+            self.clients[client_id] = self._client(client_id, secret)
         self.waiting: dict[str, tuple[str, AuthorizationParams]] = {}  # approval id → (client id, request)
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
@@ -51,19 +66,37 @@ class Provider:
             "codeExchanges": 0,
             "refreshes": 0,
             "revocations": 0,
+            "registerRequests": 0,  # counted in front of the app (Gate), refused ones too
         }
+        self.asked: list[dict[str, str | None]] = []  # each authorization's client id and scope
+
+    def _client(self, client_id: str, secret: str | None) -> OAuthClientInformationFull:
+        return OAuthClientInformationFull(
+            client_id=client_id,
+            client_secret=secret,
+            redirect_uris=[self.redirect_uri],  # type: ignore[list-item]
+            token_endpoint_auth_method="client_secret_post" if secret else "none",
+            scope=f"{SCOPE} {ADMIN_SCOPE}",
+        )
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        if self.cimd and client_id.startswith("https://") and client_id not in self.clients:
+            # A real server fetches the document at the URL; this one trusts it to name Tabgate's redirect.
+            return self._client(client_id, None)
         return self.clients.get(client_id)
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         assert client_info.client_id is not None
-        self.clients[client_info.client_id] = client_info
+        # Any scope this server knows, whatever the client registered with: step-up may ask for more.
+        self.clients[client_info.client_id] = client_info.model_copy(
+            update={"scope": f"{SCOPE} {ADMIN_SCOPE}"}
+        )
         self.stats["registrations"] += 1
 
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
         approval = secrets.token_urlsafe(16)
         assert client.client_id is not None
+        self.asked.append({"client": client.client_id, "scope": " ".join(params.scopes or []) or None})
         self.waiting[approval] = (client.client_id, params)
         if self.auto_approve:
             return self.approve(approval)
@@ -98,7 +131,8 @@ class Provider:
     ) -> OAuthToken:
         del self.codes[authorization_code.code]
         self.stats["codeExchanges"] += 1
-        return self._issue(authorization_code.client_id, authorization_code.scopes)
+        granted = [scope for scope in authorization_code.scopes if scope not in self.never_grant]
+        return self._issue(authorization_code.client_id, granted)
 
     async def load_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: str
@@ -160,7 +194,7 @@ def build(mode: str, port: int) -> Any:
             validate_token_resource=False,
             required_scopes=[SCOPE],
             client_registration_options=ClientRegistrationOptions(
-                enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]
+                enabled=True, valid_scopes=[SCOPE, ADMIN_SCOPE], default_scopes=[SCOPE]
             ),
             revocation_options=RevocationOptions(enabled=os.environ.get("OAUTH_NO_REVOCATION") != "1"),
         ),
@@ -170,6 +204,13 @@ def build(mode: str, port: int) -> Any:
     def whoami() -> str:
         """Say that the caller got through the sign-in."""
         return "signed in to notes-cloud"
+
+    if os.environ.get("OAUTH_ADMIN"):
+
+        @server.tool()
+        def admin() -> str:
+            """Something only a token with scope notes:admin may do."""
+            return "admin done"
 
     @server.custom_route("/approve", methods=["GET"])
     async def approve_page(request: Request) -> Response:
@@ -191,14 +232,120 @@ def build(mode: str, port: int) -> Any:
 
     @server.custom_route("/admin/stats", methods=["GET"])
     async def stats(request: Request) -> Response:
-        return JSONResponse(provider.stats)
+        return JSONResponse({**provider.stats, "asked": provider.asked})
 
     @server.custom_route("/admin/revoke", methods=["POST"])
     async def revoke(request: Request) -> Response:
         provider.revoke_all()
         return JSONResponse({"revoked": True})
 
-    return server.streamable_http_app() if mode == "http" else server.sse_app()
+    app = server.streamable_http_app() if mode == "http" else server.sse_app()
+    if any(os.environ.get(name) for name in ("OAUTH_GATE", "OAUTH_ADMIN", "OAUTH_CLIENT_ID", "OAUTH_CIMD")):
+        return Gate(app, provider, base)
+    return app
+
+
+class Gate:
+    """In front of the app: decides itself who may call what on /mcp (the SDK's own check would refuse
+    `initialize` without a token), then lets the request through to the app with an internal token; adds
+    `client_id_metadata_document_supported` to the authorization server's metadata."""
+
+    def __init__(self, app: Any, provider: Provider, base: str) -> None:
+        self.app, self.provider = app, provider
+        self.gate_calls = os.environ.get("OAUTH_GATE") == "calls"
+        self.internal = secrets.token_urlsafe(32)
+        provider.access[self.internal] = AccessToken(
+            token=self.internal, client_id="internal", scopes=[SCOPE, ADMIN_SCOPE], expires_at=None
+        )
+        self.metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        if scope["path"] == "/register":  # every request, answered or refused
+            self.provider.stats["registerRequests"] += 1
+        if scope["path"] == "/.well-known/oauth-authorization-server" and self.provider.cimd:
+            return await self.app(scope, receive, _with_cimd(send))
+        if scope["path"] != "/mcp":
+            return await self.app(scope, receive, send)
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        try:
+            method = json.loads(body).get("method", "") if body else ""
+            tool = (json.loads(body).get("params") or {}).get("name") if method == "tools/call" else None
+        except (ValueError, AttributeError):
+            method, tool = "", None
+        headers = dict(scope["headers"])
+        given = headers.get(b"authorization", b"").decode().removeprefix("Bearer ")
+        token = await self.provider.load_access_token(given) if given else None
+        open_method = method == "initialize" or method.startswith("notifications/")
+        if token is None and not (self.gate_calls and (open_method or scope["method"] != "POST")):
+            if not self.gate_calls:
+                return await self.app(scope, _replay(body, receive), send)  # the SDK's own refusal
+            return await _refuse(send, 401, f'error="invalid_token", scope="{SCOPE}"', self.metadata_url)
+        if tool == "admin" and (token is None or ADMIN_SCOPE not in token.scopes):
+            challenge = f'error="insufficient_scope", scope="{SCOPE} {ADMIN_SCOPE}"'
+            return await _refuse(send, 403, challenge, self.metadata_url)
+        inner = [(k, v) for k, v in scope["headers"] if k != b"authorization"]
+        inner.append((b"authorization", f"Bearer {self.internal}".encode()))
+        return await self.app({**scope, "headers": inner}, _replay(body, receive), send)
+
+
+def _replay(body: bytes, receive: Any) -> Any:
+    """The request's body once more, then what the client does next (its disconnect)."""
+    sent = False
+
+    async def again() -> dict[str, Any]:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return again
+
+
+async def _refuse(send: Any, status: int, challenge: str, metadata_url: str) -> None:
+    body = json.dumps({"error": challenge.split('"')[1]}).encode()
+    www = f'Bearer {challenge}, resource_metadata="{metadata_url}"'
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"www-authenticate", www.encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _with_cimd(send: Any) -> Any:
+    """The metadata response with `client_id_metadata_document_supported: true` added."""
+    start: dict[str, Any] = {}
+    chunks: list[bytes] = []
+
+    async def patched(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            start.update(message)
+            return
+        chunks.append(message.get("body", b""))
+        if message.get("more_body"):
+            return
+        document = json.loads(b"".join(chunks))
+        document["client_id_metadata_document_supported"] = True
+        body = json.dumps(document).encode()
+        headers = [(k, v) for k, v in start["headers"] if k != b"content-length"]
+        await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    return patched
 
 
 def main() -> None:
