@@ -11,10 +11,11 @@ from typing import Any, Literal
 
 from core.browser import devtools, dom, navigation, page, screenshot
 from core.browser.context import PageContext
+from core.browser.fence import PageText
 from core.browser.registry import BROWSER_TOOLS
 from core.browser.target import Access
 
-type Result = str | dict[str, Any]
+type Result = str | dict[str, Any] | PageText
 # A debugger-run action: Python builds its commands. It gets the tool's validated arguments model.
 type Runner = Callable[[PageContext, Any], Awaitable[Result]]
 type Target = Literal["tab", "url", "none"]
@@ -39,10 +40,15 @@ class BrowserAction:
     info: ActionInfo
     access: Access
     run: Runner | None  # None: the service worker's chrome.* executor, as one call
+    # Its whole answer is text from the page (contract §7.1): the handler fences it. An action that mixes
+    # its own words with the page's returns a `PageText` instead, and is fenced whatever this says.
+    page_text: bool = False
 
 
-def _reads(access: Access, run: Runner | None = None, *, target: Target = "tab") -> BrowserAction:
-    return BrowserAction(ActionInfo(reads=True, moves_tab=False, target=target), access, run)
+def _reads(
+    access: Access, run: Runner | None = None, *, target: Target = "tab", page_text: bool = False
+) -> BrowserAction:
+    return BrowserAction(ActionInfo(reads=True, moves_tab=False, target=target), access, run, page_text)
 
 
 def _acts(
@@ -69,11 +75,11 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
         "wait_for_load": _reads("tab"),
     },
     "browser_page": {
-        "title": _reads("page"),
-        "url": _reads("page"),
-        "text": _reads("page"),
-        "html": _reads("page"),
-        "links": _reads("page"),
+        "title": _reads("page", page_text=True),
+        "url": _reads("page", page_text=True),
+        "text": _reads("page", page_text=True),
+        "html": _reads("page", page_text=True),
+        "links": _reads("page", page_text=True),
         "snapshot": _reads("page", page.snapshot),
         "find": _reads("page", page.find),
     },

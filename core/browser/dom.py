@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 from core.browser.cdp import Answer, Command, TabState
 from core.browser.context import PageContext
 from core.browser.elements import Element, call_on, center, gone_or, locate, object_id, verify
+from core.browser.fence import PageText
 from core.browser.fields import Ref, Selector, TabId, WaitMs, used_by
 from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord, type_text
 from core.browser.page import outline
@@ -496,7 +497,7 @@ async def upload(ctx: PageContext, a: BrowserDomArgs) -> str:
     return f"Set {len(files)} file(s) on {element.label}: {listed}."
 
 
-async def dialog(ctx: PageContext, a: BrowserDomArgs) -> str:
+async def dialog(ctx: PageContext, a: BrowserDomArgs) -> PageText:
     state = await ctx.cdp.state(a.tabId, during_dialog=True)
     if state.dialog is None:
         raise RespondToModel(f"no JavaScript dialog is open on tab {state.tab_id}")
@@ -506,7 +507,7 @@ async def dialog(ctx: PageContext, a: BrowserDomArgs) -> str:
     command = Command("Page.handleJavaScriptDialog", params, state.dialog.session)
     _check(await ctx.cdp.run(state.tab_id, [command], during_dialog=True), "dialog")
     verb = "Accepted" if a.accept else "Dismissed"
-    return f'{verb} the {state.dialog.type} "{state.dialog.message}".'
+    return PageText(state.dialog.message, before=f"{verb} the {state.dialog.type}. Its message:")
 
 
 async def scroll(ctx: PageContext, a: BrowserDomArgs) -> dict[str, Any]:

@@ -55,6 +55,12 @@ class Outline:
 
     def render(self, *, offset: int = 0, max_chars: int) -> str:
         """The lines from `offset` on, cut to `max_chars` with a last line that says how to read the rest."""
+        shown, cut = self.parts(offset=offset, max_chars=max_chars)
+        return "\n".join(part for part in (shown, cut) if part)
+
+    def parts(self, *, offset: int = 0, max_chars: int) -> tuple[str, str]:
+        """The lines from `offset` on that fit in `max_chars`, and the line that says how to read the rest
+        ("" when nothing was cut): the page's text apart from Tabgate's own words."""
         out: list[str] = []
         used = 0
         total = len(self.lines)
@@ -64,11 +70,10 @@ class Outline:
             # Keep room for the continuation line unless this is the last line.
             room = 0 if index + 1 == total else _CONTINUATION_ROOM
             if used + len(text) + 1 > max_chars - room:
-                out.append(_continuation(index, total))
-                break
+                return "\n".join(out), _continuation(index, total)
             out.append(text)
             used += len(text) + 1
-        return "\n".join(out)
+        return "\n".join(out), ""
 
     def find(self, pattern: re.Pattern[str]) -> list[str]:
         return [line.text for line in self.lines if pattern.search(line.text)]
