@@ -52,27 +52,33 @@ def _reads(
 
 
 def _acts(
-    access: Access, run: Runner | None = None, *, target: Target = "tab", moves_tab: bool = False
+    access: Access,
+    run: Runner | None = None,
+    *,
+    target: Target = "tab",
+    moves_tab: bool = False,
+    page_text: bool = False,
 ) -> BrowserAction:
-    return BrowserAction(ActionInfo(reads=False, moves_tab=moves_tab, target=target), access, run)
+    return BrowserAction(ActionInfo(reads=False, moves_tab=moves_tab, target=target), access, run, page_text)
 
 
 ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
+    # Tabs' titles and URLs are the pages' text: those answers are fenced (page_text).
     "browser_tab": {
-        "query": _reads("none", target="none"),
+        "query": _reads("none", target="none", page_text=True),
         # create and update move a tab only when they name a url.
-        "create": _acts("none", target="url", moves_tab=True),
-        "update": _acts("tab", moves_tab=True),
-        "activate": _acts("tab"),
+        "create": _acts("none", target="url", moves_tab=True, page_text=True),
+        "update": _acts("tab", moves_tab=True, page_text=True),
+        "activate": _acts("tab", page_text=True),
         "close": _acts("tab"),
     },
     "browser_navigation": {
-        "navigate": _acts("navigate", navigation.navigate, moves_tab=True),
-        "reload": _acts("tab", moves_tab=True),
-        "back": _acts("tab", moves_tab=True),
-        "forward": _acts("tab", moves_tab=True),
-        "current_url": _reads("tab"),
-        "wait_for_load": _reads("tab"),
+        "navigate": _acts("navigate", navigation.navigate, moves_tab=True, page_text=True),
+        "reload": _acts("tab", moves_tab=True, page_text=True),
+        "back": _acts("tab", moves_tab=True, page_text=True),
+        "forward": _acts("tab", moves_tab=True, page_text=True),
+        "current_url": _reads("tab", page_text=True),
+        "wait_for_load": _reads("tab", page_text=True),
     },
     "browser_page": {
         "title": _reads("page", page_text=True),
