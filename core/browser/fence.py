@@ -52,6 +52,10 @@ def closing(nonce: str) -> str:
     return f"--- end of page content {nonce} ---"
 
 
+# What the two marker lines add to an answer: taken from the budget of the text they fence.
+ROOM = len(opening(new_nonce())) + len(closing(new_nonce())) + 2
+
+
 def fence(text: str, nonce: str | None = None) -> str:
     """`text` from a page between the two marker lines (a new nonce unless one is given for this answer)."""
     nonce = nonce or new_nonce()

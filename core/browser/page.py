@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
 from core.browser.cdp import Command, TabState
 from core.browser.context import PageContext
-from core.browser.fence import PageText
+from core.browser.fence import ROOM, PageText
 from core.browser.fields import Ref, TabId, used_by
 from core.browser.refs import stale_ref
 from core.browser.snapshot import FrameTree, Line, Outline, build_outline
@@ -223,7 +223,7 @@ async def snapshot(ctx: PageContext, a: BrowserPageArgs) -> PageText:
     state, result = earlier or await outline(ctx, a.tabId, a.ref)
     if a.offset > len(result.lines):
         raise RespondToModel(f"offset {a.offset} is past the end of the outline ({len(result.lines)} lines)")
-    body, cut = result.parts(offset=a.offset, max_chars=a.maxChars)
+    body, cut = result.parts(offset=a.offset, max_chars=max(a.maxChars - ROOM, 0))
     if not body and not cut:
         return PageText(_header(state), after="(nothing on the page to show)")
     return PageText(f"{_header(state)}\n{body}" if body else _header(state), after=cut)
@@ -235,5 +235,5 @@ async def find(ctx: PageContext, a: BrowserPageArgs) -> PageText:
     matches = result.find(pattern)
     if not matches:
         return PageText(_header(state), before=f"No line of the page's outline matches {pattern.pattern!r}.")
-    body, cut = Outline([Line(0, text) for text in matches]).parts(max_chars=a.maxChars)
+    body, cut = Outline([Line(0, text) for text in matches]).parts(max_chars=max(a.maxChars - ROOM, 0))
     return PageText(f"{_header(state)}\n{body}", before=f"{len(matches)} matching line(s):", after=cut)

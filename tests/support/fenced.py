@@ -32,3 +32,10 @@ def block(page: str, before: str = "", after: str = "") -> str:
         f"{page}\n--- end of page content N ---"
     )
     return "\n".join(p for p in (before, body, after) if p)
+
+
+def unwrapped(text: str) -> str:
+    """The page's text when `text` is one fenced block and nothing else (a JSON answer: a tab, a page read),
+    else `text` as it is."""
+    parts = split(text)
+    return parts.page if parts is not None and not parts.before and not parts.after else text
