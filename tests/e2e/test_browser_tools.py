@@ -1172,3 +1172,33 @@ def test_a_page_whose_text_forges_an_end_marker_stays_inside_its_block(
     # Tabgate's own words stay outside: acting on the page answers plainly.
     ok_ref = ref_of(answers[0], 'button "OK"')
     assert says(ext_cdp, "browser_dom", action="click", tabId=tab_id, ref=ok_ref) == f"Clicked {ok_ref}."
+
+
+def test_a_table_is_one_line_a_row_and_a_rows_button_is_clicked_by_its_ref(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    tab_id = tab(f"{shop}/table.html")
+    outline = page_of(snapshot(ext_cdp, tab_id)).splitlines()
+    assert outline[1:4] == [
+        'heading "Orders" level=1 [ref=e1]',
+        'table "Orders" [ref=e2]',
+        '  columns: "Id" | "Customer" | "Status" | "Action"',
+    ]
+    rows = [line for line in outline if line.startswith("  row: ")]
+    assert rows == [
+        '  row: "0875" | "Grace" | "Paid" | button "Refund" [ref=e3]',
+        '  row: "0876" | link "Ada" [ref=e4] | "Paid" | button "Refund" [ref=e5]',
+        '  row: "0877" | "Ada" | "" | button "Refund" [ref=e6] button "Cancel" [ref=e7]',
+        '  row: "0878" | "Linus" | checkbox "Shipped" checked [ref=e8] | button "Refund" disabled [ref=e9]',
+    ]
+    found = says(ext_cdp, "browser_page", action="find", tabId=tab_id, text="0877")
+    row = page_of(found).splitlines()[-1]
+    refund = re.search(r'button "Refund" \[ref=(e\d+)\]', row)
+    assert refund is not None, row
+    assert (
+        says(ext_cdp, "browser_dom", action="click", tabId=tab_id, ref=refund[1]) == f"Clicked {refund[1]}."
+    )
+    says(ext_cdp, "browser_dom", action="wait_for", tabId=tab_id, text="Refund 0877 (trusted: true)")
+    assert (
+        "paragraph [ref=e10]: Refund 0877 (trusted: true)" in page_of(snapshot(ext_cdp, tab_id)).splitlines()
+    )
