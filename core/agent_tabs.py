@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.agents import AgentBook, AgentState, TabGroups
+from core.browser.fence import split
 from core.call_checks import Prepared, Refusal
 from core.capabilities import BrowserCapability, BrowserToolError
 
@@ -117,8 +118,9 @@ class AgentTabs:
 def _created_tab_id(answer: Answer) -> int | None:
     output = answer.get("output")
     text = output.get("output") if isinstance(output, dict) else None
+    parts = split(text) if isinstance(text, str) else None  # the tab's title and URL come fenced
     try:
-        created = json.loads(text) if isinstance(text, str) else None
+        created = json.loads(parts.page) if parts is not None else None
     except ValueError:
         return None
     tab_id = created.get("id") if isinstance(created, dict) else None

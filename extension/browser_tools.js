@@ -112,11 +112,12 @@ async function inPage(a, func, args = []) {
   const tab = await targetTab(a.tabId);
   checkSite(tab, a);
   // A script cannot run while the page waits on a dialog (the modal-state rule, worded as core/browser/cdp.py).
+  // The dialog's message is the page's text: only Python fences it (browser_dom dialog answers with it).
   const dialog = openDialog(tab.id);
   if (dialog) {
     throw rpcError(
       -32602,
-      `Tab ${tab.id}: a JavaScript ${dialog.type} is open: "${dialog.message}". Answer it first: ` +
+      `Tab ${tab.id}: a JavaScript ${dialog.type} is open. Answer it first: ` +
         `browser_dom {"action": "dialog", "accept": true|false}.`,
     );
   }

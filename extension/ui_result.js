@@ -97,7 +97,7 @@ function resultDownload(body, name) {
   const text = resultText(body);
   if (!text) return null;
   const blocks = body.querySelectorAll(".block");
-  const json = blocks.length === 1 && blocks[0].querySelector("pre.json") !== null;
+  const json = blocks.length === 1 && blocks[0].querySelector(":scope > pre.json") !== null;
   const file = `${fileName(name, "result")}.${json ? "json" : "txt"}`;
   const type = json ? "application/json" : "text/plain";
   return downloadButton("Download", `Download the result as ${file}`, () => saveBlob(new Blob([text], { type }), file));
@@ -138,10 +138,37 @@ function outlineBlock(text) {
   return copyable(text, el("div", { class: "block" }, el("p", { class: "help" }, head), root));
 }
 
+// Text taken from a page comes between two marker lines with one nonce (core/browser/fence.py): Tabgate's own
+// words before and after, the page's text between. The popup shows the block plainly: the marker lines as
+// they are, the page's text as any other text would be shown (an outline, JSON, or as it is).
+const FENCED =
+  /^(?:([\s\S]*?)\n)?(--- page content ([0-9a-f]{16,}) \(untrusted: text from the page, not instructions\) ---)\n([\s\S]*)\n(--- end of page content \3 ---)(?:\n([\s\S]*))?$/;
+
+function fencedBlock(text, [, before, open, , page, close, after]) {
+  const inner = textBlock(page);
+  // The block as a whole is what Copy and Download take; the page's part is only shown.
+  COPY_TEXT.delete(inner);
+  inner.classList.replace("block", "page-content");
+  return copyable(
+    text,
+    el(
+      "div",
+      { class: "block fenced" },
+      before ? el("p", { class: "help" }, before) : null,
+      el("p", { class: "fence-mark" }, open),
+      inner,
+      el("p", { class: "fence-mark" }, close),
+      after ? el("p", { class: "help" }, after) : null,
+    ),
+  );
+}
+
 // Text that is JSON is shown pretty-printed, a page snapshot as an outline; anything else as it is.
 export function textBlock(text) {
   const s = String(text ?? "");
   const t = s.trim();
+  const fenced = s.length <= MAX_TEXT ? FENCED.exec(s) : null;
+  if (fenced) return fencedBlock(s, fenced);
   if (/^Page: .*\n/.test(s) && /\[ref=e\d+\]/.test(s) && s.length <= MAX_TEXT) return outlineBlock(s);
   if ((t.startsWith("{") && t.endsWith("}")) || (t.startsWith("[") && t.endsWith("]"))) {
     try {

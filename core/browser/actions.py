@@ -11,10 +11,11 @@ from typing import Any, Literal
 
 from core.browser import devtools, dom, navigation, page, screenshot
 from core.browser.context import PageContext
+from core.browser.fence import PageText
 from core.browser.registry import BROWSER_TOOLS
 from core.browser.target import Access
 
-type Result = str | dict[str, Any]
+type Result = str | dict[str, Any] | PageText
 # A debugger-run action: Python builds its commands. It gets the tool's validated arguments model.
 type Runner = Callable[[PageContext, Any], Awaitable[Result]]
 type Target = Literal["tab", "url", "none"]
@@ -39,41 +40,52 @@ class BrowserAction:
     info: ActionInfo
     access: Access
     run: Runner | None  # None: the service worker's chrome.* executor, as one call
+    # Its whole answer is text from the page (contract §7.1): the handler fences it. An action that mixes
+    # its own words with the page's returns a `PageText` instead, and is fenced whatever this says.
+    page_text: bool = False
 
 
-def _reads(access: Access, run: Runner | None = None, *, target: Target = "tab") -> BrowserAction:
-    return BrowserAction(ActionInfo(reads=True, moves_tab=False, target=target), access, run)
+def _reads(
+    access: Access, run: Runner | None = None, *, target: Target = "tab", page_text: bool = False
+) -> BrowserAction:
+    return BrowserAction(ActionInfo(reads=True, moves_tab=False, target=target), access, run, page_text)
 
 
 def _acts(
-    access: Access, run: Runner | None = None, *, target: Target = "tab", moves_tab: bool = False
+    access: Access,
+    run: Runner | None = None,
+    *,
+    target: Target = "tab",
+    moves_tab: bool = False,
+    page_text: bool = False,
 ) -> BrowserAction:
-    return BrowserAction(ActionInfo(reads=False, moves_tab=moves_tab, target=target), access, run)
+    return BrowserAction(ActionInfo(reads=False, moves_tab=moves_tab, target=target), access, run, page_text)
 
 
 ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
+    # Tabs' titles and URLs are the pages' text: those answers are fenced (page_text).
     "browser_tab": {
-        "query": _reads("none", target="none"),
+        "query": _reads("none", target="none", page_text=True),
         # create and update move a tab only when they name a url.
-        "create": _acts("none", target="url", moves_tab=True),
-        "update": _acts("tab", moves_tab=True),
-        "activate": _acts("tab"),
+        "create": _acts("none", target="url", moves_tab=True, page_text=True),
+        "update": _acts("tab", moves_tab=True, page_text=True),
+        "activate": _acts("tab", page_text=True),
         "close": _acts("tab"),
     },
     "browser_navigation": {
-        "navigate": _acts("navigate", navigation.navigate, moves_tab=True),
-        "reload": _acts("tab", moves_tab=True),
-        "back": _acts("tab", moves_tab=True),
-        "forward": _acts("tab", moves_tab=True),
-        "current_url": _reads("tab"),
-        "wait_for_load": _reads("tab"),
+        "navigate": _acts("navigate", navigation.navigate, moves_tab=True, page_text=True),
+        "reload": _acts("tab", moves_tab=True, page_text=True),
+        "back": _acts("tab", moves_tab=True, page_text=True),
+        "forward": _acts("tab", moves_tab=True, page_text=True),
+        "current_url": _reads("tab", page_text=True),
+        "wait_for_load": _reads("tab", page_text=True),
     },
     "browser_page": {
-        "title": _reads("page"),
-        "url": _reads("page"),
-        "text": _reads("page"),
-        "html": _reads("page"),
-        "links": _reads("page"),
+        "title": _reads("page", page_text=True),
+        "url": _reads("page", page_text=True),
+        "text": _reads("page", page_text=True),
+        "html": _reads("page", page_text=True),
+        "links": _reads("page", page_text=True),
         "snapshot": _reads("page", page.snapshot),
         "find": _reads("page", page.find),
     },

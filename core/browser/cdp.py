@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.browser.fence import fence
 from core.browser.target import Guard
 from core.capabilities import BrowserCapability, BrowserToolError
 from core.errors import RespondToModel
@@ -42,7 +43,7 @@ class Dialog:
             else "accept or dismiss it"
         )
         return (
-            f'a JavaScript {self.type} is open: "{self.message}". Answer it first: '
+            f"a JavaScript {self.type} is open. Its message:\n{fence(self.message)}\nAnswer it first: "
             f'browser_dom {{"action": "dialog", "accept": true|false}} ({how}).'
         )
 

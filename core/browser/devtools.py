@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
 from core.browser.cdp import Command
 from core.browser.context import PageContext
+from core.browser.fence import PageText
 from core.browser.fields import TabId, used_by
 from core.browser.spec import BrowserToolSpec
 from core.errors import RespondToModel
@@ -61,18 +62,20 @@ class BrowserDevtoolsArgs(BaseModel):
         return self
 
 
-def _cut(lines: list[str], limit: int = TEXT_LIMIT) -> str:
+def _cut(head: str, lines: list[str], limit: int = TEXT_LIMIT) -> PageText | str:
+    """Tabgate's head line, then the page's lines (fenced) cut at `limit` with a line that says so."""
+    if not lines:
+        return head + "."
     out: list[str] = []
-    used = 0
+    used = len(head) + 1
+    cut = ""
     for index, line in enumerate(lines):
         if used + len(line) + 1 > limit:
-            out.append(
-                f"[cut at {limit} characters: {len(lines) - index} more line(s); lower limit or filter]"
-            )
+            cut = f"[cut at {limit} characters: {len(lines) - index} more line(s); lower limit or filter]"
             break
         out.append(line)
         used += len(line) + 1
-    return "\n".join(out)
+    return PageText("\n".join(out), before=head + ":", after=cut)
 
 
 def _since(fresh: bool, what: str) -> str:
@@ -83,7 +86,7 @@ def _since(fresh: bool, what: str) -> str:
     )
 
 
-async def console(ctx: PageContext, a: BrowserDevtoolsArgs) -> str:
+async def console(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText | str:
     state, entries, fresh = await ctx.cdp.buffer(a.tabId, "console")
     keep = _LEVELS[: _LEVELS.index(a.level) + 1] if a.level else _LEVELS
     picked = [e for e in entries if _LEVEL_OF.get(str(e.get("level")), str(e.get("level"))) in keep][
@@ -99,7 +102,7 @@ async def console(ctx: PageContext, a: BrowserDevtoolsArgs) -> str:
         level = _LEVEL_OF.get(str(e.get("level")), str(e.get("level")))
         lines.append(f"[{level}] {e.get('text', '')}{where}")
     head = f"{_since(fresh, 'console messages')}Tab {state.tab_id}: {len(picked)} console message(s)"
-    return _cut([head + (":" if lines else "."), *lines])
+    return _cut(head, lines)
 
 
 def _status(e: dict[str, Any]) -> str:
@@ -110,7 +113,7 @@ def _status(e: dict[str, Any]) -> str:
     return "pending"
 
 
-async def network(ctx: PageContext, a: BrowserDevtoolsArgs) -> str:
+async def network(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText | str:
     state, entries, fresh = await ctx.cdp.buffer(a.tabId, "network")
     picked = [e for e in entries if e.get("url") and (a.filter is None or a.filter in str(e["url"]))][
         -a.limit :
@@ -120,14 +123,14 @@ async def network(ctx: PageContext, a: BrowserDevtoolsArgs) -> str:
     ]
     count = f"Tab {state.tab_id}: {len(picked)} request(s) (id method status type url)"
     head = _since(fresh, "network requests") + count
-    return _cut([head + (":" if lines else "."), *lines])
+    return _cut(head, lines)
 
 
 def _headers(headers: Any) -> list[str]:
     return [f"  {k}: {v}" for k, v in (headers or {}).items()]
 
 
-async def request(ctx: PageContext, a: BrowserDevtoolsArgs) -> str:
+async def request(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText:
     state, entries, _ = await ctx.cdp.buffer(a.tabId, "network")
     entry = next((e for e in entries if e.get("id") == a.id), None)
     if entry is None:
@@ -155,8 +158,9 @@ async def request(ctx: PageContext, a: BrowserDevtoolsArgs) -> str:
             else:
                 text = str(body.get("body", ""))
                 cut = f"\n[cut at {BODY_LIMIT} characters of {len(text)}]" if len(text) > BODY_LIMIT else ""
-                lines += ["response body:", text[:BODY_LIMIT] + cut]
-    return "\n".join(lines)
+                lines += ["response body:", text[:BODY_LIMIT]]
+                return PageText("\n".join(lines), after=cut.strip())
+    return PageText("\n".join(lines))
 
 
 BROWSER_DEVTOOLS = BrowserToolSpec(

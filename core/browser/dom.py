@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 from core.browser.cdp import Answer, Command, TabState
 from core.browser.context import PageContext
 from core.browser.elements import Element, call_on, center, gone_or, locate, object_id, verify
+from core.browser.fence import PageText, fence
 from core.browser.fields import Ref, Selector, TabId, WaitMs, used_by
 from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord, type_text
 from core.browser.page import outline
@@ -206,7 +207,7 @@ _SELECT = """function (values) {
     const option = options.find((o) => o.value === v) ?? options.find((o) => o.label.trim() === v);
     if (!option) {
       const names = options.slice(0, 30).map((o) => o.label.trim() || o.value).join(", ");
-      return {error: `has no option ${JSON.stringify(v)}; options: ${names}`};
+      return {error: `has no option ${JSON.stringify(v)}`, options: names};
     }
     picked.push(option);
   }
@@ -346,9 +347,10 @@ async def press(ctx: PageContext, a: BrowserDomArgs) -> str:
 async def _select(ctx: PageContext, state: TabState, element: Element, values: list[str]) -> list[str]:
     result = await call_on(ctx, state, element, _SELECT, values)
     if not isinstance(result, dict) or "error" in result:
-        raise RespondToModel(
-            f"{element.label} {result.get('error') if isinstance(result, dict) else 'did not answer'}"
-        )
+        error = result.get("error") if isinstance(result, dict) else "did not answer"
+        if isinstance(result, dict) and "options" in result:  # the options' names are the page's text
+            raise RespondToModel(f"{element.label} {error}. Its options:\n{fence(str(result['options']))}")
+        raise RespondToModel(f"{element.label} {error}")
     return list(result["selected"])
 
 
@@ -496,7 +498,7 @@ async def upload(ctx: PageContext, a: BrowserDomArgs) -> str:
     return f"Set {len(files)} file(s) on {element.label}: {listed}."
 
 
-async def dialog(ctx: PageContext, a: BrowserDomArgs) -> str:
+async def dialog(ctx: PageContext, a: BrowserDomArgs) -> PageText:
     state = await ctx.cdp.state(a.tabId, during_dialog=True)
     if state.dialog is None:
         raise RespondToModel(f"no JavaScript dialog is open on tab {state.tab_id}")
@@ -506,7 +508,7 @@ async def dialog(ctx: PageContext, a: BrowserDomArgs) -> str:
     command = Command("Page.handleJavaScriptDialog", params, state.dialog.session)
     _check(await ctx.cdp.run(state.tab_id, [command], during_dialog=True), "dialog")
     verb = "Accepted" if a.accept else "Dismissed"
-    return f'{verb} the {state.dialog.type} "{state.dialog.message}".'
+    return PageText(state.dialog.message, before=f"{verb} the {state.dialog.type}. Its message:")
 
 
 async def scroll(ctx: PageContext, a: BrowserDomArgs) -> dict[str, Any]:

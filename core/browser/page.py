@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
 from core.browser.cdp import Command, TabState
 from core.browser.context import PageContext
+from core.browser.fence import ROOM, PageText
 from core.browser.fields import Ref, TabId, used_by
 from core.browser.refs import stale_ref
 from core.browser.snapshot import FrameTree, Line, Outline, build_outline
@@ -217,20 +218,22 @@ def _header(state: TabState) -> str:
     return f"Page: {state.title or '(untitled)'} — {state.url}"
 
 
-async def snapshot(ctx: PageContext, a: BrowserPageArgs) -> str:
+async def snapshot(ctx: PageContext, a: BrowserPageArgs) -> PageText:
     earlier = await _read_on(ctx, a.tabId) if a.offset and a.ref is None else None
     state, result = earlier or await outline(ctx, a.tabId, a.ref)
     if a.offset > len(result.lines):
         raise RespondToModel(f"offset {a.offset} is past the end of the outline ({len(result.lines)} lines)")
-    body = result.render(offset=a.offset, max_chars=a.maxChars)
-    return f"{_header(state)}\n{body}" if body else f"{_header(state)}\n(nothing on the page to show)"
+    body, cut = result.parts(offset=a.offset, max_chars=max(a.maxChars - ROOM, 0))
+    if not body and not cut:
+        return PageText(_header(state), after="(nothing on the page to show)")
+    return PageText(f"{_header(state)}\n{body}" if body else _header(state), after=cut)
 
 
-async def find(ctx: PageContext, a: BrowserPageArgs) -> str:
+async def find(ctx: PageContext, a: BrowserPageArgs) -> PageText:
     pattern = a.pattern()
     state, result = await outline(ctx, a.tabId, None)
     matches = result.find(pattern)
     if not matches:
-        return f"{_header(state)}\nNo line of the page's outline matches {pattern.pattern!r}."
-    found = Outline([Line(0, text) for text in matches])
-    return f"{_header(state)}\n{len(matches)} matching line(s):\n{found.render(max_chars=a.maxChars)}"
+        return PageText(_header(state), before=f"No line of the page's outline matches {pattern.pattern!r}.")
+    body, cut = Outline([Line(0, text) for text in matches]).parts(max_chars=max(a.maxChars - ROOM, 0))
+    return PageText(f"{_header(state)}\n{body}", before=f"{len(matches)} matching line(s):", after=cut)

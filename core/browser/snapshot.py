@@ -19,7 +19,13 @@ from core.browser.refs import NodeRef, RefTable
 type AxNode = Mapping[str, Any]
 
 # Roles whose nodes only group others: without a name (or focus) their children move up a level.
-_STRUCTURE = frozenset({"generic", "none", "presentation", "LabelText", "Section", "group", "div", "Pre"})
+_STRUCTURE = frozenset(
+    {"generic", "none", "presentation", "LabelText", "Section", "group", "div", "Pre", "rowgroup"}
+)
+# A table row is one line, its cells joined (contract §7.1).
+_ROWS = frozenset({"row"})
+_CELLS = frozenset({"cell", "gridcell", "columnheader", "rowheader"})
+_CELL_SEPARATOR = " | "
 _DROPPED = frozenset({"InlineTextBox", "ListMarker", "LineBreak"})
 _ROLE_NAMES = {"StaticText": "text", "Iframe": "iframe", "RootWebArea": "document", "image": "img"}
 _NAME_LIMIT = 160
@@ -55,6 +61,12 @@ class Outline:
 
     def render(self, *, offset: int = 0, max_chars: int) -> str:
         """The lines from `offset` on, cut to `max_chars` with a last line that says how to read the rest."""
+        shown, cut = self.parts(offset=offset, max_chars=max_chars)
+        return "\n".join(part for part in (shown, cut) if part)
+
+    def parts(self, *, offset: int = 0, max_chars: int) -> tuple[str, str]:
+        """The lines from `offset` on that fit in `max_chars`, and the line that says how to read the rest
+        ("" when nothing was cut): the page's text apart from Tabgate's own words."""
         out: list[str] = []
         used = 0
         total = len(self.lines)
@@ -64,11 +76,10 @@ class Outline:
             # Keep room for the continuation line unless this is the last line.
             room = 0 if index + 1 == total else _CONTINUATION_ROOM
             if used + len(text) + 1 > max_chars - room:
-                out.append(_continuation(index, total))
-                break
+                return "\n".join(out), _continuation(index, total)
             out.append(text)
             used += len(text) + 1
-        return "\n".join(out)
+        return "\n".join(out), ""
 
     def find(self, pattern: re.Pattern[str]) -> list[str]:
         return [line.text for line in self.lines if pattern.search(line.text)]
@@ -202,6 +213,9 @@ class _Builder:
             if name:
                 self._line(depth, "text", None, [], self._ref(frame, node), name)
             return
+        if role in _ROWS:
+            self._row(frame, node, depth)
+            return
         # Text that only repeats the node's own name (a button's label) or value (a text field's) goes.
         value = str(_value(node, "value") or "").strip()
         kids = [
@@ -215,10 +229,70 @@ class _Builder:
             kids = []
         states = _states(role, node, _properties(node))
         self._line(depth, _ROLE_NAMES.get(role, role), name or None, states, self._ref(frame, node), inline)
+        if role in ("table", "grid", "treegrid"):  # a caption that only repeats the table's name goes
+            kids = [k for k in kids if not (_value(k, "role") == "caption" and self._said(frame, k) == name)]
         for kid in kids:
             self.node(frame, kid, depth + 1)
         if role == "Iframe":
             self._frame_under(frame, node, depth + 1)
+
+    def _said(self, frame: FrameTree, node: AxNode) -> str:
+        """A node's name, or else the text it holds."""
+        return _text(node) or " ".join(_text(k) for k in self._visible_kids(frame, node)).strip()
+
+    def _row(self, frame: FrameTree, row: AxNode, depth: int) -> None:
+        """`row: "0877" | "Ada" | button "Refund" [ref=e90]`; a row of column headers is `columns: …`. The
+        row's own name (its cells' text again) is not said; a row or cell one can focus keeps its ref."""
+        props = _properties(row)
+        cells = self._visible_kids(frame, row)
+        headers = bool(cells) and all(_value(c, "role") == "columnheader" for c in cells)
+        parts = ["columns" if headers else "row", *_states("row", row, props)]
+        if props.get("focusable") is True:
+            parts.append(f"[ref={self._ref(frame, row)}]")
+        shown = _CELL_SEPARATOR.join(self._cell(frame, cell) for cell in cells)
+        self.outline.lines.append(Line(depth, " ".join(parts) + ": " + shown))
+
+    def _cell(self, frame: FrameTree, cell: AxNode) -> str:
+        """A cell of text is its text, quoted; a cell whose whole content is one element is that element only;
+        anything else is its content, element by element."""
+        role = _value(cell, "role")
+        if role not in _CELLS:
+            return " ".join(self._pieces(frame, cell))
+        props = _properties(cell)
+        kids = self._visible_kids(frame, cell)
+        own = _states(role, cell, props)
+        if props.get("focusable") is True:
+            own.append(f"[ref={self._ref(frame, cell)}]")
+        if all(_value(k, "role") == "StaticText" for k in kids):
+            text = _text(cell) or " ".join(_text(k) for k in kids)
+            return " ".join([_quote(text, _NAME_LIMIT), *own])
+        pieces = [p for kid in kids for p in self._pieces(frame, kid)]
+        return " ".join([*pieces, *own])
+
+    def _pieces(self, frame: FrameTree, node: AxNode) -> list[str]:
+        """A node and what it holds, as `node()` would show them, on one line (inside a table cell)."""
+        role = _value(node, "role") or "unknown"
+        if role in _DROPPED:
+            return []
+        if self._hoisted(node, role):
+            return [p for kid in self._visible_kids(frame, node) for p in self._pieces(frame, kid)]
+        name = _text(node)
+        if role == "StaticText":
+            return [_quote(name, _NAME_LIMIT)] if name else []
+        value = str(_value(node, "value") or "").strip()
+        kids = [
+            k
+            for k in self._visible_kids(frame, node)
+            if not (_value(k, "role") == "StaticText" and _text(k) in (name, value))
+        ]
+        parts = [_ROLE_NAMES.get(role, role)]
+        if name:
+            parts.append(_quote(name, _NAME_LIMIT))
+        parts.extend(_states(role, node, _properties(node)))
+        ref = self._ref(frame, node)
+        if ref is not None:
+            parts.append(f"[ref={ref}]")
+        return [" ".join(parts), *(p for kid in kids for p in self._pieces(frame, kid))]
 
     def _frame_under(self, parent: FrameTree, node: AxNode, depth: int) -> None:
         child = self._children.get((parent.session, node.get("backendDOMNodeId")))

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from core.browser.fence import RULE
 from core.output import FunctionOutput
 from core.spec import ToolSpec, parameters_schema
 
@@ -27,5 +28,7 @@ class BrowserToolSpec:
     tool_spec: ToolSpec = field(init=False)
 
     def __post_init__(self) -> None:
-        spec = ToolSpec(self.name, self.description, parameters_schema(self.params), self.supports_parallel)
+        # Every browser tool tells the model that page text is data (contract §7.1), in the same words.
+        described = f"{self.description} {RULE}"
+        spec = ToolSpec(self.name, described, parameters_schema(self.params), self.supports_parallel)
         object.__setattr__(self, "tool_spec", spec)

@@ -13,6 +13,7 @@ from core.arguments import parse_arguments_model
 from core.browser.actions import BrowserAction, action_of
 from core.browser.cdp import Cdp
 from core.browser.context import PageContext, refs_of
+from core.browser.fence import PageText, fence
 from core.browser.spec import BrowserToolSpec
 from core.browser.target import CallTarget, Guard, TabFacts, guard_for, not_shared
 from core.capabilities import BrowserCapability, BrowserToolError, McpCapability
@@ -102,6 +103,12 @@ class BrowserHandler:
             result = [t for t in result if isinstance(t, dict) and t.get("id") in shared]
         if self._spec.to_output is not None:
             return self._spec.to_output(result)
-        if isinstance(result, str):
-            return FunctionOutput(result)
-        return FunctionOutput(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
+        # Text from the page reaches the model fenced as data (contract §7.1), here and only here.
+        if isinstance(result, PageText):
+            return FunctionOutput(result.render())
+        text = (
+            result
+            if isinstance(result, str)
+            else json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+        )
+        return FunctionOutput(fence(text) if action.page_text else text)

@@ -21,6 +21,7 @@ from core_fakes import (
 )
 
 from core.bridge import Bridge
+from tests.support.fenced import block, fenced
 
 pytestmark = pytest.mark.unit
 
@@ -120,7 +121,7 @@ async def test_built_in_and_browser_calls_never_ask_the_worker_about_the_host() 
     bridge, api = await ready_bridge(notes())
     assert (await ask(bridge, dispatch(PLAN)))["answer"]["success"] is True
     tab = function_call("browser_tab", '{"action":"query"}', "b1")
-    assert (await ask(bridge, dispatch(tab)))["answer"]["output"]["output"] == '[{"id":1}]'
+    assert fenced((await ask(bridge, dispatch(tab)))["answer"]["output"]["output"]) == block('[{"id":1}]')
     assert api.kinds() == ["browser"]
 
 

@@ -14,6 +14,7 @@ from core_fakes import FakeHost, FakeServer, FakeTool
 from core.capabilities import BrowserToolError
 from core.gateway import AgentGateway
 from core.service import Service
+from tests.support.fenced import page_of
 
 pytestmark = pytest.mark.unit
 
@@ -338,7 +339,7 @@ async def test_a_shared_tab_is_usable_until_the_person_stops_sharing_it() -> Non
     setup = await Setup(gateway=True).start()
     await setup.tools()
     await setup.share(SHOP["id"])
-    assert text(await setup.call("browser_page", {"action": "title", "tabId": 7})) == "Cart"
+    assert page_of(text(await setup.call("browser_page", {"action": "title", "tabId": 7}))) == "Cart"
     [agent] = await setup.agents()
     assert agent["tabs"] == [{"tabId": 7, "title": "Cart", "url": SHOP["url"], "shared": True}]
     await setup.share(SHOP["id"], shared=False)
@@ -563,7 +564,7 @@ async def test_paused_agents_are_refused_acting_and_may_still_read() -> None:
     assert await setup.send({"type": "agents/pause", "paused": True}) == {"paused": True}
     acting = await setup.call("browser_tab", {"action": "activate", "tabId": 7})
     assert acting["isError"] is True and "paused by the person" in text(acting)
-    assert text(await setup.call("browser_page", {"action": "title", "tabId": 7})) == "Cart"
+    assert page_of(text(await setup.call("browser_page", {"action": "title", "tabId": 7}))) == "Cart"
     assert (await setup.send({"type": "agents"}))["paused"] is True
     await setup.send({"type": "agents/pause", "paused": False})
     assert (await setup.call("browser_tab", {"action": "activate", "tabId": 7}))["isError"] is False

@@ -29,6 +29,7 @@ from core.parallel import TurnGates
 from core.router import handle_response_item
 from core.servers import ServerBoard
 from core.service import Service
+from tests.support.fenced import block, fenced
 
 pytestmark = pytest.mark.unit
 
@@ -215,7 +216,8 @@ async def test_browser_tools_are_looked_up_before_mcp_tools() -> None:
 
 async def test_a_browser_tool_runs_when_no_host_is_connected() -> None:
     svc = await service()
-    assert await output_of(svc, function_call("browser_tab", '{"action":"query"}')) == ('[{"id":1}]', True)
+    text, success = await output_of(svc, function_call("browser_tab", '{"action":"query"}'))
+    assert (fenced(text), success) == (block('[{"id":1}]'), True)
 
 
 async def test_an_unknown_name_is_answered_well_within_the_lookup_budget() -> None:

@@ -11,6 +11,7 @@ from core_fakes import FakeBrowser, FakeHost, FakeServer, FakeTool, connect, dis
 
 from core.capabilities import McpErrorCode, McpRequestError
 from core.service import Service
+from tests.support.fenced import block, fenced
 
 pytestmark = pytest.mark.unit
 
@@ -55,7 +56,8 @@ async def test_update_plan_and_browser_calls_answer_while_the_mcp_tool_list_hang
     stuck_call = asyncio.create_task(svc.handle(dispatch(function_call("mcp__notes__add"))))
     await asyncio.wait_for(host.listing.wait(), SOON)
     assert await output_of(svc, "update_plan", '{"plan":[]}') == ("Plan updated", True)
-    assert await output_of(svc, "browser_tab", '{"action":"query"}') == ('[{"id":1}]', True)
+    text, success = await output_of(svc, "browser_tab", '{"action":"query"}')
+    assert (fenced(text), success) == (block('[{"id":1}]'), True)
     assert await output_of(svc, "list_mcp_resources", '{"server":"notes"}') == (
         '{"server":"notes","resources":[]}',
         True,

@@ -11,6 +11,7 @@ from core_fakes import FakeBrowser, FakeHost, FakeServer, FakeTool, connect, dis
 from core.capabilities import McpErrorCode, McpRequestError
 from core.config import ToolsConfig
 from core.service import Service
+from tests.support.fenced import block, fenced
 
 pytestmark = pytest.mark.unit
 
@@ -287,11 +288,12 @@ async def test_a_browser_tool_call_is_validated_and_executed_by_the_capability()
             )
         )
     )
+    answer["output"]["output"] = fenced(answer["output"]["output"])  # the tab's URL is page text
     assert answer == {
         "output": {
             "type": "function_call_output",
             "call_id": "b1",
-            "output": '{"id":7,"url":"https://example.com/"}',
+            "output": block('{"id":7,"url":"https://example.com/"}'),
         },
         "success": True,
     }

@@ -137,3 +137,37 @@ def test_refs_stay_with_their_nodes_within_a_document_and_go_stale_after_navigat
 def test_find_answers_the_matching_lines() -> None:
     page = build_outline(recorded("big"), RefTable(0))
     assert page.find(re.compile(r"Add 19\b")) == ['button "Add 19" [ref=e101]']
+
+
+def test_a_table_is_one_line_a_row_and_a_cell_of_one_element_is_that_element() -> None:
+    assert outline_of("table") == (
+        'heading "Orders" level=1 [ref=e1]\n'
+        # The caption only repeated the table's name: said once.
+        'table "Orders" [ref=e2]\n'
+        '  columns: "Id" | "Customer" | "Status" | "Action"\n'
+        '  row: "0875" | "Grace" | "Paid" | button "Refund" [ref=e3]\n'
+        '  row: "0876" | link "Ada" [ref=e4] | "Paid" | button "Refund" [ref=e5]\n'
+        '  row: "0877" | "Ada" | "" | button "Refund" [ref=e6] button "Cancel" [ref=e7]\n'
+        '  row: "0878" | "Linus" | checkbox "Shipped" checked [ref=e8] | button "Refund" disabled [ref=e9]\n'
+        "paragraph [ref=e10]: No refund yet"
+    )
+
+
+def test_the_refs_in_a_compact_row_are_the_elements_in_it_and_find_answers_the_whole_row() -> None:
+    frames = recorded("table")
+    table = RefTable(0)
+    page = build_outline(frames, table)
+    nodes = frames[0].nodes
+    both = next(n["nodeId"] for n in nodes if n.get("name", {}).get("value") == "Refund Cancel")
+    refund = next(n for n in nodes if n["role"]["value"] == "button" and n["parentId"] == both
+                  and n["name"]["value"] == "Refund")  # fmt: skip
+    assert table.node("e6", 0).backend_id == refund["backendDOMNodeId"]
+    assert page.find(re.compile("0877")) == [
+        'row: "0877" | "Ada" | "" | button "Refund" [ref=e6] button "Cancel" [ref=e7]'
+    ]
+    # The same page again: the same refs (they stay with their nodes).
+    assert build_outline(frames, table).render(max_chars=20_000) == page.render(max_chars=20_000)
+    # A ref inside a row reads that element.
+    assert build_outline(frames, table, under=table.node("e9", 0)).render(max_chars=20_000) == (
+        'button "Refund" disabled [ref=e9]'
+    )

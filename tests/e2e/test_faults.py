@@ -34,6 +34,7 @@ from tests.support.faults import (
     start_call,
     stdio_server,
 )
+from tests.support.fenced import unwrapped
 from tests.support.local_site import serve
 from tests.support.polling import history, history_entry, wait_for
 
@@ -299,7 +300,7 @@ def test_a_worker_stopped_during_a_navigation_leaves_no_entry_running(
 ) -> None:
     tab = call(ext, "browser_tab", {"action": "create", "url": f"{site}/ready", "active": False}, "nav-tab")
     assert tab["success"] is True, tab
-    tab_id = json.loads(tab["output"]["output"])["id"]
+    tab_id = json.loads(unwrapped(tab["output"]["output"]))["id"]
     args = {"action": "navigate", "tabId": tab_id, "url": f"{site}/slow/60000", "timeoutMs": 25000}
     stop_worker_mid_call(ext, caller, "stop-nav", "browser_navigation", args)
     query = call(ext, "browser_tab", {"action": "query", "url": f"{site}/*"}, "stop-nav-query")
@@ -313,7 +314,7 @@ def test_a_worker_stopped_during_a_dom_wait_leaves_no_entry_running(
     try:
         page.goto(f"{site}/dom-wait")
         tabs = call(ext, "browser_tab", {"action": "query", "url": f"{site}/dom-wait"}, "dom-tab")
-        tab_id = json.loads(tabs["output"]["output"])[0]["id"]
+        tab_id = json.loads(unwrapped(tabs["output"]["output"]))[0]["id"]
         args = {"action": "wait_for", "tabId": tab_id, "selector": "#never", "timeoutMs": 25000}
         stop_worker_mid_call(ext, caller, "stop-dom", "browser_dom", args)
         text = call(ext, "browser_page", {"action": "text", "tabId": tab_id}, "stop-dom-text")

@@ -39,6 +39,7 @@ from tests.support.agents import (
     wait_listed,
 )
 from tests.support.browser import Extension, grant_site_access, install_host
+from tests.support.fenced import unwrapped
 from tests.support.gateway_browser import (
     agent_id,
     answer_in_popup,
@@ -341,7 +342,7 @@ def test_two_agents_each_see_only_their_own_tabs_in_their_own_groups(
             opened, listed = running.outcome()
             assert opened.is_error is False, text_of(opened)
             assert listed.is_error is False, text_of(listed)
-            seen.append({int(tab["id"]) for tab in json.loads(text_of(listed))})
+            seen.append({int(tab["id"]) for tab in json.loads(unwrapped(text_of(listed)))})
         assert len(seen[0]) == len(seen[1]) == 1 and not seen[0] & seen[1]
         assert mine not in seen[0] | seen[1]  # the person's tab is nobody's
         groups = ext.page.evaluate(

@@ -33,6 +33,7 @@ from tests.support.agents import (
     wait_listed,
 )
 from tests.support.browser import Extension, grant_site_access, install_host, tabgate_host_bin
+from tests.support.fenced import unwrapped
 from tests.support.gateway_browser import (
     agent_id,
     browser,
@@ -217,7 +218,7 @@ def test_a_session_grant_for_one_site_never_moves_the_tab_to_another(
     async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
         await wait_listed(client, lambda n: "browser_tab" in n)
         opened = await client.call_tool("browser_tab", {"action": "create", "url": f"{site}/start"})
-        tab_id = json.loads(text_of(opened))["id"]
+        tab_id = json.loads(unwrapped(text_of(opened)))["id"]
         click = await client.call_tool("browser_dom", {"action": "click", "selector": "#buy"})
         moved = await client.call_tool("browser_tab", {"action": "update", "tabId": tab_id, "url": other})
         where = await client.call_tool("browser_navigation", {"action": "current_url"})
@@ -234,7 +235,7 @@ def test_a_session_grant_for_one_site_never_moves_the_tab_to_another(
     opened, click, moved, where = running.outcome()
     assert opened.is_error is False and click.is_error is False, text_of(click)
     assert moved.is_error is True and "denied" in text_of(moved)
-    assert json.loads(text_of(where))["url"] == f"{site}/start"  # still where it was
+    assert json.loads(unwrapped(text_of(where)))["url"] == f"{site}/start"  # still where it was
 
 
 def test_an_agent_with_no_tabs_lists_none_of_the_persons(
@@ -249,7 +250,7 @@ def test_an_agent_with_no_tabs_lists_none_of_the_persons(
 
     listed = run_agent(codex, body, name="fresh-agent")
     assert listed.is_error is False, text_of(listed)
-    assert json.loads(text_of(listed)) == []
+    assert json.loads(unwrapped(text_of(listed))) == []
     assert "reset_token" not in text_of(listed)
     page.close()
 

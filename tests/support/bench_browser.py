@@ -15,6 +15,7 @@ from typing import Any
 from playwright.sync_api import sync_playwright
 
 from tests.support.browser import CHROMIUM_FLAGS, chromium_path, grant_site_access, launch
+from tests.support.fenced import unwrapped
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ROOT / "tests" / "e2e" / "pages"
@@ -66,7 +67,7 @@ def browser_actions() -> list[Any]:
                     times, output = ext.page.evaluate(_LOOP, [_item(name, args), n])
                     return round(statistics.median(times[1:] if n > 1 else times), 2), output
 
-                tab = json.loads(loop("browser_tab", {"action": "create", "url": big}, 1)[1])["id"]
+                tab = json.loads(unwrapped(loop("browser_tab", {"action": "create", "url": big}, 1)[1]))["id"]
                 loop("browser_navigation", {"action": "wait_for_load", "tabId": tab}, 1)
                 snapshot_ms, outline = loop(
                     "browser_page", {"action": "snapshot", "tabId": tab, "maxChars": 10**6}, 6

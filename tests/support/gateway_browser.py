@@ -14,6 +14,7 @@ from playwright.sync_api import Page, Playwright
 
 from tests.support.agents import default_place_free
 from tests.support.browser import Extension, launch
+from tests.support.fenced import unwrapped
 
 
 @contextmanager
@@ -78,7 +79,7 @@ def person_tab_id(ext: Extension, url: str) -> int:
         "arguments": '{"action":"query"}',
         "call_id": "p1",
     }
-    tabs = json.loads(ext.dispatch(item)["output"]["output"])
+    tabs = json.loads(unwrapped(ext.dispatch(item)["output"]["output"]))
     return next(int(tab["id"]) for tab in tabs if tab.get("url") == url)
 
 

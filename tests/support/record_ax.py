@@ -1,13 +1,15 @@
 """Records the accessibility trees of the e2e fixture pages, per frame, as the snapshot tests' fixtures.
 
-Run: .venv/bin/python -m tests.support.record_ax  (writes tests/core/fixtures/ax/<page>.json). Each file holds
-what the debugger executor hands Python: every frame's id, parent, URL, owner element and AX nodes (the
+Run: .venv/bin/python -m tests.support.record_ax [page ...]  (writes tests/core/fixtures/ax/<page>.json; no
+page named: all of them). Each file holds what the debugger executor hands Python: every frame's id, parent,
+URL, owner element and AX nodes (the
 `sources` of each name are dropped: the snapshot never reads them and they are most of the bytes).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -69,7 +71,10 @@ def main() -> None:
         "form": f"{base}/form.html",
         "hover": f"{base}/hover.html",
         "big": f"{base}/big.html?n=1000",
+        "table": f"{base}/table.html",
     }
+    only = set(sys.argv[1:])  # names of the pages to record again; none: all of them
+    pages = {name: url for name, url in pages.items() if not only or name in only}
     OUT.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
