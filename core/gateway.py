@@ -256,6 +256,7 @@ class AgentGateway:
                 raise Refusal(GATEWAY_OFF)
             tool = (await self._visible_tools(config)).get(params.name)
             if tool is None:
+                ends["outcome"] = Outcome.FAILED  # the agent's mistake, not a refusal
                 raise Refusal(f"Tabgate offers no tool '{params.name}' to agents (list the tools again).")
             prepared = await self._checks.prepare(agent, tool, params.arguments)
             ends["tabId"] = prepared.tab_id
@@ -283,7 +284,7 @@ class AgentGateway:
             if isinstance(refusal, _Withdrawn):
                 ends["outcome"] = Outcome.WITHDRAWN
             elif not refusal.failed:
-                ends["outcome"] = Outcome.DENIED
+                ends.setdefault("outcome", Outcome.DENIED)
             return refusal.internal(call_id)
         item = {
             "type": "function_call",

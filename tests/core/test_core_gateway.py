@@ -724,23 +724,25 @@ async def test_each_agent_call_leaves_an_activity_entry_with_its_outcome_newest_
     await setup.pending()
     await setup.send({"type": "agents/stop", "id": await setup.agent_id()})
     await withdrawn
+    await setup.call("no_such_tool", {}, agent=CLAUDE, session="s2")
     await setup.call("update_plan", {"plan": []}, agent=CLAUDE, session="s2")
     codex = await setup.agent_id()
     entries = (await setup.send({"type": "agents/activity"}))["entries"]
     assert [(e["tool"], e.get("action"), e["outcome"]) for e in entries] == [
         ("update_plan", None, "done"),
+        ("no_such_tool", None, "failed"),
         ("browser_tab", "activate", "withdrawn"),
         ("browser_tab", "activate", "denied"),
         ("browser_page", "title", "failed"),
         ("browser_page", "title", "done"),
     ]
-    assert entries[1]["agent"] == "codex — /usr/local/bin/codex" and entries[1]["agentId"] == codex
-    assert (entries[2]["site"], entries[2]["tabId"]) == ("https://shop.example", 7)
-    assert entries[4]["tabId"] == 7 and all(e["ms"] >= 0 and e["at"] > 0 for e in entries)
+    assert entries[2]["agent"] == "codex — /usr/local/bin/codex" and entries[2]["agentId"] == codex
+    assert (entries[3]["site"], entries[3]["tabId"]) == ("https://shop.example", 7)
+    assert entries[5]["tabId"] == 7 and all(e["ms"] >= 0 and e["at"] > 0 for e in entries)
     mine = (await setup.send({"type": "agents/activity", "id": codex, "limit": 2}))["entries"]
     assert [e["outcome"] for e in mine] == ["withdrawn", "denied"]
     stored = [event for event in setup.events if event["type"] == "agents/activity/store"]
-    assert len(stored) == 5 and stored[-1]["entries"] == entries
+    assert len(stored) == 6 and stored[-1]["entries"] == entries
 
 
 async def test_unanswered_is_denied_paused_is_denied_and_a_stopped_running_call_is_withdrawn() -> None:
