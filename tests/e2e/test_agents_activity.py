@@ -171,6 +171,15 @@ def test_a_mixed_run_leaves_one_entry_per_call_with_its_outcome_kept_filtered_an
             options.click("#activity-export")
         exported = json.loads(Path(download.value.path()).read_text())
         assert exported["entries"] == entries
+
+        # Python's document goes (and with it the log it held): the next one gets the log from the worker.
+        booted = ext.send({"type": "status"})["bootedAt"]
+        ext.page.evaluate("chrome.offscreen.closeDocument()")
+        wait_for(lambda: ext.wait_python_ready()["bootedAt"] != booted, "Python did not start again")
+        wait_for(
+            lambda: ext.send({"type": "agents/activity"})["entries"] == entries,
+            "the activity log did not come back after Python restarted",
+        )
         gateway(ext, False)
 
 
