@@ -19,6 +19,7 @@ from mcp import Client
 from playwright.sync_api import Page, Playwright
 
 from tests.support.agents import AgentThread, codex_config, params_from_codex, text_of, wait_listed
+from tests.support.axe import shoot_both_schemes
 from tests.support.browser import Extension, grant_site_access, install_host
 from tests.support.gateway_browser import (
     agent_id,
@@ -166,6 +167,8 @@ def test_a_mixed_run_leaves_one_entry_per_call_with_its_outcome_kept_filtered_an
             "done",
         ]
         assert "codex — /" in rows.first.inner_text() and "browser_dom click" in rows.first.inner_text()
+        options.locator("#activity").scroll_into_view_if_needed()
+        shoot_both_schemes(options, "options-agent-activity")  # kept as artifacts, no axe violation
         options.select_option("#activity-agent", codex)
         with options.expect_download() as download:
             options.click("#activity-export")
