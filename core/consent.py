@@ -37,6 +37,14 @@ class ConsentRefused(Exception):
     """The call may not run; the message says why, for the agent."""
 
 
+class ConsentDenied(ConsentRefused):
+    """The person said no, or did not answer in time."""
+
+
+class ConsentWithdrawn(ConsentRefused):
+    """The question was withdrawn: its caller is gone or the person stopped the agent."""
+
+
 @dataclass(frozen=True, slots=True)
 class Withdrawal:
     """How a question ends when its caller is gone: nobody is left to act for."""
@@ -155,7 +163,7 @@ class ConsentBoard:
         try:
             decision = await asyncio.wait_for(asyncio.shield(entry.answer), timeout_s)
         except TimeoutError:
-            raise ConsentRefused(
+            raise ConsentDenied(
                 f"The user did not answer the request to {question.summary} within {timeout_s:g} s, so it "
                 "was denied. Ask the user to open the Tabgate popup and allow it, then try again."
             ) from None
@@ -163,9 +171,9 @@ class ConsentBoard:
             if self._pending.pop(entry.id, None) is not None:
                 self._changed()
         if isinstance(decision, Withdrawal):
-            raise ConsentRefused(f"The request to {question.summary} was withdrawn: {decision.reason}.")
+            raise ConsentWithdrawn(f"The request to {question.summary} was withdrawn: {decision.reason}.")
         if decision is Decision.DENY:
-            raise ConsentRefused(f"The user denied the request to {question.summary}.")
+            raise ConsentDenied(f"The user denied the request to {question.summary}.")
         if decision is Decision.SESSION and question.grantable:
             self._grants.setdefault(session, set()).add((question.agent_id, question.scope))
 

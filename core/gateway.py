@@ -20,13 +20,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
+from core.activity import ActivityLog, Outcome, make_entry, outcome_of_answer
 from core.agent_controls import STOPPED, AgentControls
 from core.agent_tabs import AgentTabs
 from core.agents import AgentBook, AgentIdentity, AgentState, RunningCall, TabGroups
 from core.call_checks import RESOURCE_TOOLS, CallChecks, Refusal, action_of
 from core.call_result import AgentCallResult, from_dispatch
 from core.capabilities import BrowserCapability
-from core.consent import ConsentBoard, ConsentRefused
+from core.consent import ConsentBoard, ConsentRefused, ConsentWithdrawn
 from core.events import Emit
 from core.history import record_for
 from core.validation import format_validation_error
@@ -55,6 +56,10 @@ class CallParams(_Params):
     callId: StrictStr | None = None
 
 
+class _Withdrawn(Refusal):
+    """A refusal because the call's question was withdrawn (its agent gone, or stopped by the person)."""
+
+
 class AgentGateway:
     def __init__(
         self,
@@ -67,6 +72,7 @@ class AgentGateway:
         self._emit = emit
         self.consent = ConsentBoard(emit)
         self._book = AgentBook()
+        self.activity = ActivityLog()
         self._enabled: bool | None = None
         self._tabs = AgentTabs(self._book, browser, groups, self._agents_changed)
         self._controls = AgentControls(self._book, self.consent, self._tabs, handle, self._agents_changed)
@@ -87,6 +93,8 @@ class AgentGateway:
             "tabs/created": self._tabs.created,
             "tabs/removed": self._tabs.removed,
             "worker/hello": self._worker_hello,
+            "agents/activity": self._activity,
+            "agents/activity/load": self._activity_load,
         }
 
     def handles(self, kind: object) -> bool:
@@ -175,10 +183,12 @@ class AgentGateway:
                 "caller": agent.label,
             }
         )
-        task = asyncio.ensure_future(self._run(agent, params, call_id))
-        agent.running[call_id] = RunningCall(
+        ends: dict[str, Any] = {}  # what _run learns: the outcome when refused, the tab it acted on
+        task = asyncio.ensure_future(self._run(agent, params, call_id, ends))
+        running = RunningCall(
             call_id, params.session, params.name, action_of(params.arguments), None, time.time(), task
         )
+        agent.running[call_id] = running
         try:
             internal = await task
         except asyncio.CancelledError:
@@ -187,9 +197,44 @@ class AgentGateway:
                 raise
             stopped = agent.running[call_id].stopped if call_id in agent.running else None
             internal = Refusal(f"The call was stopped: {stopped or STOPPED}.").internal(call_id)
+            ends["outcome"] = Outcome.WITHDRAWN
         finally:
             agent.running.pop(call_id, None)
+        self._record(agent, running, ends.get("outcome") or outcome_of_answer(internal), ends.get("tabId"))
         return self._envelope(internal)
+
+    def _record(self, agent: AgentState, call: RunningCall, outcome: Outcome, tab_id: int | None) -> None:
+        """One activity entry for a call that ended; the worker stores the bounded list as it is."""
+        self.activity.add(
+            make_entry(
+                call_id=call.call_id,
+                at_s=call.started_at,
+                ended_s=time.time(),
+                agent_id=agent.id,
+                agent=f"{agent.identity.name} — {agent.identity.executable}",
+                tool=call.tool,
+                action=call.action,
+                site=call.site,
+                tab_id=tab_id,
+                outcome=outcome,
+            )
+        )
+        self._emit({"type": "agents/activity/store", "entries": self.activity.entries()})
+
+    async def _activity(self, message: Message) -> Answer:
+        agent_id = message.get("id")
+        limit = message.get("limit")
+        if agent_id is not None and not isinstance(agent_id, str):
+            return {"error": {"code": -32602, "message": "id must be an agent id"}}
+        if limit is not None and (type(limit) is not int or limit < 0):
+            return {"error": {"code": -32602, "message": "limit must be a non-negative integer"}}
+        return {"entries": self.activity.entries(agent_id, limit)}
+
+    async def _activity_load(self, message: Message) -> Answer:
+        """What the worker kept of an earlier core's log (after the Python document restarted)."""
+        stored = message.get("entries")
+        self.activity.load(stored if isinstance(stored, list) else [])
+        return {"ok": True}
 
     def _seen(self, identity: AgentIdentity, session: str) -> AgentState:
         """The agent of this request; the popup hears of a new agent or session (not of every call)."""
@@ -204,15 +249,17 @@ class AgentGateway:
         result: AgentCallResult = from_dispatch(internal)
         return {"answer": result.to_wire(), "record": record_for(internal)}
 
-    async def _run(self, agent: AgentState, params: CallParams, call_id: str) -> Answer:
+    async def _run(self, agent: AgentState, params: CallParams, call_id: str, ends: dict[str, Any]) -> Answer:
         try:
             config = await self._config()
             if config.get("gateway") is not True:
                 raise Refusal(GATEWAY_OFF)
             tool = (await self._visible_tools(config)).get(params.name)
             if tool is None:
+                ends["outcome"] = Outcome.FAILED  # the agent's mistake, not a refusal
                 raise Refusal(f"Tabgate offers no tool '{params.name}' to agents (list the tools again).")
             prepared = await self._checks.prepare(agent, tool, params.arguments)
+            ends["tabId"] = prepared.tab_id
             running = agent.running.get(call_id)
             if running is not None:
                 running.site = prepared.question.site if prepared.question else None
@@ -226,12 +273,18 @@ class AgentGateway:
                         prepared.question,
                         timeout_s=float(config.get("approvalTimeoutSec", 120)),
                     )
+                except ConsentWithdrawn as withdrawn:
+                    raise _Withdrawn(str(withdrawn)) from None
                 except ConsentRefused as refused:
                     raise Refusal(str(refused)) from None
                 finally:
                     if running is not None:
                         running.asking = False
         except Refusal as refusal:
+            if isinstance(refusal, _Withdrawn):
+                ends["outcome"] = Outcome.WITHDRAWN
+            elif not refusal.failed:
+                ends.setdefault("outcome", Outcome.DENIED)
             return refusal.internal(call_id)
         item = {
             "type": "function_call",

@@ -1,9 +1,13 @@
 // The agent gateway in the service worker (contract §8, §8.1): relays the host's requests made for agents to
 // Python and Python's gateway events to the host, tells Python about tabs being opened and closed, runs the
-// tab-group calls Python asks for, and counts pending approvals on the badge. Python decides.
+// tab-group calls Python asks for, counts pending approvals on the badge (and notifies of new ones:
+// approval_notices.js), and stores Python's activity log (activity_store.js). Python decides.
+import { storeActivity } from "./activity_store.js";
+import { approvalsChanged } from "./approval_notices.js";
+
 const TO_HOST = new Set(["gateway/state", "gateway/changed"]);
 
-export function createGatewayRelay({ host, python, history }) {
+export function createGatewayRelay({ host, python, history, broadcast }) {
   // Python builds the call item and answers {answer, record}: the agent's CallToolResult and the history's.
   // It announces the call (gateway/started) with its item; the worker only picks the id.
   async function call(params) {
@@ -59,7 +63,14 @@ export function createGatewayRelay({ host, python, history }) {
         history.recordStart({ id: event.callId, name: event.name, item: event.item, startedAt: Date.now(), caller: event.caller });
         return true;
       }
+      if (event.type === "agents/activity/store") {
+        // Python's bounded log, stored as it is; pages hear only that it changed.
+        storeActivity(event.entries ?? []);
+        broadcast({ type: "agents/activity/changed" });
+        return true;
+      }
       if (event.type === "approval") {
+        approvalsChanged(event);
         const count = event.pending?.length ?? 0;
         chrome.action.setBadgeText({ text: count ? String(count) : "" });
         chrome.action.setBadgeBackgroundColor({ color: "#b3261e" });

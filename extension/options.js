@@ -5,6 +5,7 @@ import { HOST_FIX, HOST_SENTENCE, PYTHON_TEXT, serverState, serverToolCount } fr
 import { serverError, signInControls } from "./ui_signin.js";
 import { retryControl } from "./ui_retry.js";
 import { mountAgents, renderAgents } from "./ui_agents.js";
+import { mountActivity, renderActivity } from "./ui_activity.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const state = { config: { mcpTools: false, disabledTools: [] }, tools: [], status: null };
@@ -252,7 +253,9 @@ subscribe((e) => {
   } else if (e?.type === "reconnected") {
     refreshDiagnostics();
     renderAgents();
+    renderActivity();
   } else if (e?.type === "agents/changed" || e?.type === "approval") renderAgents();
+  else if (e?.type === "agents/activity/changed") renderActivity();
 });
 $("mcp-tools").addEventListener("change", (e) => setMcpTools(e.target));
 $("tool-filter").addEventListener("input", applyFilter);
@@ -260,3 +263,4 @@ $("diag-refresh").addEventListener("click", refreshDiagnostics);
 
 refreshDiagnostics();
 mountAgents();
+mountActivity();

@@ -7,6 +7,8 @@ import * as history from "./history.js";
 import { createGatewayRelay } from "./gateway.js";
 import { createElicitations } from "./elicitation.js";
 import { signInRequests } from "./oauth.js";
+import { storedActivity } from "./activity_store.js";
+import { listenForClicks } from "./approval_notices.js";
 
 const CONFIG_KEY = "config";
 const eventPorts = new Set();
@@ -52,6 +54,8 @@ const python = new PythonConnection({
     // A new worker (or a new document) tells Python what it cannot see itself: the stored config and the host.
     // First: any earlier worker's native port, and every agent session through it, is gone.
     python.notify({ type: "worker/hello" });
+    // The agents' activity log a stopped worker or document left (Python merges it under its own).
+    python.notify({ type: "agents/activity/load", entries: await storedActivity() });
     const { [CONFIG_KEY]: config = {} } = await chrome.storage.local.get(CONFIG_KEY);
     python.notify({ type: "config/load", config });
     python.notify({ type: "host/state", connected: host.connected, servers: host.state.servers });
@@ -59,7 +63,8 @@ const python = new PythonConnection({
   onRequest: (req) => pythonRequest(req),
 });
 
-const gateway = createGatewayRelay({ host, python, history });
+const gateway = createGatewayRelay({ host, python, history, broadcast });
+listenForClicks();
 const elicitations = createElicitations({ python, broadcast, pagesOpen: () => eventPorts.size > 0 });
 // The host's requests to the browser, by method: each module answers its own.
 const hostRequestHandlers = { ...gateway.hostRequests, ...elicitations.hostRequests, ...signInRequests };

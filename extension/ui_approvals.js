@@ -77,6 +77,10 @@ export function renderApprovals(pending, withdrawn = []) {
       ),
     ),
   ]);
+  // Opened from a notification (`popup.html?approval=<id>`): that request is the one in view.
+  const wanted = new URLSearchParams(location.search).get("approval");
+  const item = wanted ? [...list.querySelectorAll("li.approval")].find((li) => li.dataset.approval === wanted) : null;
+  item?.scrollIntoView({ block: "nearest" });
 }
 
 // "Share this tab with …": one button per connected agent that cannot see the person's current tab yet.

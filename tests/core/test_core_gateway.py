@@ -704,3 +704,72 @@ async def test_a_tab_look_up_that_fails_refuses_the_call_and_keeps_the_agents_ta
     assert "could not look up tab 7" in text(result)
     [agent] = await setup.agents()
     assert [tab["tabId"] for tab in agent["tabs"]] == [7]  # kept: not known to be closed
+
+
+# -- the activity log (contract §9) -----------------------------------------------------------------------
+
+
+async def test_each_agent_call_leaves_an_activity_entry_with_its_outcome_newest_first() -> None:
+    setup = await Setup(gateway=True, approvalTimeoutSec=5).start()
+    await setup.tools()
+    await setup.tools(CLAUDE, "s2")
+    await setup.share(SHOP["id"])
+    # done: a read of its own tab; failed: a tab that is not its own; denied; withdrawn (stopped).
+    assert text(await setup.call("browser_page", {"action": "title", "tabId": 7})) == "Cart"
+    assert (await setup.call("browser_page", {"action": "title", "tabId": 8}))["isError"] is True
+    denied = setup.call("browser_tab", {"action": "activate", "tabId": 7})
+    [request] = await setup.pending()
+    await setup.answer(request["id"], "deny")
+    await denied
+    withdrawn = setup.call("browser_tab", {"action": "activate", "tabId": 7})
+    await setup.pending()
+    await setup.send({"type": "agents/stop", "id": await setup.agent_id()})
+    await withdrawn
+    await setup.call("no_such_tool", {}, agent=CLAUDE, session="s2")
+    await setup.call("update_plan", {"plan": []}, agent=CLAUDE, session="s2")
+    codex = await setup.agent_id()
+    entries = (await setup.send({"type": "agents/activity"}))["entries"]
+    assert [(e["tool"], e.get("action"), e["outcome"]) for e in entries] == [
+        ("update_plan", None, "done"),
+        ("no_such_tool", None, "failed"),
+        ("browser_tab", "activate", "withdrawn"),
+        ("browser_tab", "activate", "denied"),
+        ("browser_page", "title", "failed"),
+        ("browser_page", "title", "done"),
+    ]
+    assert entries[2]["agent"] == "codex — /usr/local/bin/codex" and entries[2]["agentId"] == codex
+    assert (entries[3]["site"], entries[3]["tabId"]) == ("https://shop.example", 7)
+    assert entries[5]["tabId"] == 7 and all(e["ms"] >= 0 and e["at"] > 0 for e in entries)
+    mine = (await setup.send({"type": "agents/activity", "id": codex, "limit": 2}))["entries"]
+    assert [e["outcome"] for e in mine] == ["withdrawn", "denied"]
+    stored = [event for event in setup.events if event["type"] == "agents/activity/store"]
+    assert len(stored) == 6 and stored[-1]["entries"] == entries
+
+
+async def test_unanswered_is_denied_paused_is_denied_and_a_stopped_running_call_is_withdrawn() -> None:
+    setup = await Setup(gateway=True, approvalTimeoutSec=0.05).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    await setup.call("browser_tab", {"action": "activate", "tabId": 7})
+    await setup.send({"type": "agents/pause", "paused": True})
+    await setup.call("browser_tab", {"action": "activate", "tabId": 7})
+    await setup.send({"type": "agents/pause", "paused": False})
+    await setup.send({"type": "config/set", "patch": {"gatewayTrusted": [CODEX["executable"]]}})
+    setup.chrome.storage_held = True
+    running = setup.call("browser_storage", {"action": "set", "items": {"k": 1}})
+    await asyncio.wait_for(setup.chrome.storage_started.wait(), 5)
+    await setup.send({"type": "gateway/closed", "session": "s1"})
+    await running
+    entries = (await setup.send({"type": "agents/activity"}))["entries"]
+    assert [e["outcome"] for e in entries] == ["withdrawn", "denied", "denied"]
+
+
+async def test_a_stored_activity_log_is_loaded_back_and_bad_requests_are_refused() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.call("update_plan", {"plan": []})
+    [old] = (await setup.send({"type": "agents/activity"}))["entries"]
+    fresh = await Setup(gateway=True).start()
+    assert await fresh.send({"type": "agents/activity/load", "entries": [old, {"id": 1}]}) == {"ok": True}
+    assert (await fresh.send({"type": "agents/activity"}))["entries"] == [old]
+    assert "limit" in (await fresh.send({"type": "agents/activity", "limit": -1}))["error"]["message"]
+    assert "id" in (await fresh.send({"type": "agents/activity", "id": 3}))["error"]["message"]
