@@ -715,7 +715,7 @@ async def test_each_agent_call_leaves_an_activity_entry_with_its_outcome_newest_
     await setup.tools(CLAUDE, "s2")
     await setup.share(SHOP["id"])
     # done: a read of its own tab; failed: a tab that is not its own; denied; withdrawn (stopped).
-    assert text(await setup.call("browser_page", {"action": "title", "tabId": 7})) == "Cart"
+    assert page_of(text(await setup.call("browser_page", {"action": "title", "tabId": 7}))) == "Cart"
     assert (await setup.call("browser_page", {"action": "title", "tabId": 8}))["isError"] is True
     denied = setup.call("browser_tab", {"action": "activate", "tabId": 7})
     [request] = await setup.pending()
