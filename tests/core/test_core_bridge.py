@@ -21,7 +21,7 @@ from core_fakes import (
 )
 
 from core.bridge import Bridge
-from tests.support.fenced import block, fenced
+from tests.core.fenced import block, fenced
 
 pytestmark = pytest.mark.unit
 

@@ -19,7 +19,7 @@ from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.handlers.browser import NO_TAB
 from core.service import Service
 from tests.core.core_fakes import FakeBrowser, FakeHost, Request, dispatch, function_call
-from tests.support.fenced import block, fenced, page_of
+from tests.core.fenced import block, fenced, page_of
 
 pytestmark = pytest.mark.unit
 

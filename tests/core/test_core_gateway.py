@@ -14,7 +14,7 @@ from core_fakes import FakeHost, FakeServer, FakeTool
 from core.capabilities import BrowserToolError
 from core.gateway import AgentGateway
 from core.service import Service
-from tests.support.fenced import page_of
+from tests.core.fenced import page_of
 
 pytestmark = pytest.mark.unit
 

@@ -29,7 +29,7 @@ from core.parallel import TurnGates
 from core.router import handle_response_item
 from core.servers import ServerBoard
 from core.service import Service
-from tests.support.fenced import block, fenced
+from tests.core.fenced import block, fenced
 
 pytestmark = pytest.mark.unit
 

@@ -11,7 +11,7 @@ from core_fakes import FakeBrowser, FakeHost, FakeServer, FakeTool, connect, dis
 
 from core.capabilities import McpErrorCode, McpRequestError
 from core.service import Service
-from tests.support.fenced import block, fenced
+from tests.core.fenced import block, fenced
 
 pytestmark = pytest.mark.unit
 

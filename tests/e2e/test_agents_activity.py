@@ -8,7 +8,6 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +23,15 @@ from tests.support.browser import Extension, grant_site_access, install_host
 from tests.support.gateway_browser import (
     agent_id,
     browser,
+    desktop_env,
     gateway,
     open_popup,
     open_site_tab,
     person_tab_id,
+    serve_page,
     wait_pending,
 )
-from tests.support.local_site import serve
+from tests.support.polling import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -40,28 +41,15 @@ BUTTON_PAGE = b"""<!doctype html><title>Activity fixture</title>
   document.getElementById("count").textContent = "clicks: " + ++clicks; };</script>"""
 
 
-class Pages(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.end_headers()
-        self.wfile.write(BUTTON_PAGE)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    with serve(Pages) as origin:
+    with serve_page(BUTTON_PAGE) as origin:
         yield origin
 
 
 @pytest.fixture(scope="module")
 def env(host_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    desktop = tmp_path_factory.mktemp("desktop")
-    (desktop / "xdg").mkdir(mode=0o700)
-    return {**host_env, "XDG_RUNTIME_DIR": str(desktop / "xdg"), "TMPDIR": str(desktop)}
+    return desktop_env(host_env, tmp_path_factory.mktemp("desktop"))
 
 
 @pytest.fixture(scope="module")
@@ -72,14 +60,6 @@ def profile(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, site: str,
     install_host(folder, config, env=env)
     grant_site_access(pw, folder, [site])
     return folder
-
-
-def wait_for(check: Any, what: str, timeout: float = 30) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (value := check()):
-        assert time.monotonic() < deadline, what
-        time.sleep(0.1)
-    return value
 
 
 def notifications(page: Page) -> list[str]:

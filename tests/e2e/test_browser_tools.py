@@ -24,8 +24,8 @@ from urllib.parse import unquote
 import pytest
 from playwright.sync_api import Page, Playwright, expect
 
+from tests.core.fenced import block, fenced, page_of, unwrapped
 from tests.support.browser import Extension, grant_site_access, launch
-from tests.support.fenced import block, fenced, page_of, unwrapped
 from tests.support.local_site import serve
 
 pytestmark = pytest.mark.e2e

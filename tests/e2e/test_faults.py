@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Playwright
 
+from tests.core.fenced import unwrapped
 from tests.support.browser import Extension, grant_site_access, install_host, launch
 from tests.support.faults import (
     FAULT_SERVER,
@@ -34,7 +35,6 @@ from tests.support.faults import (
     start_call,
     stdio_server,
 )
-from tests.support.fenced import unwrapped
 from tests.support.local_site import serve
 from tests.support.polling import history, history_entry, wait_for
 

@@ -17,7 +17,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ import pytest
 from mcp import Client
 from playwright.sync_api import Page, Playwright
 
+from tests.core.fenced import unwrapped
 from tests.support.agents import (
     AgentThread,
     codex_config,
@@ -39,19 +39,19 @@ from tests.support.agents import (
     wait_listed,
 )
 from tests.support.browser import Extension, grant_site_access, install_host
-from tests.support.fenced import unwrapped
 from tests.support.gateway_browser import (
     agent_id,
     answer_in_popup,
     approve_all,
     browser,
+    desktop_env,
     gateway,
     open_popup,
     open_site_tab,
     person_tab_id,
+    serve_page,
     wait_pending,
 )
-from tests.support.local_site import serve
 
 pytestmark = pytest.mark.e2e
 
@@ -61,29 +61,15 @@ BUTTON_PAGE = b"""<!doctype html><title>Gateway fixture</title>
   document.getElementById("count").textContent = "clicks: " + ++clicks; };</script>"""
 
 
-class Pages(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.end_headers()
-        self.wfile.write(BUTTON_PAGE)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    with serve(Pages) as origin:
+    with serve_page(BUTTON_PAGE) as origin:
         yield origin
 
 
 @pytest.fixture(scope="module")
 def env(host_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """What a Linux desktop gives Chrome and so its host: its own runtime and temporary folders."""
-    desktop = tmp_path_factory.mktemp("desktop")
-    (desktop / "xdg").mkdir(mode=0o700)
-    return {**host_env, "XDG_RUNTIME_DIR": str(desktop / "xdg"), "TMPDIR": str(desktop)}
+    return desktop_env(host_env, tmp_path_factory.mktemp("desktop"))
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,6 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from playwright.sync_api import Playwright
 
+from tests.core.fenced import unwrapped
 from tests.support.agents import (
     AgentThread,
     params_from_codex,
@@ -33,16 +33,16 @@ from tests.support.agents import (
     wait_listed,
 )
 from tests.support.browser import Extension, grant_site_access, install_host, tabgate_host_bin
-from tests.support.fenced import unwrapped
 from tests.support.gateway_browser import (
     agent_id,
     browser,
+    desktop_env,
     gateway,
     open_site_tab,
     person_tab_id,
+    serve_page,
     wait_pending,
 )
-from tests.support.local_site import serve
 
 pytestmark = pytest.mark.e2e
 
@@ -57,20 +57,9 @@ document.getElementById("file").onchange = (e) => { document.getElementById("fil
   "files: " + [...e.target.files].map((f) => f.name + " " + f.size).join(", "); };</script>"""
 
 
-class Pages(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    with serve(Pages) as origin:
+    with serve_page(PAGE) as origin:
         yield origin
 
 
@@ -83,9 +72,7 @@ def elsewhere(site: str) -> str:
 def ext(
     pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str], site: str
 ) -> Iterator[Extension]:
-    desktop = tmp_path_factory.mktemp("desktop")
-    (desktop / "xdg").mkdir(mode=0o700)
-    env = {**host_env, "XDG_RUNTIME_DIR": str(desktop / "xdg"), "TMPDIR": str(desktop)}
+    env = desktop_env(host_env, tmp_path_factory.mktemp("desktop"))
     profile = tmp_path_factory.mktemp("profile-attacks")
     config = profile / "config.toml"
     config.write_text(

@@ -14,8 +14,8 @@ from typing import Any
 
 from playwright.sync_api import sync_playwright
 
+from tests.core.fenced import unwrapped
 from tests.support.browser import CHROMIUM_FLAGS, chromium_path, grant_site_access, launch
-from tests.support.fenced import unwrapped
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ROOT / "tests" / "e2e" / "pages"

@@ -7,14 +7,16 @@ import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, Playwright
 
+from tests.core.fenced import unwrapped
 from tests.support.agents import default_place_free
 from tests.support.browser import Extension, launch
-from tests.support.fenced import unwrapped
+from tests.support.local_site import serve
 
 
 @contextmanager
@@ -100,3 +102,28 @@ def wait_pending(ext: Extension, timeout: float = 60) -> list[dict[str, Any]]:
         assert time.monotonic() < deadline, "nobody was asked"
         time.sleep(0.05)
     return list(pending)
+
+
+def desktop_env(host_env: dict[str, str], folder: Path) -> dict[str, str]:
+    """What a Linux desktop gives Chrome and so its host: its own runtime and temporary folders (agents never
+    see them: they find the host at the default place)."""
+    (folder / "xdg").mkdir(mode=0o700)
+    return {**host_env, "XDG_RUNTIME_DIR": str(folder / "xdg"), "TMPDIR": str(folder)}
+
+
+@contextmanager
+def serve_page(html: bytes) -> Iterator[str]:
+    """One page served for every path on 127.0.0.1; yields the site's origin."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(html)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    with serve(Page) as origin:
+        yield origin
