@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from .config import ServerConfig, load_config
+from .config import HTTP_ONLY, STDIO_ONLY, ServerConfig, load_config
 from .config_write import ConfigWriteError, render_servers
 from .files import FileWriteError
 from .importer import merge_into, read_servers
@@ -16,19 +16,10 @@ from .secret_args import redact_args
 # Keys shown by `config show`, in this order; values that can hold secrets are redacted.
 _SHOWN = (
     "command",
-    "args",
-    "env",
-    "env_vars",
-    "cwd",
+    *STDIO_ONLY,
     "url",
     "transport",
-    "bearer_token_env_var",
-    "http_headers",
-    "env_http_headers",
-    "oauth_client_id",
-    "oauth_client_secret_env_var",
-    "oauth_scopes",
-    "oauth_client_metadata_url",
+    *HTTP_ONLY,
     "enabled",
     "required",
     "startup_timeout_sec",

@@ -19,12 +19,13 @@ from playwright.sync_api import Page, Playwright
 
 from tests.support.agents import AgentThread, codex_config, params_from_codex, text_of, wait_listed
 from tests.support.axe import shoot_both_schemes
-from tests.support.browser import Extension, grant_site_access, install_host
+from tests.support.browser import Extension
 from tests.support.gateway_browser import (
     agent_id,
     browser,
     desktop_env,
     gateway,
+    gateway_profile,
     open_popup,
     open_site_tab,
     person_tab_id,
@@ -54,12 +55,7 @@ def env(host_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> d
 
 @pytest.fixture(scope="module")
 def profile(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, site: str, env: dict[str, str]) -> Path:
-    folder = tmp_path_factory.mktemp("profile-activity")
-    config = folder / "config.toml"
-    config.write_text("# no MCP servers\n")
-    install_host(folder, config, env=env)
-    grant_site_access(pw, folder, [site])
-    return folder
+    return gateway_profile(pw, tmp_path_factory.mktemp("profile-activity"), env, [site])
 
 
 def notifications(page: Page) -> list[str]:

@@ -38,7 +38,7 @@ from tests.support.agents import (
     text_of,
     wait_listed,
 )
-from tests.support.browser import Extension, grant_site_access, install_host
+from tests.support.browser import Extension
 from tests.support.gateway_browser import (
     agent_id,
     answer_in_popup,
@@ -46,6 +46,7 @@ from tests.support.gateway_browser import (
     browser,
     desktop_env,
     gateway,
+    gateway_profile,
     open_popup,
     open_site_tab,
     person_tab_id,
@@ -74,12 +75,7 @@ def env(host_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> d
 
 @pytest.fixture(scope="module")
 def profile(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, site: str, env: dict[str, str]) -> Path:
-    folder = tmp_path_factory.mktemp("profile-gateway")
-    config = folder / "config.toml"
-    config.write_text("# no MCP servers\n")
-    install_host(folder, config, env=env)
-    grant_site_access(pw, folder, [site])
-    return folder
+    return gateway_profile(pw, tmp_path_factory.mktemp("profile-gateway"), env, [site])
 
 
 # -- the tests -----------------------------------------------------------------------------------------------

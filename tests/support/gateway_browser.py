@@ -15,7 +15,7 @@ from playwright.sync_api import Page, Playwright
 
 from tests.core.fenced import unwrapped
 from tests.support.agents import default_place_free
-from tests.support.browser import Extension, launch
+from tests.support.browser import Extension, grant_site_access, install_host, launch
 from tests.support.local_site import serve
 
 
@@ -127,3 +127,12 @@ def serve_page(html: bytes) -> Iterator[str]:
 
     with serve(Page) as origin:
         yield origin
+
+
+def gateway_profile(pw: Playwright, folder: Path, env: dict[str, str], sites: list[str]) -> Path:
+    """A profile with the host installed (no MCP servers) and the person's grant for `sites`."""
+    config = folder / "config.toml"
+    config.write_text("# no MCP servers\n")
+    install_host(folder, config, env=env)
+    grant_site_access(pw, folder, sites)
+    return folder
