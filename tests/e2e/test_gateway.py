@@ -2,8 +2,8 @@
 SDK's client as the agent, started exactly as codex / Claude / Cursor start it from their config (with their
 default environments: the SDK's env=None, codex's few extra variables), then `tabgate-host mcp` → the
 user-only socket at its default place → the host Chrome started (with a Linux desktop's environment) →
-service worker → Python → the page. No runtime-folder override on either side: the default place is machine-wide,
-so each browser start first waits until no other host serves it."""
+service worker → Python → the page. No runtime-folder override on either side: the default place is
+machine-wide, so each browser start first waits until no other host serves it."""
 
 from __future__ import annotations
 
