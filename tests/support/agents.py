@@ -5,6 +5,7 @@ caller's thread, and a test plays the person in the popup while an agent waits."
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -33,10 +34,27 @@ def codex_env() -> dict[str, str]:
     return {name: os.environ.get(name, defaults[name]) for name in CODEX_EXTRA_ENV}
 
 
+_PLACE_LOCK: list[int] = []  # the lock's file descriptor, held by this process until it exits
+
+
 def default_place_free(timeout: float = 90) -> None:
-    """Wait until no host serves agents at the default place (it is machine-wide: a host of another run may
-    still be closing); a socket file nobody answers on is left for the next host to remove."""
+    """Claim the default place for this process and wait until no host serves agents there. The place is
+    machine-wide: test runs side by side on one machine take turns through a lock file (held until this
+    process exits), and a host of this run may still be closing; a socket file nobody answers on is left
+    for the next host to remove."""
     assert ENV_RUNTIME_DIR not in os.environ, "the default place is under test: unset TABGATE_RUNTIME_DIR"
+    if not _PLACE_LOCK:
+        lock = os.open(f"/tmp/tabgate-tests-default-place-{os.getuid()}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+        waited = time.monotonic() + 1800
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > waited:
+                    raise AssertionError("another test run held the default place for 30 min") from None
+                time.sleep(0.5)
+        _PLACE_LOCK.append(lock)
     deadline = time.monotonic() + timeout
     while any(served(path) for path in socket_paths()):
         if time.monotonic() > deadline:
