@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Playwright
 
-from native_host.identity import HOST_NAME
+from native_host.config.identity import HOST_NAME
 from tests.support.browser import Extension, install_host, launch
 from tests.support.project import load_build
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from native_host.jsonrpc import (
+from native_host.process.jsonrpc import (
     MAX_RESPONSE,
     ErrorCode,
     Notification,

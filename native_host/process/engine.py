@@ -10,15 +10,15 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..servers.status import StatusBoard
 from .jsonrpc import ErrorCode, Notification, Request, Response, RpcError
 from .outbox import Outbox
-from .status import StatusBoard
 
 if TYPE_CHECKING:
     from anyio import Event
     from anyio.abc import TaskGroup
 
-    from .dispatch import Dispatcher
+    from ..methods.dispatch import Dispatcher
 
 log = logging.getLogger(__name__)
 
@@ -102,10 +102,10 @@ class Engine:
     async def _main(self) -> None:
         import anyio
 
+        from ..gateway.place import socket_path
+        from ..gateway.service import Gateway
+        from ..methods.dispatch import Dispatcher
         from .browser_link import BrowserLink
-        from .dispatch import Dispatcher
-        from .gateway import Gateway
-        from .gateway_socket import socket_path
 
         stop = anyio.Event()
         browser = BrowserLink(self._outbox)

@@ -7,12 +7,12 @@ import os
 import sys
 from pathlib import Path
 
-from .config import write_default_config
+from ..config.files import FileWriteError
+from ..config.loading import write_default_config
+from ..config.paths import default_config_path, log_dir
 from .connect import AGENTS, AgentFile, ConnectError, agent_files, host_script, run_connect
-from .files import FileWriteError
 from .install import current_platform, install_at, uninstall_at
 from .locations import BROWSERS, Browser, Location, browser_location, user_data_dir_location
-from .paths import default_config_path, log_dir
 
 
 def _selectors(sub: argparse.ArgumentParser) -> None:

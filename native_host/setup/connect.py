@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal, TextIO
 
-from .config_write import ConfigWriteError, with_server_removed, with_server_updated, with_servers_added
-from .files import PRIVATE_FILE, FileWriteError, write_atomically
+from ..config.files import PRIVATE_FILE, FileWriteError, write_atomically
+from ..config.writing import ConfigWriteError, with_server_removed, with_server_updated, with_servers_added
 from .locations import Platform
 
 type AgentName = Literal["codex", "claude-desktop", "claude-code", "cursor"]

@@ -17,7 +17,7 @@ import mcp_types as types
 from mcp.client.session import ClientRequestContext, ElicitationFnT
 from pydantic import ValidationError
 
-from .browser_link import BrowserGone, BrowserLink
+from ..process.browser_link import BrowserGone, BrowserLink
 
 log = logging.getLogger(__name__)
 

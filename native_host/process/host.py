@@ -9,17 +9,17 @@ import sys
 from pathlib import Path
 from typing import BinaryIO
 
+from ..config.identity import EXTENSION_ORIGIN
+from ..config.paths import default_config_path, log_dir
+from ..config.preview import preview_statuses
+from ..methods.protocol import LOOP_NOTIFICATIONS, answer_early
+from ..servers.status import ServerStatus, StatusBoard
 from .engine import Engine
 from .framing import FrameWriter, FramingError, read_frame
-from .identity import EXTENSION_ORIGIN
 from .jsonrpc import ErrorCode, Notification, Response, RpcError, parse_message
 from .logs import setup_host_logging
 from .outbox import Outbox
-from .paths import default_config_path, log_dir
-from .preview import preview_statuses
 from .process_tree import RUNNING
-from .protocol import LOOP_NOTIFICATIONS, answer_early
-from .status import ServerStatus, StatusBoard
 
 log = logging.getLogger(__name__)
 

@@ -30,8 +30,15 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.message import SessionMessage
 from pydantic import BaseModel, ValidationError
 
-from .browser_link import BrowserLink
-from .config import ServerConfig
+from ..config.files import FileWriteError
+from ..config.identity import HOST_NAME, HOST_VERSION
+from ..config.loading import ServerConfig
+from ..config.paths import data_dir
+from ..config.preview import MAX_TIMEOUT_SEC
+from ..config.redact import Scrubber
+from ..process.browser_link import BrowserLink
+from ..process.jsonrpc import ErrorCode, RpcError
+from ..process.logs import open_server_log
 from .elicitation import elicitor
 from .failures import (
     CannotStart,
@@ -44,11 +51,7 @@ from .failures import (
     classify,
 )
 from .failures import leaf as _leaf
-from .files import FileWriteError
 from .handshake import bound_the_probe
-from .identity import HOST_NAME, HOST_VERSION
-from .jsonrpc import ErrorCode, RpcError
-from .logs import open_server_log
 from .oauth import (
     SIGN_IN_SECONDS,
     Authorize,
@@ -60,9 +63,6 @@ from .oauth import (
     revoke,
     uses_oauth,
 )
-from .paths import data_dir
-from .preview import MAX_TIMEOUT_SEC
-from .redact import Scrubber
 from .server_logs import LogEntry, LogRing
 from .signin import Challenge, SignInLedger, refused_request
 from .status import ServerStatus, State, StatusBoard

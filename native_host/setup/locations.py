@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import PurePath, PurePosixPath, PureWindowsPath
 from typing import Final, Literal
 
-from .identity import APP_NAME, HOST_NAME
+from ..config.identity import APP_NAME, HOST_NAME
 
 type Browser = Literal["chrome", "chromium", "edge", "brave"]
 type Platform = Literal["linux", "darwin", "win32"]

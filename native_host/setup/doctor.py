@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TextIO
 
-from .config import LoadedConfig, load_config
+from ..config.identity import EXTENSION_ORIGIN, HOST_NAME
+from ..config.loading import LoadedConfig, load_config
+from ..gateway.place import ENV_RUNTIME_DIR
 from .connect import (
     MCP_ARGS,
     SERVER_NAME,
@@ -25,8 +27,6 @@ from .connect import (
     read_text,
     servers_of,
 )
-from .gateway_socket import ENV_RUNTIME_DIR
-from .identity import EXTENSION_ORIGIN, HOST_NAME
 from .install import read_registry
 from .locations import BROWSERS, Location, Platform, browser_location
 
@@ -316,8 +316,8 @@ def check_agent_configs(files: Sequence[AgentFile], script: Path | None) -> list
 
 async def check_servers(loaded: LoadedConfig, log_dir: Path, label: str = "") -> list[Finding]:
     """Start every enabled server as the host would, and report how each one fared."""
-    from .connections import ConnectionManager
-    from .status import StatusBoard
+    from ..servers.connections import ConnectionManager
+    from ..servers.status import StatusBoard
 
     board = StatusBoard(lambda _statuses: None)
     servers = [server for server in loaded.servers.values() if server.enabled]

@@ -27,7 +27,7 @@ from mcp.client.stdio import StdioServerParameters, get_default_environment, std
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from .process_tree import RUNNING, ProcessTree
+from ..process.process_tree import RUNNING, ProcessTree
 
 log = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from .files import PRIVATE_FILE, PRIVATE_FOLDER, write_atomically
-from .identity import EXTENSION_ORIGIN, HOST_DESCRIPTION, HOST_NAME
+from ..config.files import PRIVATE_FILE, PRIVATE_FOLDER, write_atomically
+from ..config.identity import EXTENSION_ORIGIN, HOST_DESCRIPTION, HOST_NAME
 from .locations import Location, Platform, RegistryKey
 
 

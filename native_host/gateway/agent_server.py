@@ -28,10 +28,10 @@ from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 
-from .gateway_results import error_result
-from .gateway_socket import GatewaySocketError, check_folder, peer_credentials, socket_paths
-from .gateway_wire import HELLO_METHOD, LineChannel, Message, WireError
-from .identity import HOST_VERSION
+from ..config.identity import HOST_VERSION
+from .place import GatewaySocketError, check_folder, peer_credentials, socket_paths
+from .results import error_result
+from .wire import HELLO_METHOD, LineChannel, Message, WireError
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ import time
 from collections import deque
 from typing import Any, Final, NotRequired, TypedDict
 
-from .redact import Scrubber
+from ..config.redact import Scrubber
 
 MAX_ENTRIES: Final = 200
 MAX_TEXT: Final = 2000  # characters of one message's data kept (and sent to the browser)

@@ -40,15 +40,15 @@ import mcp_types
 from anyio.abc import SocketAttribute, SocketListener, SocketStream
 from pydantic import BaseModel, ValidationError
 
-from .browser_link import BrowserGone, BrowserLink
-from .gateway_results import error_result
-from .gateway_socket import GatewaySocketError, bind_listening_socket, peer_credentials
-from .gateway_wire import HELLO_METHOD, LineChannel, Message, WireError, encode
-from .jsonrpc import CANCEL_METHOD, Notification
-from .outbox import Outbox
-from .peer_identity import Install, PeerRefused, agent_executable
-from .protocol import GATEWAY_CHANGED, GATEWAY_STATE
-from .redact import KNOWN_SECRETS, scrub_data
+from ..config.redact import KNOWN_SECRETS, scrub_data
+from ..methods.protocol import GATEWAY_CHANGED, GATEWAY_STATE
+from ..process.browser_link import BrowserGone, BrowserLink
+from ..process.jsonrpc import CANCEL_METHOD, Notification
+from ..process.outbox import Outbox
+from .peers import Install, PeerRefused, agent_executable
+from .place import GatewaySocketError, bind_listening_socket, peer_credentials
+from .results import error_result
+from .wire import HELLO_METHOD, LineChannel, Message, WireError, encode
 
 log = logging.getLogger(__name__)
 

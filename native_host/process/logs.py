@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import BinaryIO, Final
 
-from .redact import KNOWN_SECRETS
+from ..config.redact import KNOWN_SECRETS
 
 HOST_LOG: Final = "host.log"
 MAX_BYTES: Final = 1024 * 1024

@@ -17,9 +17,9 @@ import tomlkit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
+from ..servers.status import Transport
 from .files import PRIVATE_FILE, write_atomically
 from .preview import DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, MAX_TIMEOUT_SEC, infer_transport
-from .status import Transport
 
 NAME_PATTERN: Final = r"^[a-zA-Z0-9_-]+$"
 STDIO_ONLY: Final = ("args", "env", "env_vars", "cwd")

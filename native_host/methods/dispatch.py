@@ -15,12 +15,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.names import qualified_mcp_tool_name
 
-from .browser_link import BrowserGone, BrowserLink
-from .config import load_config
-from .config_write import ConfigWriteError, with_server_enabled, write_config
-from .connections import Connection, ConnectionManager, describe, paginate, to_json
-from .gateway import Gateway
-from .jsonrpc import (
+from ..config.loading import load_config
+from ..config.paths import default_config_path, log_dir
+from ..config.preview import MAX_TIMEOUT_SEC, preview_statuses
+from ..config.redact import KNOWN_SECRETS, scrub_data
+from ..config.writing import ConfigWriteError, with_server_enabled, write_config
+from ..gateway.service import Gateway
+from ..process.browser_link import BrowserGone, BrowserLink
+from ..process.jsonrpc import (
     CANCEL_METHOD,
     ErrorCode,
     JsonObject,
@@ -30,12 +32,10 @@ from .jsonrpc import (
     Response,
     RpcError,
 )
-from .oauth import SIGN_IN_SECONDS, SignInFailed
-from .outbox import Outbox
-from .paths import default_config_path, log_dir
-from .preview import MAX_TIMEOUT_SEC, preview_statuses
-from .redact import KNOWN_SECRETS, scrub_data
-from .status import ServerStatus, StatusBoard
+from ..process.outbox import Outbox
+from ..servers.connections import Connection, ConnectionManager, describe, paginate, to_json
+from ..servers.oauth import SIGN_IN_SECONDS, SignInFailed
+from ..servers.status import ServerStatus, StatusBoard
 from .uploads import UploadRefused, check_upload
 
 log = logging.getLogger(__name__)

@@ -33,8 +33,8 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl, BaseModel, ValidationError
 
-from .files import PRIVATE_FILE, write_atomically
-from .identity import EXTENSION_ID
+from ..config.files import PRIVATE_FILE, write_atomically
+from ..config.identity import EXTENSION_ID
 from .signin import Challenge
 
 log = logging.getLogger(__name__)

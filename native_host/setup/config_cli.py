@@ -6,12 +6,12 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from .config import HTTP_ONLY, STDIO_ONLY, ServerConfig, load_config
-from .config_write import ConfigWriteError, render_servers
-from .files import FileWriteError
+from ..config.files import FileWriteError
+from ..config.loading import HTTP_ONLY, STDIO_ONLY, ServerConfig, load_config
+from ..config.redact import REDACTED, redact_url
+from ..config.secret_args import redact_args
+from ..config.writing import ConfigWriteError, render_servers
 from .importer import merge_into, read_servers
-from .redact import REDACTED, redact_url
-from .secret_args import redact_args
 
 # Keys shown by `config show`, in this order; values that can hold secrets are redacted.
 _SHOWN = (

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import ConfigProblem, LoadedConfig, load_config, parse_servers, type_name
-from .config_write import ConfigWriteError, unrepresentable, with_servers_added, write_config
+from ..config.loading import ConfigProblem, LoadedConfig, load_config, parse_servers, type_name
+from ..config.writing import ConfigWriteError, unrepresentable, with_servers_added, write_config
 
 # JSON keys (Claude Desktop, Cursor, VS Code) that map onto ours.
 _JSON_KEYS = {

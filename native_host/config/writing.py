@@ -16,8 +16,8 @@ from typing import Any
 import tomlkit
 from tomlkit.items import Array, InlineTable, Table
 
-from .config import ConfigProblem, type_name
 from .files import kept_or_tightened, write_atomically
+from .loading import ConfigProblem, type_name
 
 _SERVERS = "mcp_servers"
 

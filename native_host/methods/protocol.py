@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from .identity import HOST_NAME, HOST_VERSION, PROTOCOL_VERSION
-from .jsonrpc import CANCEL_METHOD, ErrorCode, Request, RpcError
-from .outbox import Outbox
-from .status import ServerStatus, StatusBoard
+from ..config.identity import HOST_NAME, HOST_VERSION, PROTOCOL_VERSION
+from ..process.jsonrpc import CANCEL_METHOD, ErrorCode, Request, RpcError
+from ..process.outbox import Outbox
+from ..servers.status import ServerStatus, StatusBoard
 
 LOOP_METHODS: Final = frozenset(
     {
