@@ -33,8 +33,10 @@ from ..process.jsonrpc import (
     RpcError,
 )
 from ..process.outbox import Outbox
-from ..servers.connections import Connection, ConnectionManager, describe, paginate, to_json
+from ..servers.connection import Connection
+from ..servers.manager import ConnectionManager
 from ..servers.oauth import SIGN_IN_SECONDS, SignInFailed
+from ..servers.replies import describe, paginate, to_json
 from ..servers.status import ServerStatus, StatusBoard
 from .uploads import UploadRefused, check_upload
 
@@ -260,7 +262,7 @@ class Dispatcher:
                 {"server": name},
             ) from None
         except MCPError as exc:
-            if (refused := connection.refusal(exc)) is not None:  # a 401, or a 403 asking for more scope
+            if (refused := connection.auth.refusal(exc)) is not None:  # a 401, or a 403 asking for more scope
                 raise refused from None
             if exc.code == types.CONNECTION_CLOSED:
                 connection.connection_lost()

@@ -14,6 +14,9 @@ from __future__ import annotations
 from typing import Final
 
 import mcp.client.session as _session
+import mcp_types as types
+
+from ..config.identity import HOST_NAME, HOST_VERSION
 
 PROBE_SECONDS: Final = 0.5
 
@@ -22,3 +25,6 @@ def bound_the_probe() -> None:
     if not hasattr(_session, "DISCOVER_TIMEOUT_SECONDS"):  # the SDK moved it: fail loudly in tests, not users
         raise RuntimeError("mcp.client.session.DISCOVER_TIMEOUT_SECONDS is gone: bound the probe another way")
     _session.DISCOVER_TIMEOUT_SECONDS = PROBE_SECONDS
+
+
+CLIENT_INFO: Final = types.Implementation(name=HOST_NAME, version=HOST_VERSION, title="Tabgate")

@@ -316,7 +316,7 @@ def check_agent_configs(files: Sequence[AgentFile], script: Path | None) -> list
 
 async def check_servers(loaded: LoadedConfig, log_dir: Path, label: str = "") -> list[Finding]:
     """Start every enabled server as the host would, and report how each one fared."""
-    from ..servers.connections import ConnectionManager
+    from ..servers.manager import ConnectionManager
     from ..servers.status import StatusBoard
 
     board = StatusBoard(lambda _statuses: None)
