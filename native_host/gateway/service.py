@@ -41,7 +41,7 @@ from anyio.abc import SocketAttribute, SocketListener, SocketStream
 from pydantic import BaseModel, ValidationError
 
 from ..config.redact import KNOWN_SECRETS, scrub_data
-from ..methods.protocol import GATEWAY_CHANGED, GATEWAY_STATE
+from ..methods.table import GATEWAY_CHANGED, GATEWAY_STATE
 from ..process.browser_link import BrowserGone, BrowserLink
 from ..process.jsonrpc import CANCEL_METHOD, Notification
 from ..process.outbox import Outbox

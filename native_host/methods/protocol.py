@@ -1,37 +1,15 @@
-"""The method table of contract §4, and the methods the reader thread answers itself.
+"""The methods the reader thread answers itself (see table.py).
 
 `initialize`, `ping` and `servers/list` need nothing but the status board, so they are answered at once, even
-while the event loop is still importing mcp; every other method goes to the event loop (dispatch.py)."""
+while the event loop is still importing mcp; the event loop's methods go to it (dispatch.py)."""
 
 from __future__ import annotations
 
-from typing import Final
-
 from ..config.identity import HOST_NAME, HOST_VERSION, PROTOCOL_VERSION
-from ..process.jsonrpc import CANCEL_METHOD, ErrorCode, Request, RpcError
+from ..process.jsonrpc import ErrorCode, Request, RpcError
 from ..process.outbox import Outbox
 from ..servers.status import ServerStatus, StatusBoard
-
-LOOP_METHODS: Final = frozenset(
-    {
-        "tools/list",
-        "tools/call",
-        "resources/list",
-        "resources/templates/list",
-        "resources/read",
-        "prompts/list",
-        "prompts/get",
-        "servers/logs",
-        "servers/setEnabled",
-        "servers/restart",
-        "servers/signIn",
-        "servers/signOut",
-        "files/checkUpload",
-    }
-)
-GATEWAY_STATE: Final = "gateway/state"  # browser → host {enabled}: the agent gateway switch
-GATEWAY_CHANGED: Final = "gateway/changed"  # browser → host: the tools agents see have changed
-LOOP_NOTIFICATIONS: Final = frozenset({CANCEL_METHOD, GATEWAY_STATE, GATEWAY_CHANGED})
+from .table import LOOP_METHODS
 
 
 def _check_initialize(request: Request) -> None:

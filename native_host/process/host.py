@@ -12,7 +12,8 @@ from typing import BinaryIO
 from ..config.identity import EXTENSION_ORIGIN
 from ..config.paths import default_config_path, log_dir
 from ..config.preview import preview_statuses
-from ..methods.protocol import LOOP_NOTIFICATIONS, answer_early
+from ..methods.protocol import answer_early
+from ..methods.table import LOOP_NOTIFICATIONS
 from ..servers.status import ServerStatus, StatusBoard
 from .engine import Engine
 from .framing import FrameWriter, FramingError, read_frame
