@@ -11,7 +11,7 @@ from mcp import Client
 from pydantic import ConfigDict, Field
 
 from ..config.redact import KNOWN_SECRETS
-from ..process.jsonrpc import ErrorCode, JsonObject, Request, RpcError
+from ..process.jsonrpc import ErrorCode, JsonObject, McpRequestError, Request
 from ..process.outbox import Outbox
 from ..servers.manager import ConnectionManager
 from ..servers.replies import to_json
@@ -53,7 +53,7 @@ class Calls:
         params = parse_params(CallParams, request)
         connection = self.manager.get(params.server)
         if not connection.config.allows_tool(params.tool):
-            raise RpcError(
+            raise McpRequestError(
                 ErrorCode.TOOL_DISABLED,
                 f"tool '{params.tool}' of MCP server '{params.server}' is disabled by the config "
                 "(enabled_tools / disabled_tools)",
@@ -99,5 +99,5 @@ class Calls:
         try:
             paths = await anyio.to_thread.run_sync(check_upload, params.paths, params.folders)
         except UploadRefused as exc:
-            raise RpcError(ErrorCode.INVALID_PARAMS, str(exc)) from None
+            raise McpRequestError(ErrorCode.INVALID_PARAMS, str(exc)) from None
         return {"paths": paths}

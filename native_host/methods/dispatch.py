@@ -20,11 +20,11 @@ from ..process.browser_link import BrowserLink
 from ..process.jsonrpc import (
     CANCEL_METHOD,
     ErrorCode,
+    McpRequestError,
     Notification,
     Request,
     RequestId,
     Response,
-    RpcError,
 )
 from ..process.outbox import Outbox
 from ..servers.manager import ConnectionManager
@@ -119,19 +119,19 @@ class Dispatcher:
         if message.id in self._running:
             self._outbox.error(
                 message.id,
-                RpcError(ErrorCode.INVALID_REQUEST, f"request id {message.id!r} is already in use"),
+                McpRequestError(ErrorCode.INVALID_REQUEST, f"request id {message.id!r} is already in use"),
             )
             return
         with anyio.CancelScope() as scope:
             self._running[message.id] = scope
             try:
                 result = await self._call(message)
-            except RpcError as exc:
+            except McpRequestError as exc:
                 self._outbox.error(message.id, exc)
             except Exception as exc:
                 log.exception("request %r (%s) failed", message.id, message.method)
                 self._outbox.error(
-                    message.id, RpcError(ErrorCode.INTERNAL_ERROR, f"internal error: {describe(exc)}")
+                    message.id, McpRequestError(ErrorCode.INTERNAL_ERROR, f"internal error: {describe(exc)}")
                 )
             else:
                 # Whatever a server sent back (tool results, resource contents, prompts, listings) leaves
@@ -140,7 +140,7 @@ class Dispatcher:
             finally:
                 del self._running[message.id]
         if scope.cancelled_caught:
-            self._outbox.error(message.id, RpcError(ErrorCode.CANCELLED, "request cancelled"))
+            self._outbox.error(message.id, McpRequestError(ErrorCode.CANCELLED, "request cancelled"))
 
     def _cancel(self, message: Notification) -> None:
         try:
@@ -155,7 +155,7 @@ class Dispatcher:
     async def _call(self, request: Request) -> object:
         method = self._methods.get(request.method)
         if method is None:
-            raise RpcError(ErrorCode.METHOD_NOT_FOUND, f"method not found: {request.method!r}")
+            raise McpRequestError(ErrorCode.METHOD_NOT_FOUND, f"method not found: {request.method!r}")
         return await method(request)
 
 

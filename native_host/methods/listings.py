@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from core.names import qualified_mcp_tool_name
 
-from ..process.jsonrpc import ErrorCode, JsonObject, Request, RpcError
+from ..process.jsonrpc import ErrorCode, JsonObject, McpRequestError, Request
 from ..servers.connection import Connection
 from ..servers.manager import ConnectionManager
 from ..servers.replies import paginate, to_json
@@ -96,7 +96,7 @@ class Listings:
         params = parse_params(ListParams, request)
         if params.server is None:
             if params.cursor is not None and verb.paged:  # a prompt listing has no pages to ask for
-                raise RpcError(
+                raise McpRequestError(
                     ErrorCode.INVALID_PARAMS,
                     f"{request.method}: `cursor` needs `server` (cursors are per server)",
                 )
@@ -130,7 +130,7 @@ class Listings:
                 found[connection.name] = [
                     {"server": connection.name, **item} for item in await _every_page(connection, verb)
                 ]
-            except RpcError as exc:
+            except McpRequestError as exc:
                 failed[connection.name] = exc.message
 
         async with anyio.create_task_group() as group:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..process.jsonrpc import ErrorCode, Request, RpcError
+from ..process.jsonrpc import ErrorCode, McpRequestError, Request
 
 
 class Params(BaseModel):
@@ -23,6 +23,6 @@ def parse_params[P: Params](model: type[P], request: Request) -> P:
     except ValidationError as exc:
         first = exc.errors(include_url=False, include_input=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "params"
-        raise RpcError(
+        raise McpRequestError(
             ErrorCode.INVALID_PARAMS, f"invalid params for {request.method}: {where}: {first['msg']}"
         ) from None

@@ -6,7 +6,7 @@ while the event loop is still importing mcp; the event loop's methods go to it (
 from __future__ import annotations
 
 from ..config.identity import HOST_NAME, HOST_VERSION, PROTOCOL_VERSION
-from ..process.jsonrpc import ErrorCode, Request, RpcError
+from ..process.jsonrpc import ErrorCode, McpRequestError, Request
 from ..process.outbox import Outbox
 from ..servers.status import ServerStatus, StatusBoard
 from .table import LOOP_METHODS
@@ -15,14 +15,14 @@ from .table import LOOP_METHODS
 def _check_initialize(request: Request) -> None:
     client = request.params.get("client")
     if client is not None and not isinstance(client, dict):
-        raise RpcError(
+        raise McpRequestError(
             ErrorCode.INVALID_PARAMS,
             "initialize: params.client must be an object {name, version}",
             request_id=request.id,
         )
     version = request.params.get("protocolVersion")
     if version is not None and not isinstance(version, str):
-        raise RpcError(
+        raise McpRequestError(
             ErrorCode.INVALID_PARAMS,
             "initialize: params.protocolVersion must be a string",
             request_id=request.id,
@@ -46,7 +46,7 @@ def answer_early(request: Request, board: StatusBoard, outbox: Outbox) -> bool:
     elif request.method == "servers/list":
         board.answer_with(lambda servers: outbox.result(request.id, {"servers": servers}))
     else:
-        raise RpcError(
+        raise McpRequestError(
             ErrorCode.METHOD_NOT_FOUND, f"method not found: {request.method!r}", request_id=request.id
         )
     return True

@@ -11,7 +11,7 @@ from pydantic import ConfigDict
 from ..config.loading import load_config
 from ..config.writing import ConfigWriteError, with_server_enabled, write_config
 from ..process.browser_link import BrowserGone, BrowserLink
-from ..process.jsonrpc import ErrorCode, JsonObject, Request, RpcError
+from ..process.jsonrpc import ErrorCode, JsonObject, McpRequestError, Request
 from ..servers.manager import ConnectionManager
 from ..servers.oauth import SIGN_IN_SECONDS, SignInFailed
 from .params import Params, ServerParams, parse_params
@@ -40,7 +40,9 @@ class ServerAdmin:
                 self._config_path, with_server_enabled(self._config_path, text, params.server, params.enabled)
             )
         except (OSError, ConfigWriteError) as exc:
-            raise RpcError(ErrorCode.INVALID_PARAMS, f"could not switch '{params.server}': {exc}") from None
+            raise McpRequestError(
+                ErrorCode.INVALID_PARAMS, f"could not switch '{params.server}': {exc}"
+            ) from None
         await self.manager.set_enabled(params.server, params.enabled)
         return {"server": params.server, "enabled": params.enabled}
 
@@ -53,7 +55,7 @@ class ServerAdmin:
         loaded = await anyio.to_thread.run_sync(load_config, self._config_path)
         if name in loaded.invalid:
             problems = "; ".join(str(problem) for problem in loaded.problems_for(name))
-            raise RpcError(
+            raise McpRequestError(
                 ErrorCode.INVALID_PARAMS,
                 f"could not restart '{name}': the config refuses it: {problems}",
                 {"server": name},
@@ -82,7 +84,7 @@ class ServerAdmin:
         try:
             connection = await self.manager.sign_in(name, authorize)
         except SignInFailed as exc:
-            raise RpcError(ErrorCode.SERVER_UNAVAILABLE, str(exc), {"server": name}) from None
+            raise McpRequestError(ErrorCode.SERVER_UNAVAILABLE, str(exc), {"server": name}) from None
         return {"server": name, "signedIn": True, "status": connection.status()["status"]}
 
     async def servers_sign_out(self, request: Request) -> JsonObject:

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from ..config.preview import MAX_TIMEOUT_SEC
 from ..config.redact import scrub_data
-from ..process.jsonrpc import ErrorCode, RpcError
+from ..process.jsonrpc import ErrorCode, McpRequestError
 from ..servers.connection import Connection
 
 
@@ -35,7 +35,7 @@ async def use[T](
         with anyio.fail_after(seconds):
             return await action(client)
     except TimeoutError:
-        raise RpcError(
+        raise McpRequestError(
             ErrorCode.TIMED_OUT,
             f"MCP server '{name}' did not answer within {seconds:g} s. If it needs longer, raise "
             f"`tool_timeout_sec` under [mcp_servers.{name}] in the host's config "
@@ -53,9 +53,9 @@ async def use[T](
             data = {**scrub_data(exc.data, scrub), "server": name}
         elif exc.data is not None:
             data["data"] = scrub_data(exc.data, scrub)
-        raise RpcError(exc.code, scrub(exc.message), data) from None
+        raise McpRequestError(exc.code, scrub(exc.message), data) from None
     except ValidationError as exc:
-        raise RpcError(
+        raise McpRequestError(
             ErrorCode.INTERNAL_ERROR,
             scrub(f"MCP server '{name}' sent an invalid answer: {exc}"),
             {"server": name},

@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
-from .jsonrpc import CANCEL_METHOD, Response, RpcError
+from .jsonrpc import CANCEL_METHOD, McpRequestError, Response
 from .outbox import Outbox
 
 log = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ class BrowserLink:
         try:
             try:
                 self._outbox.request(request_id, method, params)
-            except RpcError as exc:
+            except McpRequestError as exc:
                 raise BrowserGone(exc.message) from None
             with anyio.fail_after(timeout):
                 response = await receive.receive()

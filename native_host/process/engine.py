@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..servers.status import StatusBoard
-from .jsonrpc import ErrorCode, Notification, Request, Response, RpcError
+from .jsonrpc import ErrorCode, McpRequestError, Notification, Request, Response
 from .outbox import Outbox
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class Engine:
 
     def _reject(self, message: Message, reason: str) -> None:
         if isinstance(message, Request):
-            self._outbox.error(message.id, RpcError(ErrorCode.SERVER_UNAVAILABLE, reason))
+            self._outbox.error(message.id, McpRequestError(ErrorCode.SERVER_UNAVAILABLE, reason))
 
     def _run(self) -> None:
         # Importing mcp holds the GIL for most of a second; let the reader answer `initialize` first.

@@ -17,7 +17,7 @@ from ..methods.table import LOOP_NOTIFICATIONS
 from ..servers.status import ServerStatus, StatusBoard
 from .engine import Engine
 from .framing import FrameWriter, FramingError, read_frame
-from .jsonrpc import ErrorCode, Notification, Response, RpcError, parse_message
+from .jsonrpc import ErrorCode, McpRequestError, Notification, Response, parse_message
 from .logs import setup_host_logging
 from .outbox import Outbox
 from .process_tree import RUNNING
@@ -124,11 +124,11 @@ def _serve(frames_in: BinaryIO, board: StatusBoard, outbox: Outbox, engine: Engi
                     log.debug("ignoring notification %r", message.method)
             elif not answer_early(message, board, outbox):
                 engine.submit(message)
-        except RpcError as exc:
+        except McpRequestError as exc:
             log.info("bad message: %s", exc.message)
             outbox.error(exc.request_id, exc)
         except Exception as exc:  # a bug must cost one request, never the connection
             log.exception("internal error handling a frame")
-            outbox.error(None, RpcError(ErrorCode.INTERNAL_ERROR, f"internal error: {exc!r}"))
+            outbox.error(None, McpRequestError(ErrorCode.INTERNAL_ERROR, f"internal error: {exc!r}"))
         finally:
             engine.first_answer_sent()

@@ -11,6 +11,7 @@ import json
 from typing import Any, Final, NamedTuple
 
 from core.capabilities import McpErrorCode
+from core.capabilities import McpRequestError as McpRequestError  # the host's one error type too
 
 from .framing import MAX_OUTGOING
 
@@ -23,25 +24,8 @@ type RequestId = str | int
 type JsonObject = dict[str, Any]
 
 
-# One table of the contract's error codes, shared with the core that reads them.
+# One table of the contract's error codes and one error type, shared with the core that reads them.
 ErrorCode = McpErrorCode
-
-
-class RpcError(Exception):
-    """An error that becomes a JSON-RPC error object; `request_id` is known when the request could be read."""
-
-    def __init__(self, code: int, message: str, data: Any = None, *, request_id: RequestId | None = None):
-        super().__init__(message)
-        self.code = int(code)
-        self.message = message
-        self.data = data
-        self.request_id = request_id
-
-    def to_json(self) -> JsonObject:
-        error: JsonObject = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
-        return error
 
 
 class Request(NamedTuple):
@@ -75,14 +59,18 @@ def parse_message(body: bytes) -> Request | Notification | Response | None:
     try:
         message = json.loads(body)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise RpcError(ErrorCode.PARSE_ERROR, f"parse error: frame is not UTF-8 JSON ({exc})") from None
+        raise McpRequestError(
+            ErrorCode.PARSE_ERROR, f"parse error: frame is not UTF-8 JSON ({exc})"
+        ) from None
     if not isinstance(message, dict):
         kind = "a batch (array)" if isinstance(message, list) else type(message).__name__
-        raise RpcError(ErrorCode.INVALID_REQUEST, f"invalid request: expected a JSON object, got {kind}")
+        raise McpRequestError(
+            ErrorCode.INVALID_REQUEST, f"invalid request: expected a JSON object, got {kind}"
+        )
     raw_id = message.get("id")
     request_id = raw_id if _valid_id(raw_id) else None
     if message.get("jsonrpc") != "2.0":
-        raise RpcError(
+        raise McpRequestError(
             ErrorCode.INVALID_REQUEST, 'invalid request: "jsonrpc" must be "2.0"', request_id=request_id
         )
     method = message.get("method")
@@ -92,13 +80,13 @@ def parse_message(body: bytes) -> Request | Notification | Response | None:
             return None
         return Response(request_id, message.get("result"), error)
     if not isinstance(method, str) or not method:
-        raise RpcError(
+        raise McpRequestError(
             ErrorCode.INVALID_REQUEST,
             'invalid request: "method" must be a non-empty string',
             request_id=request_id,
         )
     if "id" in message and request_id is None:
-        raise RpcError(
+        raise McpRequestError(
             ErrorCode.INVALID_REQUEST,
             f'invalid request: "id" must be a string (at most {MAX_ID_LENGTH} characters) or an integer',
         )
@@ -107,10 +95,10 @@ def parse_message(body: bytes) -> Request | Notification | Response | None:
         params = {}
     if not isinstance(params, dict):
         if request_id is None:
-            raise RpcError(
+            raise McpRequestError(
                 ErrorCode.INVALID_REQUEST, f"invalid notification {method!r}: params must be an object"
             )
-        raise RpcError(
+        raise McpRequestError(
             ErrorCode.INVALID_PARAMS,
             f"invalid params for {method!r}: params must be an object",
             request_id=request_id,
@@ -134,7 +122,7 @@ def result_message(request_id: RequestId, result: object) -> JsonObject:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
-def error_message(request_id: RequestId | None, error: RpcError) -> JsonObject:
+def error_message(request_id: RequestId | None, error: McpRequestError) -> JsonObject:
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()}
 
 
@@ -151,12 +139,12 @@ def response_bodies(request_id: RequestId | None, body: bytes, limit: int = MAX_
     """The frame bodies that carry one response: itself when it fits in a frame, else `$/chunk` slices.
 
     Slices are cut from the UTF-8 bytes at character boundaries and escaped with two byte replacements, so a
-    64 MiB response costs a few copies, not a JSON encoding per slice. Raises RpcError(RESULT_TOO_LARGE)
-    past the 64 MiB response limit."""
+    64 MiB response costs a few copies, not a JSON encoding per slice. Raises
+    McpRequestError(RESULT_TOO_LARGE) past the 64 MiB response limit."""
     if len(body) <= limit:
         return [body]
     if len(body) > MAX_RESPONSE:
-        raise RpcError(
+        raise McpRequestError(
             ErrorCode.RESULT_TOO_LARGE,
             f"result too large: {len(body)} bytes (the limit is {MAX_RESPONSE} bytes)",
         )
@@ -167,7 +155,7 @@ def response_bodies(request_id: RequestId | None, body: bytes, limit: int = MAX_
     tail = b'"}}'
     budget = limit - len(head) - len(b'%d,"last":false,"data":"' % len(body)) - len(tail)
     if budget < 64:
-        raise RpcError(
+        raise McpRequestError(
             ErrorCode.RESULT_TOO_LARGE, "result too large: the request id leaves no room for chunks"
         )
     bodies: list[bytes] = []

@@ -8,8 +8,8 @@ from .framing import MAX_OUTGOING, FrameWriter
 from .jsonrpc import (
     ErrorCode,
     JsonObject,
+    McpRequestError,
     RequestId,
-    RpcError,
     dumps,
     error_message,
     notification_message,
@@ -35,35 +35,41 @@ class Outbox:
         except ValueError as exc:  # NaN/Infinity, or a value json cannot encode
             log.warning("result of request %r is not JSON-encodable: %s", request_id, exc)
             self.error(
-                request_id, RpcError(ErrorCode.INTERNAL_ERROR, f"the result cannot be sent as JSON: {exc}")
+                request_id,
+                McpRequestError(ErrorCode.INTERNAL_ERROR, f"the result cannot be sent as JSON: {exc}"),
             )
             return
         try:
             self._writer.send(response_bodies(request_id, body))
-        except RpcError as exc:
+        except McpRequestError as exc:
             log.warning("request %r: %s", request_id, exc.message)
             self.error(request_id, exc)
 
-    def error(self, request_id: RequestId | None, error: RpcError) -> None:
+    def error(self, request_id: RequestId | None, error: McpRequestError) -> None:
         message = error_message(request_id, error)
         try:
             body = dumps(message)
         except ValueError:
-            body = dumps(error_message(request_id, RpcError(error.code, error.message)))
+            body = dumps(error_message(request_id, McpRequestError(error.code, error.message)))
         # Error data comes from MCP servers and could be huge; a response must still fit, so chunk it too.
         try:
             self._writer.send(response_bodies(request_id, body))
-        except RpcError:
-            self._writer.send([dumps(error_message(request_id, RpcError(error.code, error.message[:4096])))])
+        except McpRequestError:
+            self._writer.send(
+                [dumps(error_message(request_id, McpRequestError(error.code, error.message[:4096])))]
+            )
 
     def request(self, request_id: str, method: str, params: JsonObject) -> None:
-        """A request to the browser (the agent gateway's); raises RpcError when it cannot be sent whole."""
+        """A request to the browser (the agent gateway's); raises McpRequestError when it cannot be sent
+        whole."""
         try:
             body = dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
         except ValueError as exc:
-            raise RpcError(ErrorCode.INVALID_PARAMS, f"{method}: the request is not JSON: {exc}") from None
+            raise McpRequestError(
+                ErrorCode.INVALID_PARAMS, f"{method}: the request is not JSON: {exc}"
+            ) from None
         if len(body) > MAX_OUTGOING:
-            raise RpcError(
+            raise McpRequestError(
                 ErrorCode.RESULT_TOO_LARGE,
                 f"{method}: {len(body)} bytes is over the browser's 1 MiB message limit",
             )

@@ -20,6 +20,8 @@ import anyio.abc
 import mcp_types as types
 from mcp import Client
 
+from core.servers import unavailable_message
+
 from ..config.loading import ServerConfig
 from ..config.preview import MAX_TIMEOUT_SEC
 from ..process.browser_link import BrowserLink
@@ -27,10 +29,10 @@ from .elicitation import elicitor
 from .failures import Mend, classify
 from .handshake import CLIENT_INFO, bound_the_probe
 from .notifications import Notify, ServerMessages, drop
+from .refusals import SignInLedger
 from .replies import Unavailable, describe, list_tools, start_error, timeout_message, to_json
 from .server_logs import LogEntry, LogRing
 from .sign_in import ServerSignIn, sign_in_message
-from .signin import SignInLedger
 from .status import ServerStatus, State, StatusBoard
 from .transports import Run, open_transport, server_scrubber, watched
 
@@ -137,23 +139,13 @@ class Connection:
         if run is not None and run.client is not None and not run.lost.is_set():
             return run.client
         if not self.config.enabled:
-            raise Unavailable(
-                self.name, f"server '{self.name}' is unavailable: disabled in the config (enabled = false)"
-            )
+            raise self.unavailable()
         self._nudge()
         raise self.unavailable()
 
     def unavailable(self) -> Unavailable:
-        reason = self._error or ("still starting" if self._state == "starting" else CLOSED_REASON)
-        message = f"server '{self.name}' is unavailable: {reason}"
-        if self._state == "restarting":
-            message += f"; restarting {self._when()}"
-        return Unavailable(self.name, message)
-
-    def _when(self) -> str:
-        if self._retry_at is None:
-            return "now"
-        return f"in {max(1, math.ceil(self._retry_at - anyio.current_time()))} s"
+        retry_in_ms = None if self._retry_at is None else (self._retry_at - anyio.current_time()) * 1000
+        return Unavailable(self.name, unavailable_message(self.name, self._state, self._error, retry_in_ms))
 
     async def wait_settled(self) -> None:
         """Until the first start has succeeded or failed (doctor's question)."""

@@ -13,11 +13,11 @@ import anyio.abc
 from ..config.loading import ServerConfig
 from ..config.paths import data_dir
 from ..process.browser_link import BrowserLink
-from ..process.jsonrpc import ErrorCode, RpcError
+from ..process.jsonrpc import ErrorCode, McpRequestError
 from .connection import Connection
 from .notifications import Notify, drop
 from .oauth import Authorize, SignOut
-from .signin import SignInLedger
+from .refusals import SignInLedger
 from .status import ServerStatus, StatusBoard
 
 
@@ -92,7 +92,7 @@ class ConnectionManager:
         with the new tokens. Returns the new connection once its first start has settled."""
         connection = self.get(name)
         if self._signing_in is not None:
-            raise RpcError(
+            raise McpRequestError(
                 ErrorCode.INVALID_REQUEST,
                 f"a sign-in to '{self._signing_in}' is under way: finish it or close its window first",
                 {"server": name},
@@ -130,7 +130,7 @@ class ConnectionManager:
             return self._connections[name]
         except KeyError:
             known = ", ".join(sorted(self._connections)) or "none"
-            raise RpcError(
+            raise McpRequestError(
                 ErrorCode.UNKNOWN_SERVER,
                 f"unknown MCP server '{name}' (configured: {known})",
                 {"server": name},

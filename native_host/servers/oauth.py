@@ -35,7 +35,7 @@ from pydantic import AnyUrl, BaseModel, ValidationError
 
 from ..config.files import PRIVATE_FILE, write_atomically
 from ..config.identity import EXTENSION_ID
-from .signin import Challenge
+from .refusals import Challenge
 
 log = logging.getLogger(__name__)
 

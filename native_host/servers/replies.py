@@ -12,7 +12,7 @@ from mcp import Client, MCPError
 from pydantic import BaseModel
 
 from ..config.loading import ServerConfig
-from ..process.jsonrpc import ErrorCode, RpcError
+from ..process.jsonrpc import ErrorCode, McpRequestError
 from .failures import CannotStart, CommandNotFound, Failure, NotExecutable
 from .failures import leaf as _leaf
 
@@ -40,7 +40,7 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-class Unavailable(RpcError):
+class Unavailable(McpRequestError):
     """The server cannot take requests now (-32000)."""
 
     def __init__(self, server: str, message: str) -> None:

@@ -30,8 +30,8 @@ from .oauth import (
     revoke,
     uses_oauth,
 )
+from .refusals import Challenge, SignInLedger, refused_request
 from .replies import Unavailable, describe
-from .signin import Challenge, SignInLedger, refused_request
 from .status import ServerStatus
 from .transports import Run, server_headers
 
