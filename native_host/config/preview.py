@@ -1,5 +1,5 @@
 """A first look at the config with the standard library only, so `initialize` can list the servers as
-"starting" before pydantic and mcp are loaded; config.py does the real validation moments later."""
+"starting" before pydantic and mcp are loaded; loading.py does the real validation moments later."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def infer_transport(table: Mapping[str, object]) -> Transport:
 
 def _seconds(value: object, default: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_TIMEOUT_SEC:
-        return default  # config.py reports the problem
+        return default  # loading.py reports the problem
     return float(value)
 
 

@@ -4,7 +4,7 @@ It owns no tools itself: it reaches the host that Chrome started through the use
 relays `tools/list` and `tools/call` there. It connects once it knows its agent's `clientInfo` (sent at MCP
 `initialize`, or with each request by a 2026-07-28 client) and opens each connection with
 `gateway/hello {client}`; the host learns the rest of the agent's identity from the OS. The place of the
-socket is found from the user's identity alone (every candidate of `gateway_socket.socket_paths`, in order),
+socket is found from the user's identity alone (every candidate of `place.socket_paths`, in order),
 never from the environment the agent passed. The browser or its host may start, close and restart under a
 running agent: the link reconnects by itself (every `RETRY_MIN_SECONDS`, backing off to `RETRY_MAX_SECONDS`)
 and every change of the tool set goes out as `notifications/tools/list_changed`.

@@ -18,7 +18,7 @@ that isolate a host (set on both sides or neither).
 The folder must be a real folder (not a symlink), owned by the user and 0700 — checked by the host before it
 binds and by the agent before it connects, so another user cannot pre-create it to catch or serve agents. The
 socket is 0600, and every accepted connection's peer uid is checked too; which program the peer is comes
-from `peer_identity`. No TCP port is ever opened.
+from `peers.py`. No TCP port is ever opened.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ requests the host makes of the browser on their behalf (contract §8, §8.1).
 The socket exists only while the person has turned the gateway on (the browser says so with `gateway/state`).
 
 A connection becomes a session in three steps:
-1. at accept, the OS says who the peer is (`peer_identity`): only `tabgate-host mcp` of this install, run by
+1. at accept, the OS says who the peer is (`peers.py`): only `tabgate-host mcp` of this install, run by
    this user, is kept; anything else (a raw socket client, another user) is closed at once, unanswered;
 2. within `HANDSHAKE_SECONDS` of connecting, its first message must be the request
    `gateway/hello {client: {name, version}}` (the agent's MCP `clientInfo`); otherwise it is closed;
