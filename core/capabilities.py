@@ -1,4 +1,5 @@
-"""What the core is given from outside (the native host, the browser), as Protocols, and their error types.
+"""What the core is given from outside (the native host, the browser), as Protocols, their error types and
+the host's `ServerStatus`.
 
 A capability is passed in when it exists and is `None` when it does not; the core never probes for one.
 """
@@ -6,7 +7,7 @@ A capability is passed in when it exists and is `None` when it does not; the cor
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, Protocol, TypedDict
 
 if TYPE_CHECKING:
     # Standard library only at run time: the native host imports the error codes before pydantic loads.
@@ -94,3 +95,38 @@ class BrowserCapability(Protocol):
     async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
         """Execute one validated browser tool call and return its JSON result; raises `BrowserToolError`."""
         ...
+
+
+type ServerState = Literal["starting", "ready", "restarting", "failed", "disabled"]
+type Transport = Literal["stdio", "streamable_http", "sse"]
+type AuthState = Literal["required", "signingIn", "signedIn"]  # an OAuth server's sign-in
+
+
+class ServerStatus(TypedDict):
+    """Contract §4 `ServerStatus`, as the host sends it and the core reads it (core.servers checks it with
+    pydantic; the host builds it before pydantic loads). `tools` is the number of tools offered after the
+    config's filters.
+
+    `toolTimeoutSec`/`startupTimeoutSec` are the server's own limits, so the browser can wait as long as the
+    host does; a `restarting` server says why (`error`), when the next start is due (`retryInMs`, absent while
+    that start runs) and how many restarts there have been; a `failed` server's start cannot mend itself:
+    `error` says what to fix, and it has neither `retryInMs` nor `restarts`. `toolsVersion` counts the times a
+    ready server's `list_changed` brought a different tool list (absent until the first), so a replaced tool
+    changes the status too. `auth` is an OAuth server's sign-in: `required` (it waits for the person),
+    `signingIn` (a sign-in page is open) or `signedIn`; `signInError` says why the person's last sign-in
+    failed, while it still waits for one (`error` holds it too, or what the server said since)."""
+
+    name: str
+    transport: Transport
+    status: ServerState
+    toolTimeoutSec: NotRequired[float]
+    startupTimeoutSec: NotRequired[float]
+    error: NotRequired[str]
+    retryInMs: NotRequired[int]
+    restarts: NotRequired[int]
+    tools: NotRequired[int]
+    toolsVersion: NotRequired[int]
+    capabilities: NotRequired[dict[str, Any]]
+    auth: NotRequired[AuthState]
+    scope: NotRequired[str]  # with `auth: "required"`: the scope the server asked for, when it named one
+    signInError: NotRequired[str]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from enum import Enum
 
+from core.capabilities import ServerStatus
 from core.errors import RespondToModel
-from core.servers import ServerStatus
+from core.servers import why_down
 
 
 class McpAccess(Enum):
@@ -43,4 +44,4 @@ def disabled_tool(name: str) -> RespondToModel:
 
 def server_down(status: ServerStatus) -> RespondToModel:
     """A name of a configured server that is down and whose tools were never known (failed at first start)."""
-    return RespondToModel(status.why_down())
+    return RespondToModel(why_down(status))

@@ -12,10 +12,11 @@ import logging
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
+from core.capabilities import ServerState, ServerStatus
 from core.names import MCP_TOOL_NAME_DELIMITER, MCP_TOOL_NAME_PREFIX, sanitize_tool_name
 
 log = logging.getLogger(__name__)
@@ -30,36 +31,25 @@ TIMEOUT_MARGIN_MS = 5_000
 # setTimeout's largest delay; a config of `1e308` seconds must not overflow a timer (or become `inf`).
 MAX_WAIT_MS = 2**31 - 1
 
-type ServerState = Literal["starting", "ready", "restarting", "failed", "disabled"]
+# Checks a `ServerStatus` from the service worker (keys the contract does not name are dropped).
+_STATUS: Final = TypeAdapter(ServerStatus)
 
 
-class ServerStatus(BaseModel):
-    """One `ServerStatus` as the host reports it; fields the core does not use are ignored."""
+def tool_timeout_ms(status: ServerStatus) -> float:
+    return _ms(status.get("toolTimeoutSec"), DEFAULT_TOOL_TIMEOUT_SEC)
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
 
-    name: str
-    status: ServerState
-    error: str | None = None
-    retryInMs: float | None = None
-    toolTimeoutSec: float | None = None
-    startupTimeoutSec: float | None = None
+def startup_timeout_ms(status: ServerStatus) -> float:
+    return _ms(status.get("startupTimeoutSec"), DEFAULT_STARTUP_TIMEOUT_SEC)
 
-    @property
-    def tool_timeout_ms(self) -> float:
-        return _ms(self.toolTimeoutSec, DEFAULT_TOOL_TIMEOUT_SEC)
 
-    @property
-    def startup_timeout_ms(self) -> float:
-        return _ms(self.startupTimeoutSec, DEFAULT_STARTUP_TIMEOUT_SEC)
+def is_down(status: ServerStatus) -> bool:
+    return status["status"] != "ready"
 
-    @property
-    def down(self) -> bool:
-        return self.status != "ready"
 
-    def why_down(self) -> str:
-        """The reason a call to this server cannot run now, in the host's own words where it gave some."""
-        return unavailable_message(self.name, self.status, self.error, self.retryInMs)
+def why_down(status: ServerStatus) -> str:
+    """The reason a call to this server cannot run now, in the host's own words where it gave some."""
+    return unavailable_message(status["name"], status["status"], status.get("error"), status.get("retryInMs"))
 
 
 def unavailable_message(name: str, state: ServerState, error: str | None, retry_in_ms: float | None) -> str:
@@ -93,7 +83,7 @@ def parse_statuses(raw: object) -> tuple[ServerStatus, ...]:
     statuses = []
     for entry in raw:
         try:
-            statuses.append(ServerStatus.model_validate(entry))
+            statuses.append(_STATUS.validate_python(entry))
         except ValidationError as error:
             log.warning("ignoring an invalid server status %r: %s", entry, error)
     return tuple(statuses)
@@ -122,18 +112,18 @@ class ServerBoard:
         self._changed = asyncio.Event()
 
     def update(self, statuses: Iterable[ServerStatus]) -> None:
-        self._servers = {status.name: status for status in statuses}
+        self._servers = {status["name"]: status for status in statuses}
         self._changed.set()  # wakes whoever waits for a status; later waits get a fresh event
         self._changed = asyncio.Event()
 
     async def started(self, server: str) -> None:
         """Return once `server` is no longer `starting` (the caller bounds the wait)."""
-        while (status := self._servers.get(server)) is not None and status.status == "starting":
+        while (status := self._servers.get(server)) is not None and status["status"] == "starting":
             await self._changed.wait()
 
     def startup_limit_ms(self, server: str) -> int:
         status = self._servers.get(server)
-        startup = status.startup_timeout_ms if status is not None else DEFAULT_STARTUP_TIMEOUT_SEC * 1000
+        startup = startup_timeout_ms(status) if status is not None else DEFAULT_STARTUP_TIMEOUT_SEC * 1000
         return clamp_ms(startup + self._margin_ms)
 
     def get(self, server: str) -> ServerStatus | None:
@@ -145,16 +135,16 @@ class ServerBoard:
         status = self._servers.get(server)
         if status is None:
             return clamp_ms(DEFAULT_TOOL_TIMEOUT_SEC * 1000 + self._margin_ms)
-        limit = status.tool_timeout_ms + self._margin_ms
-        if status.down:
-            limit += status.startup_timeout_ms
+        limit = tool_timeout_ms(status) + self._margin_ms
+        if is_down(status):
+            limit += startup_timeout_ms(status)
         return clamp_ms(limit)
 
     def all_servers_limit_ms(self) -> int:
         """A request the host sends to every server (all-servers resource listings): the slowest one's
         tool timeout; the host waits at most `LISTING_WAIT_MS` for servers that are not ready."""
         slowest = max(
-            (status.tool_timeout_ms for status in self._servers.values()),
+            (tool_timeout_ms(status) for status in self._servers.values()),
             default=DEFAULT_TOOL_TIMEOUT_SEC * 1000,
         )
         return clamp_ms(slowest + LISTING_WAIT_MS + self._margin_ms)
@@ -170,8 +160,8 @@ class ServerBoard:
         best_length = -1
         for status in self._servers.values():
             prefix = sanitize_tool_name(
-                f"{MCP_TOOL_NAME_PREFIX}{MCP_TOOL_NAME_DELIMITER}{status.name}{MCP_TOOL_NAME_DELIMITER}"
+                f"{MCP_TOOL_NAME_PREFIX}{MCP_TOOL_NAME_DELIMITER}{status['name']}{MCP_TOOL_NAME_DELIMITER}"
             )
-            if status.down and name.startswith(prefix) and len(prefix) > best_length:
+            if is_down(status) and name.startswith(prefix) and len(prefix) > best_length:
                 best, best_length = status, len(prefix)
         return best

@@ -129,10 +129,12 @@ class Service:
         """A name of a server the host is still starting (its listing answers within 1 s, before the tools
         are known): wait for that start, bounded by the server's `startupTimeoutSec`, then list again."""
         status = self._servers.down_server_for(name)
-        if status is None or status.status != "starting" or self._mcp() is None:
+        if status is None or status["status"] != "starting" or self._mcp() is None:
             return registry
         try:
-            await within(self._servers.started(status.name), self._servers.startup_limit_ms(status.name))
+            await within(
+                self._servers.started(status["name"]), self._servers.startup_limit_ms(status["name"])
+            )
         except DeadlineExceeded:
             return registry
         self._invalidate()

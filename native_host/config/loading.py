@@ -17,7 +17,8 @@ import tomlkit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
-from ..servers.status import Transport
+from core.capabilities import Transport
+
 from .files import PRIVATE_FILE, write_atomically
 from .preview import DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, MAX_TIMEOUT_SEC, infer_transport
 
@@ -114,7 +115,7 @@ class _RawServer(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    transport: Literal["stdio", "streamable_http", "sse"] | None = None
+    transport: Transport | None = None
     command: ProcessText | None = Field(default=None, min_length=1)
     args: list[ProcessText] | None = None
     env: dict[ProcessText, ProcessText] | None = None

@@ -11,6 +11,8 @@ from types import TracebackType
 import anyio
 from pydantic import ValidationError
 
+from core.capabilities import ServerStatus
+
 from ..config.loading import load_config
 from ..config.paths import default_config_path, log_dir
 from ..config.preview import preview_statuses
@@ -29,7 +31,7 @@ from ..process.jsonrpc import (
 from ..process.outbox import Outbox
 from ..servers.manager import ConnectionManager
 from ..servers.replies import describe
-from ..servers.status import ServerStatus, StatusBoard
+from ..servers.status import StatusBoard
 from .calls import Calls
 from .listings import Listings
 from .params import Params

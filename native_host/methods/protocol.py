@@ -5,10 +5,12 @@ while the event loop is still importing mcp; the event loop's methods go to it (
 
 from __future__ import annotations
 
+from core.capabilities import ServerStatus
+
 from ..config.identity import HOST_NAME, HOST_VERSION, PROTOCOL_VERSION
 from ..process.jsonrpc import ErrorCode, McpRequestError, Request
 from ..process.outbox import Outbox
-from ..servers.status import ServerStatus, StatusBoard
+from ..servers.status import StatusBoard
 from .table import LOOP_METHODS
 
 

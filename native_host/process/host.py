@@ -9,12 +9,14 @@ import sys
 from pathlib import Path
 from typing import BinaryIO
 
+from core.capabilities import ServerStatus
+
 from ..config.identity import EXTENSION_ORIGIN
 from ..config.paths import default_config_path, log_dir
 from ..config.preview import preview_statuses
 from ..methods.protocol import answer_early
 from ..methods.table import LOOP_NOTIFICATIONS
-from ..servers.status import ServerStatus, StatusBoard
+from ..servers.status import StatusBoard
 from .engine import Engine
 from .framing import FrameWriter, FramingError, read_frame
 from .jsonrpc import ErrorCode, McpRequestError, Notification, Response, parse_message

@@ -20,6 +20,7 @@ import anyio.abc
 import mcp_types as types
 from mcp import Client
 
+from core.capabilities import ServerState, ServerStatus
 from core.servers import unavailable_message
 
 from ..config.loading import ServerConfig
@@ -33,7 +34,7 @@ from .refusals import SignInLedger
 from .replies import Unavailable, describe, list_tools, start_error, timeout_message, to_json
 from .server_logs import LogEntry, LogRing
 from .sign_in import ServerSignIn, sign_in_message
-from .status import ServerStatus, State, StatusBoard
+from .status import StatusBoard
 from .transports import Run, open_transport, server_scrubber, watched
 
 log = logging.getLogger(__name__)
@@ -77,7 +78,7 @@ class Connection:
         # Elicitation is declared only where a person can answer it: under the browser, not under `doctor`.
         self._elicitor = elicitor(browser, self.name, self.tool_timeout) if browser else None
         self._run: Run | None = None
-        self._state: State = "starting" if config.enabled else "disabled"
+        self._state: ServerState = "starting" if config.enabled else "disabled"
         self._tools: list[types.Tool] = []  # the last known tools, kept while the server is down
         self._tools_version = 0  # bumped when the server's list_changed brought a different tool list
         self._error: str | None = None

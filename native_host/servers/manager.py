@@ -10,6 +10,8 @@ from pathlib import Path
 import anyio
 import anyio.abc
 
+from core.capabilities import ServerStatus
+
 from ..config.loading import ServerConfig
 from ..config.paths import data_dir
 from ..process.browser_link import BrowserLink
@@ -18,7 +20,7 @@ from .connection import Connection
 from .notifications import Notify, drop
 from .oauth import Authorize, SignOut
 from .refusals import SignInLedger
-from .status import ServerStatus, StatusBoard
+from .status import StatusBoard
 
 
 class ConnectionManager:

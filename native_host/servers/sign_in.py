@@ -14,6 +14,8 @@ import mcp_types as types
 from mcp import MCPError
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from core.capabilities import ServerStatus
+
 from ..config.files import FileWriteError
 from ..config.loading import ServerConfig
 from ..config.redact import Scrubber
@@ -32,7 +34,6 @@ from .oauth import (
 )
 from .refusals import Challenge, SignInLedger, refused_request
 from .replies import Unavailable, describe
-from .status import ServerStatus
 from .transports import Run, server_headers
 
 log = logging.getLogger(__name__)

@@ -1,42 +1,12 @@
-"""The live status of every configured server, shared by the reader thread and the event loop."""
+"""The live status of every configured server (contract §4 `ServerStatus`, defined with the core's view of the
+host in `core.capabilities`), shared by the reader thread and the event loop."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any, Literal, NotRequired, TypedDict
 
-type Transport = Literal["stdio", "streamable_http", "sse"]
-type State = Literal["starting", "ready", "restarting", "failed", "disabled"]
-type Auth = Literal["required", "signingIn", "signedIn"]  # an OAuth server's sign-in
-
-
-class ServerStatus(TypedDict):
-    """Contract §4 `ServerStatus`; `tools` is the number of tools offered after the config's filters.
-
-    `toolTimeoutSec`/`startupTimeoutSec` are the server's own limits, so the browser can wait as long as the
-    host does; a `restarting` server says why (`error`), when the next start is due (`retryInMs`, absent while
-    that start runs) and how many restarts there have been; a `failed` server's start cannot mend itself
-    (failures.py): `error` says what to fix, and it has neither `retryInMs` nor `restarts`. `toolsVersion`
-    counts the times a ready server's `list_changed` brought a different tool list (absent until the first),
-    so a replaced tool changes the status too. `auth` is an OAuth server's sign-in: `required` (it waits for
-    the person), `signingIn` (a sign-in page is open) or `signedIn`; `signInError` says why the person's last
-    sign-in failed, while it still waits for one (`error` holds it too, or what the server said since)."""
-
-    name: str
-    transport: Transport
-    status: State
-    toolTimeoutSec: NotRequired[float]
-    startupTimeoutSec: NotRequired[float]
-    error: NotRequired[str]
-    retryInMs: NotRequired[int]
-    restarts: NotRequired[int]
-    tools: NotRequired[int]
-    toolsVersion: NotRequired[int]
-    capabilities: NotRequired[dict[str, Any]]
-    auth: NotRequired[Auth]
-    scope: NotRequired[str]  # with `auth: "required"`: the scope the server asked for, when it named one
-    signInError: NotRequired[str]
+from core.capabilities import ServerStatus
 
 
 class StatusBoard:

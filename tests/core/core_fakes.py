@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
-from core.servers import HostState, ServerStatus
+from core.servers import HostState, parse_statuses
 from core.service import Service
 
 type ToolFn = Callable[[Any], Awaitable[dict[str, Any]]]
@@ -95,7 +95,7 @@ class FakeHost:
 
     async def ensure(self) -> HostState:
         self.ensures += 1
-        statuses = tuple(ServerStatus.model_validate(status) for status in self.statuses())
+        statuses = parse_statuses(self.statuses())
         return HostState(connected=self.connected, servers=statuses if self.connected else ())
 
     async def request(
@@ -323,7 +323,7 @@ class FakeJsApi:
                 if self.ensure_error is not None:
                     return json.dumps({"error": self.ensure_error})
                 state = await self.host.ensure()
-                servers = [status.model_dump(exclude_none=True) for status in state.servers]
+                servers = list(state.servers)
                 return json.dumps({"result": {"connected": state.connected, "servers": servers}})
             if kind == "host":
                 result = await self.host.request(

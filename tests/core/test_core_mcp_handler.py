@@ -31,7 +31,7 @@ from core.items import (
 )
 from core.output import FunctionOutput, McpOutput
 from core.payload import FunctionPayload, McpPayload, ToolCall
-from core.servers import ServerBoard, ServerStatus
+from core.servers import ServerBoard, parse_statuses
 from core.service import Service
 
 pytestmark = pytest.mark.unit
@@ -234,7 +234,7 @@ class SilentHost:
 
 def board(**status: Any) -> ServerBoard:
     servers = ServerBoard(margin_ms=10)
-    servers.update([ServerStatus.model_validate({"name": "figma", "status": "ready", **status})])
+    servers.update(parse_statuses([{"name": "figma", "transport": "stdio", "status": "ready", **status}]))
     return servers
 
 

@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from core_fakes import FakeHost, FakeServer, connect, dispatch, function_call
 
+from core.capabilities import ServerStatus
 from core.errors import RespondToModel
 from core.handlers.mcp_resource import McpResourceHandler
 from core.payload import CustomPayload, FunctionPayload, ToolCall
-from core.servers import TIMEOUT_MARGIN_MS, ServerBoard, ServerStatus
+from core.servers import TIMEOUT_MARGIN_MS, ServerBoard
 from core.service import Service
 
 pytestmark = pytest.mark.unit
@@ -325,7 +326,7 @@ async def test_a_resource_request_the_host_never_answers_times_out() -> None:
             await asyncio.Event().wait()
 
     servers = ServerBoard(margin_ms=5)
-    servers.update([ServerStatus(name="s", status="ready", toolTimeoutSec=0.005)])
+    servers.update([ServerStatus(name="s", transport="stdio", status="ready", toolTimeoutSec=0.005)])
     handler = McpResourceHandler(SilentHost(), lambda event: None, servers)
     with pytest.raises(RespondToModel, match=r"^resources/read failed: timed out after 10 ms$"):
         await handler.handle(ToolCall("read_mcp_resource", "r1", FunctionPayload('{"server":"s","uri":"u"}')))
