@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import collections
+import os
+import select
 import struct
+import sys
 import threading
 from collections.abc import Callable
 from typing import BinaryIO, Final
@@ -41,20 +44,30 @@ def read_frame(stream: BinaryIO) -> bytes | None:
 
 
 class FrameWriter:
-    """Writes frames for any thread, in order, from a thread of its own, holding at most `limit` bytes the
-    browser has not read yet. Past that, `send` waits until the browser reads (so the host's memory stays
-    bounded and nothing is dropped) and `wait_for_room` tells the reader to stop taking new requests.
-    Each `send` is written contiguously, which keeps a response's `$/chunk` frames together."""
+    """Writes frames for any thread, in order, holding at most `limit` bytes the browser has not read yet.
+    Past that, `send` waits until the browser reads (so the host's memory stays bounded and nothing is
+    dropped) and `wait_for_room` tells the reader to stop taking new requests. Each `send` is written
+    contiguously, which keeps a response's `$/chunk` frames together.
+
+    An answer sent while nothing is queued is written at once by the sending thread, without blocking (the
+    output is non-blocking): a hop to the writer thread was a measurable part of each `tools/call`
+    (docs/benchmarks.md). What the pipe does not take at once, and everything sent behind it, goes to the
+    writer thread, which waits for the browser to read; so a stalled browser never blocks a sender that has
+    room. On Windows (no `select` on pipes) every frame goes through the writer thread."""
 
     def __init__(
         self, stream: BinaryIO, on_error: Callable[[OSError], None], limit: int = MAX_UNREAD
     ) -> None:
-        self._stream = stream
+        self._stream = stream  # kept open; written through its descriptor
+        self._fd = stream.fileno()
+        self._direct = sys.platform != "win32"
+        if self._direct:
+            os.set_blocking(self._fd, False)
         self._on_error = on_error
         self._limit = limit
         self._changed = threading.Condition()
         self._queue: collections.deque[list[bytes] | None] = collections.deque()
-        self._unread = 0  # bytes queued or being written
+        self._unread = 0  # bytes queued or being written by the writer thread
         self._waiting = 0  # senders waiting for room
         self._broken = False  # the browser end is gone: frames are dropped, nobody waits
         self._released = False  # the host is stopping: senders no longer wait for room
@@ -71,6 +84,11 @@ class FrameWriter:
         frames = [encode_frame(body) for body in bodies]
         size = sum(len(frame) for frame in frames)
         with self._changed:
+            if self._direct and len(frames) == 1 and not self._unread and not self._broken:
+                frames = self._write_now(frames[0])
+                if not frames:
+                    return
+                size = len(frames[0])
             self._waiting += 1
             self._changed.wait_for(
                 lambda: self._free() or not self._unread or self._unread + size <= self._limit
@@ -113,8 +131,7 @@ class FrameWriter:
             if not self._broken:
                 try:
                     for frame in frames:
-                        self._stream.write(frame)
-                    self._stream.flush()
+                        self._write_all(frame)
                 except OSError as exc:
                     with self._changed:
                         self._broken = True
@@ -125,3 +142,30 @@ class FrameWriter:
                     self._unread -= sum(len(frame) for queued in self._queue if queued for frame in queued)
                     self._queue = collections.deque(item for item in self._queue if item is None)
                 self._changed.notify_all()
+
+    def _write_now(self, frame: bytes) -> list[bytes]:
+        """Write what the output takes now (the writer thread is idle); the rest, for the writer thread."""
+        try:
+            written = _write_some(self._fd, frame)
+        except OSError as exc:
+            self._broken = True
+            self._changed.notify_all()
+            self._on_error(exc)
+            return []
+        return [frame[written:]] if written < len(frame) else []
+
+    def _write_all(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = _write_some(self._fd, view)
+            view = view[written:]
+            if view:  # the browser has not read yet: wait until the pipe takes more
+                select.select([], [self._fd], [])
+
+
+def _write_some(fd: int, data: bytes | memoryview) -> int:
+    """As much of `data` as the output takes now (all of it when the output blocks)."""
+    try:
+        return os.write(fd, data)
+    except BlockingIOError:
+        return 0
