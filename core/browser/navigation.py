@@ -174,8 +174,8 @@ async def navigate(ctx: PageContext, a: BrowserNavigationArgs) -> dict[str, Any]
         raise (await _left_uncontrollable(ctx, a.tabId, url)) or error from None
     if not _controllable(final.url):
         raise (await _left_uncontrollable(ctx, tab_id, url)) or RespondToModel(f"navigation to {url} failed")
-    _, entries, _ = await ctx.cdp.buffer(tab_id, "network")
-    document = _document(entries, started.get("loaderId"))
+    network = await ctx.cdp.buffer(tab_id, "network")
+    document = _document(network.entries, started.get("loaderId"))
     if document is not None and document.get("errorText"):
         raise RespondToModel(f"navigation to {url} failed: {document['errorText']}")
     status = document.get("status") if document is not None else None
