@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -47,3 +49,41 @@ def node_path() -> str:
 def everything_server(version: str) -> Path:
     """The entry point of @modelcontextprotocol/server-everything at `version`."""
     return npm_install("@modelcontextprotocol/server-everything", version, "dist/index.js")
+
+
+@dataclass(frozen=True)
+class NpmPin:
+    """An npm package at an exact version whose tarball must have this integrity (as the registry and
+    package-lock.json spell it), and the file of it that runs."""
+
+    package: str
+    version: str
+    integrity: str
+    entry: str
+
+
+# The peers the benchmark compares Tabgate with (tests/support/bench_peers.py).
+PLAYWRIGHT_MCP = NpmPin(
+    "@playwright/mcp",
+    "0.0.83",
+    "sha512-oNcl+Ae2/IAjhfPeP46BfIkSakfmprY+aOtkv5MjrQ4lPav4/yNtPhL0iq8SlIM90oApWgBDUxaNKvktazUKOg==",
+    "cli.js",
+)
+CHROME_DEVTOOLS_MCP = NpmPin(
+    "chrome-devtools-mcp",
+    "1.11.0",
+    "sha512-CytJ/5tnzrS+J/74be2P5aCOsS/mmGRHys/Si+IYC4ucrbnWAmES/dYdxGJjeUCECRcoFUilZAysdjlwqUjXIA==",
+    "build/src/bin/chrome-devtools-mcp.js",
+)
+
+
+def pinned(pin: NpmPin) -> Path:
+    """`pin`'s entry file, installed on first use; fails naming both hashes when what npm installed is not
+    the pinned tarball."""
+    path = npm_install(pin.package, pin.version, pin.entry)
+    modules = next(folder for folder in path.parents if folder.name == "node_modules")
+    lock = json.loads((modules / ".package-lock.json").read_text())
+    got = lock["packages"][f"node_modules/{pin.package}"].get("integrity")
+    if got != pin.integrity:
+        pytest.fail(f"{pin.package}@{pin.version} has integrity {got}, not the pinned {pin.integrity}")
+    return path
