@@ -3,12 +3,9 @@ tab's earlier pages left; scope "tab" lists everything since Tabgate first acted
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,27 +13,17 @@ from playwright.sync_api import Playwright
 
 from tests.core.fenced import fenced, page_of, unwrapped
 from tests.support.browser import Extension, grant_site_access, launch
-from tests.support.local_site import serve
+from tests.support.local_site import FixturePages, serve
 
 pytestmark = pytest.mark.e2e
 
-PAGES = Path(__file__).resolve().parent / "pages"
 OLDER = '; {} more from earlier pages of this tab (scope: "tab" lists them)'
 _call_ids = itertools.count(1)
 
 
-class _Pages(SimpleHTTPRequestHandler):
-    def end_headers(self) -> None:
-        self.send_header("Cache-Control", "no-store")
-        super().end_headers()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    with serve(functools.partial(_Pages, directory=str(PAGES))) as origin:
+    with serve(FixturePages) as origin:
         yield origin
 
 

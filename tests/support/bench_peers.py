@@ -31,7 +31,7 @@ from tests.core.fenced import unwrapped
 from tests.support.agents import AgentThread, codex_config, params_from_codex, text_of, wait_listed
 from tests.support.browser import chromium_path
 from tests.support.gateway_browser import browser, desktop_env, gateway, gateway_profile
-from tests.support.local_site import serve
+from tests.support.local_site import FixturePages, serve
 from tests.support.npm_packages import (
     CHROME_DEVTOOLS_MCP,
     PLAYWRIGHT_MCP,
@@ -43,7 +43,6 @@ from tests.support.npm_packages import (
 if TYPE_CHECKING:
     from tests.support.bench import Figure
 
-PAGES = Path(__file__).resolve().parents[1] / "e2e" / "pages"
 TABLE = "rows.html?n=1000"  # 1,000 rows, each with a Refund button
 BIG = "links.html?n=100000"  # 100,000 links
 CLICK_PAGE, TYPE_PAGE = "table.html", "controlled.html"
@@ -237,27 +236,6 @@ async def script(driver: Driver, site: str) -> Outcome:
     return out
 
 
-class _Pages:
-    """tests/e2e/pages, uncached and quiet."""
-
-    @staticmethod
-    def handler() -> Any:
-        from http.server import SimpleHTTPRequestHandler
-
-        class Quiet(SimpleHTTPRequestHandler):
-            def __init__(self, *args: Any, **kwargs: Any) -> None:
-                super().__init__(*args, directory=str(PAGES), **kwargs)
-
-            def end_headers(self) -> None:
-                self.send_header("Cache-Control", "no-store")
-                super().end_headers()
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        return Quiet
-
-
 def _installed(pin: NpmPin) -> Path:
     try:
         return install_pin(pin)
@@ -358,7 +336,7 @@ def _chromium_version() -> str:
 
 def measure_all() -> list[Outcome]:
     """Tabgate and the two peers in one run, on one page server."""
-    with serve(_Pages.handler()) as site, tempfile.TemporaryDirectory() as tmp:
+    with serve(FixturePages) as site, tempfile.TemporaryDirectory() as tmp:
         outcomes = [_peer(PLAYWRIGHT_MCP, site, Path(tmp)), _peer(CHROME_DEVTOOLS_MCP, site, Path(tmp))]
         (Path(tmp) / "tabgate").mkdir()
         return [_tabgate(site, Path(tmp) / "tabgate"), *outcomes]
