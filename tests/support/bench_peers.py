@@ -52,19 +52,19 @@ ROW = "0877"
 
 @dataclass
 class Driver:
-    """One tool's way to do each step of the script; every call is timed and its answer's size kept."""
+    """One tool's way to do each step of the script; every call is timed under the step it served."""
 
     name: str
     version: str
     client: Client
     ref_pattern: str  # how an answer names an element's handle
-    calls: list[tuple[str, float, int, bool]] = field(default_factory=list)  # (step, seconds, chars, failed)
+    calls: list[tuple[str, float]] = field(default_factory=list)  # (step, seconds)
 
     async def call(self, step: str, tool: str, args: dict[str, Any]) -> str:
         t = time.perf_counter()
         result = await self.client.call_tool(tool, args)
         text = text_of(result)
-        self.calls.append((step, time.perf_counter() - t, len(text), bool(result.is_error)))
+        self.calls.append((step, time.perf_counter() - t))
         if result.is_error:
             raise RuntimeError(f"{self.name} {tool}: {text[:300]}")
         return text
@@ -76,17 +76,29 @@ class Driver:
             raise RuntimeError(f"{self.name}: no line with {line_has!r} and a handle in {answer[:800]!r}")
         return found[1]
 
-    async def start(self) -> None: ...
-    async def open(self, url: str) -> None: ...
-    async def snapshot(self, step: str) -> str: ...
+    def seconds(self, step: str) -> list[float]:
+        return [s for name, s in self.calls if name == step]
+
+    async def start(self) -> None:
+        """Anything to do before the first page (most tools: nothing)."""
+
+    async def open(self, url: str) -> None:
+        raise NotImplementedError
+
+    async def snapshot(self, step: str) -> str:
+        raise NotImplementedError
+
     async def find(self, step: str, text: str) -> str | None:
         return None  # no find tool
 
     async def read_on(self, answer: str) -> str | None:
         return None  # the whole snapshot came in one answer
 
-    async def click(self, ref: str) -> None: ...
-    async def type(self, ref: str, text: str) -> None: ...
+    async def click(self, ref: str) -> None:
+        raise NotImplementedError
+
+    async def type(self, ref: str, text: str) -> None:
+        raise NotImplementedError
 
 
 class TabgateDriver(Driver):
@@ -201,14 +213,12 @@ async def script(driver: Driver, site: str) -> Outcome:
     await driver.snapshot("warm-up")
     for _ in range(SNAPSHOTS):
         out.table_snapshot_chars = len(await driver.snapshot("snapshot"))
-    out.table_snapshot_s = round(
-        statistics.median(s for step, s, *_ in driver.calls if step == "snapshot"), 3
-    )
+    out.table_snapshot_s = round(statistics.median(driver.seconds("snapshot")), 3)
     found = await driver.find("warm-up", ROW)
     if found is not None:
         for _ in range(FINDS):
             found = await driver.find("find", ROW)
-        out.find_ms = _ms([s for step, s, *_ in driver.calls if step == "find"])
+        out.find_ms = _ms(driver.seconds("find"))
         out.find_chars = len(found or "")
         out.reach_chars, out.reach_calls = out.find_chars, 1
     out.reading_chars, out.reading_calls = await _reading(driver)
@@ -218,12 +228,12 @@ async def script(driver: Driver, site: str) -> Outcome:
     button = driver.ref(await driver.snapshot("look"), 'button "Refund"')
     for _ in range(ACTS + 2):
         await driver.click(button)
-    out.click_ms = _ms([s for step, s, *_ in driver.calls if step == "click"][2:])
+    out.click_ms = _ms(driver.seconds("click")[2:])  # after two warm-up clicks
     await driver.open(f"{site}/{TYPE_PAGE}")
     field_ref = driver.ref(await driver.snapshot("look"), 'textbox "Query"')
     for n in range(ACTS + 2):
         await driver.type(field_ref, f"order {n}")
-    out.type_ms = _ms([s for step, s, *_ in driver.calls if step == "type"][2:])
+    out.type_ms = _ms(driver.seconds("type")[2:])
     # Last: the page that may take the longest, or fail. Opening it and its first snapshot (playwright-mcp's
     # navigate already answers one).
     t = time.perf_counter()
