@@ -62,7 +62,10 @@ class Driver:
 
     async def call(self, step: str, tool: str, args: dict[str, Any]) -> str:
         t = time.perf_counter()
-        result = await self.client.call_tool(tool, args)
+        try:
+            result = await self.client.call_tool(tool, args)
+        except Exception as error:  # the client's own time limit (120 s) included
+            raise RuntimeError(f"{self.name} {tool}: {type(error).__name__}: {error}") from None
         text = text_of(result)
         self.calls.append((step, time.perf_counter() - t))
         if result.is_error:
