@@ -320,14 +320,14 @@ async def _type_into(
     return answer, value
 
 
-async def type_(ctx: PageContext, a: BrowserDomArgs) -> str:
+async def type_(ctx: PageContext, a: BrowserDomArgs) -> str | PageText:
     state, element = await _target(ctx, a)
     answer, value = await _type_into(ctx, state, element, a.text or "", clear=a.clear, submit=a.submit)
     done = f"Typed {len(a.text or '')} character(s) into {element.label}" + (
         " and pressed Enter" if a.submit else ""
     )
-    if value is not None:
-        done += f"; its value is now {json.dumps(value, ensure_ascii=False)}"
+    if value is not None:  # the page's value (its script may have changed what was typed)
+        return PageText(json.dumps(value, ensure_ascii=False), before=f"{done}; its value is now:")
     return _after(answer, done + ".")
 
 
@@ -354,10 +354,16 @@ async def _select(ctx: PageContext, state: TabState, element: Element, values: l
     return list(result["selected"])
 
 
-async def select(ctx: PageContext, a: BrowserDomArgs) -> str:
+def _selected(label: str, values: list[str]) -> tuple[str, str]:
+    """Tabgate's line for a select, and the options' values it chose (the page's text)."""
+    chosen = json.dumps(values, ensure_ascii=False)
+    return f"Selected in {label} (the chosen values below).", f"{label}: {chosen}"
+
+
+async def select(ctx: PageContext, a: BrowserDomArgs) -> PageText:
     state, element = await _target(ctx, a)
-    selected = await _select(ctx, state, element, list(a.values or ()))
-    return f"Selected {json.dumps(selected, ensure_ascii=False)} in {element.label}."
+    done, chosen = _selected(element.label, await _select(ctx, state, element, list(a.values or ())))
+    return PageText(chosen, before=done)
 
 
 async def _set_checked(ctx: PageContext, state: TabState, element: Element, want: bool) -> str:
@@ -385,25 +391,27 @@ def _truthy(value: str | bool | list[str]) -> bool:
     return bool(value)
 
 
-async def _fill(ctx: PageContext, tab_id: int | None, field: FormField) -> str:
+async def _fill(ctx: PageContext, tab_id: int | None, field: FormField) -> tuple[str, str | None]:
+    """Tabgate's line for one field, and the page's text it chose (a select's values), if any."""
     state, element = await locate(ctx, tab_id, ref=field.ref, selector=field.selector)
     kind = await call_on(ctx, state, element, _KIND)
     if kind == "check":
-        return await _set_checked(ctx, state, element, _truthy(field.value))
+        return await _set_checked(ctx, state, element, _truthy(field.value)), None
     if kind == "select":
         values = field.value if isinstance(field.value, list) else [str(field.value)]
-        selected = await _select(ctx, state, element, values)
-        return f"Selected {json.dumps(selected, ensure_ascii=False)} in {element.label}."
+        return _selected(element.label, await _select(ctx, state, element, values))
     if isinstance(field.value, list):
         raise RespondToModel(f"{element.label} is a text field: give its value as a string")
     text = str(field.value).lower() if isinstance(field.value, bool) else field.value
     await _type_into(ctx, state, element, text, clear=True, submit=False)
-    return f"Filled {element.label}."
+    return f"Filled {element.label}.", None
 
 
-async def fill_form(ctx: PageContext, a: BrowserDomArgs) -> str:
-    done = [await _fill(ctx, a.tabId, field) for field in a.fields or ()]
-    return "\n".join(done)
+async def fill_form(ctx: PageContext, a: BrowserDomArgs) -> str | PageText:
+    filled = [await _fill(ctx, a.tabId, field) for field in a.fields or ()]
+    done = "\n".join(line for line, _ in filled)
+    chosen = [page for _, page in filled if page is not None]
+    return PageText("\n".join(chosen), before=done) if chosen else done
 
 
 async def drag(ctx: PageContext, a: BrowserDomArgs) -> str:
