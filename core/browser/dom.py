@@ -18,7 +18,8 @@ from core.browser.elements import Element, call_on, center, gone_or, locate, obj
 from core.browser.fence import PageText, fence
 from core.browser.fields import Ref, Selector, TabId, WaitMs, used_by
 from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord, type_text
-from core.browser.page import outline
+from core.browser.page_walk import walk_page
+from core.browser.snapshot import build_outline
 from core.browser.spec import BrowserToolSpec
 from core.capabilities import McpRequestError
 from core.deadline import DeadlineExceeded
@@ -577,7 +578,7 @@ async def wait_for(ctx: PageContext, a: BrowserDomArgs) -> str:
     gone = a.text is None
 
     async def seen() -> bool:
-        _, page = await outline(ctx, a.tabId, None)
+        page = build_outline((await walk_page(ctx, a.tabId, budget=10**12)).frames)
         present = any(text in line.text for line in page.lines)
         return present != gone
 
