@@ -116,7 +116,7 @@ async def _snapshot_outline(ctx: PageContext, a: BrowserPageArgs) -> tuple[TabSt
         state = await ctx.cdp.state(a.tabId)
         table = ctx.refs.table(state.tab_id, state.epoch)
         cached = table.outline
-        if isinstance(cached, Cache) and _covers(cached.outline, a.offset, a.maxChars):
+        if isinstance(cached, Cache) and cached.outline.covers(a.offset, a.maxChars):
             return state, table, cached.outline
     walked = await walk_page(ctx, a.tabId, budget=_budget(a.maxChars) + a.offset * _LINE_ESTIMATE)
     return walked.state, *_keep(ctx, walked)
@@ -129,12 +129,6 @@ _LINE_ESTIMATE = 120
 def _budget(max_chars: int) -> int:
     # The walk's estimate counts a little more than the lines come to: a margin so an answer is filled.
     return max_chars * 3 // 2 + 2_000
-
-
-def _covers(outline: Outline, offset: int, max_chars: int) -> bool:
-    if outline.complete:
-        return offset <= len(outline.lines)
-    return len(outline.lines) - offset > max_chars // 20
 
 
 @dataclass(slots=True)

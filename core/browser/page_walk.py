@@ -271,8 +271,12 @@ async def unchanged(ctx: PageContext, tab_id: int, walked: Walked) -> bool:
     frames = list(walked.versions)
     checks = [_call(walked.contexts[f], f[0], VERSION) for f in frames]
     answer = await ctx.cdp.run(tab_id, checks, parallel=True)
-    if answer.state.epoch != walked.state.epoch:
+    return same_page(walked, answer.state.epoch, [_value(outcome) for outcome in answer.results])
+
+
+def same_page(walked: Walked, epoch: int, versions: list[Any]) -> bool:
+    """Whether the page is the one walked: the same top-level document, and each frame's world answering
+    the document and version the walk saw (a reloaded frame answers another document, or no world at all)."""
+    if epoch != walked.state.epoch or len(versions) != len(walked.versions):
         return False
-    return all(
-        _value(outcome) == list(walked.versions[f]) for f, outcome in zip(frames, answer.results, strict=True)
-    )
+    return all(answer == list(seen) for answer, seen in zip(versions, walked.versions.values(), strict=True))

@@ -87,8 +87,9 @@ class Line:
 
     def render(self, refs: RefTable) -> str:
         text = self.text
-        for position, key in reversed(self.marks):
-            ref = f"[ref={refs.ref_for(key)}]"
+        named = [(position, refs.ref_for(key)) for position, key in self.marks]  # numbered left to right
+        for position, ref_name in reversed(named):
+            ref = f"[ref={ref_name}]"
             head, tail = text[:position], text[position:]
             text = f"{head} {ref}{tail}" if head else f"{ref}{tail}"
         return "  " * self.depth + text
@@ -120,6 +121,13 @@ class Outline:
         shown, cut = self.parts(refs, offset=offset, max_chars=max_chars)
         return "\n".join([*shown, cut] if cut else shown)
 
+    def covers(self, offset: int, max_chars: int) -> bool:
+        """Whether reading on from `offset` can be answered from these lines: a whole outline can; one the
+        walk cut short only while a good part of an answer's worth of lines is left after `offset`."""
+        if self.complete:
+            return offset <= len(self.lines)
+        return len(self.lines) - offset > max_chars // _SHORTEST_LINE
+
     def find(self, pattern: re.Pattern[str]) -> list[Line]:
         return [Line(0, line.text, line.marks) for line in self.lines if pattern.search(line.text)]
 
@@ -134,6 +142,7 @@ class Outline:
 
 
 _CONTINUATION_ROOM = 160
+_SHORTEST_LINE = 20  # characters: no fewer lines than this many fill an answer
 
 
 def _quote(text: str, limit: int) -> str:
