@@ -2,8 +2,8 @@
 the snapshot tests' fixtures.
 
 Run: .venv/bin/python -m tests.support.record_walk [page ...]  (writes tests/core/fixtures/walk/<page>.json;
-no page named: all of them). Each file holds what Python gets from the executor: every frame's id, parent, URL,
-the walk's answer, and the number the walk gave the <iframe> that shows the frame.
+no page named: all of them). Each file holds what Python gets from the executor: every frame's id, parent,
+URL, the walk's answer, and the number the walk gave the <iframe> that shows the frame.
 """
 
 from __future__ import annotations
