@@ -221,8 +221,9 @@ WALK = (
     }
     return known;
   }
+  // A record holds its node until the answer is made: only the nodes answered are numbered.
   function emit(n, depth, r, nm, val, p, cost) {
-    nodes.push([id(n), depth, r, nm, val, p]);
+    nodes.push([n, depth, r, nm, val, p]);
     used += cost ?? 2 * depth + r.length + nm.length + val.length + 12;
     if (used > budget) cut = true;
   }
@@ -304,10 +305,10 @@ WALK = (
   } else if (document.body) {
     for (const k of kids(document.body)) walk(k, 0, false, "");
   }
-  if (match && nodes.length > match.keepAll) {
-    return {doc: g.doc, version, cut, narrowed: true, nodes: narrow(match)};
-  }
-  return {doc: g.doc, version, cut, nodes};
+  const narrowed = match && nodes.length > match.keepAll;
+  const answered = narrowed ? narrow(match) : nodes;
+  for (const record of answered) record[0] = id(record[0]);
+  return {doc: g.doc, version, cut, narrowed, nodes: answered};
 }"""
 )
 
