@@ -137,6 +137,7 @@ def test_snapshot_since_last_answers_only_the_lines_that_changed(
     ext: Extension, tab: Callable[[str], int], site: str
 ) -> None:
     tab_id = tab(f"{site}/form.html")
+    says(ext, "browser_dom", action="wait_for", tabId=tab_id, text="Arrived late")  # the page's own late line
     first = says(ext, "browser_page", action="snapshot", tabId=tab_id, since="last")
     assert first.startswith("You had no earlier snapshot of this page: the whole outline.")
     go = ref_of(first, 'button "Go"')
