@@ -699,6 +699,21 @@ async def targeted(browser: Any, name: str, target: dict[str, Any], **args: Any)
     return answer["success"], answer["output"]["output"]
 
 
+async def test_snapshot_since_last_is_kept_per_caller() -> None:
+    page = RecordedPage()
+
+    async def since(caller: str) -> str:
+        target = {"tabs": [5], "tabId": 5, "caller": caller}
+        success, text = await targeted(page, "browser_page", target, action="snapshot", since="last")
+        assert success, text
+        return str(text)
+
+    assert (await since("agent-a")).startswith("You had no earlier snapshot of this page")
+    assert (await since("agent-a")).startswith("Nothing changed since your last snapshot of this page.")
+    # Another agent's snapshots are not this one's: it gets the whole outline the first time.
+    assert (await since("agent-b")).startswith("You had no earlier snapshot of this page")
+
+
 async def test_a_tab_query_lists_only_the_callers_tabs() -> None:
     tabs = [{"id": 1, "url": "https://a.test/"}, {"id": 2, "url": "https://b.test/reset_token=x"}]
     browser = FakeBrowser({"browser_tab": tabs})
