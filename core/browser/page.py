@@ -70,8 +70,10 @@ class BrowserPageArgs(BaseModel):
             raise ValueError(
                 f"ref, offset and since are only used when action is 'snapshot', not '{self.action}'"
             )
-        if self.since is not None and self.ref is not None:
-            raise ValueError("since compares whole-page snapshots: give it without ref")
+        if self.since is not None and (self.ref is not None or self.offset):
+            raise ValueError(
+                "since compares whole-page snapshots from their start: give it without ref or offset"
+            )
         return self
 
     def pattern(self) -> re.Pattern[str]:
@@ -145,7 +147,8 @@ def _keep(ctx: PageContext, walked: Walked) -> tuple[RefTable, Outline]:
     result = build_outline(walked.frames)
     if walked.partial:
         result.complete = False
-    table.outline = Cache(result, walked)
+    if not walked.narrowed:
+        table.outline = Cache(result, walked)
     return table, result
 
 
@@ -160,7 +163,7 @@ async def snapshot(ctx: PageContext, a: BrowserPageArgs) -> PageText:
     shown, cut = result.parts(table, offset=a.offset, max_chars=max(a.maxChars - ROOM, 0))
     await name_nodes(ctx, state.tab_id, table, table.contexts)
     earlier = table.seen.get(ctx.caller)
-    if a.ref is None:
+    if a.ref is None and not a.offset:
         table.seen[ctx.caller] = shown
     if a.since == "last" and earlier is not None:
         header, lines = changes(earlier, shown)

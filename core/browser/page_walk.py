@@ -39,6 +39,8 @@ class Walked:
     contexts: dict[FrameId, int] = field(default_factory=dict)
     versions: dict[FrameId, tuple[str, int]] = field(default_factory=dict)
     partial: bool = False
+    # A find's walk that answered only the candidate nodes: no outline to read on in or to find in again.
+    narrowed: bool = False
 
 
 def _origin(url: str) -> str | None:
@@ -174,7 +176,8 @@ async def walk_page(
             continue
         doc = str(result["doc"])
         walked.versions[(frame.session, frame.id)] = (doc, int(result["version"]))
-        walked.partial |= bool(result.get("cut")) or bool(result.get("narrowed"))
+        walked.narrowed |= bool(result.get("narrowed"))
+        walked.partial |= bool(result.get("cut")) or walked.narrowed
         roots[frame.id] = parse(result["nodes"], (frame.session, frame.id, doc), cut=bool(result.get("cut")))
     trees = [
         FrameTree(

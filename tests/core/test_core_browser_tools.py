@@ -71,6 +71,17 @@ async def call(name: str, args: dict[str, Any], browser: FakeBrowser) -> dict[st
         ("browser_page", {"action": "find"}, "find needs exactly one of text or regex"),
         ("browser_page", {"action": "find", "regex": "("}, "regex does not compile"),
         ("browser_page", {"action": "text", "ref": "e1"}, "only used when action is 'snapshot'"),
+        (
+            "browser_page",
+            {"action": "find", "text": "a", "since": "last"},
+            "only used when action is 'snapshot'",
+        ),
+        ("browser_page", {"action": "snapshot", "since": "first"}, "since"),
+        (
+            "browser_page",
+            {"action": "snapshot", "since": "last", "offset": 3},
+            "give it without ref or offset",
+        ),
         ("browser_devtools", {"action": "request"}, "id is required when action is 'request'"),
         ("browser_screenshot", {"fullPage": True, "ref": "e1"}, "give fullPage or ref, not both"),
         ("browser_dom", {"action": "click", "selector": "#a", "bogus": 1}, "bogus"),
