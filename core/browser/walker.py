@@ -228,7 +228,32 @@ WALK = (
     if (used > budget) cut = true;
   }
 
-  function walk(n, depth, inOptions, said) {
+  // For a find of plain words on a big page: an element whose text, names and fields cannot hold them is not
+  // walked. Only when the words can match nothing but names and text (no role or state word, no quote,
+  // bracket or colon of a line), and never above an open shadow root (its text is not in textContent).
+  const VOCABULARY = ["text", "statictext", "iframe", "img", "none", "row", "columns", "cell", "gridcell",
+    "rowheader", "columnheader", "link", "region", "banner", "contentinfo", "listbox", "combobox", "button",
+    "checkbox", "radio", "slider", "spinbutton", "searchbox", "textbox", "generic", "disclosuretriangle",
+    "labeltext", "checked", "unchecked", "pressed", "mixed", "expanded", "collapsed", "selected", "disabled",
+    "required", "readonly", "modal", "focused", "invalid", "level", "value",
+    ...Object.values(IMPLICIT).filter((r) => typeof r === "string").map((r) => r.toLowerCase())];
+  const NAMED = "[aria-label],[aria-labelledby],[alt],[title],[placeholder],[aria-valuetext]," +
+    "[aria-valuenow],[role],input,select,textarea";
+  function skipper(match) {
+    const words = squash(match?.text ?? "").toLowerCase();
+    if (!words || /["\[\]:|=]/.test(words)) return null;
+    if (VOCABULARY.some((w) => w.includes(words) || words.includes(w))) return null;
+    const hosts = new Set();
+    for (const e of document.querySelectorAll("*")) {
+      if (e.shadowRoot) for (let a = e; a && !hosts.has(a); a = a.parentElement) hosts.add(a);
+    }
+    return (e) => !hosts.has(e) && !e.matches(NAMED) && !e.querySelector(NAMED) &&
+      !squash(e.textContent).toLowerCase().includes(words);
+  }
+  const skip = match && rootId == null ? skipper(match) : null;
+  let skipped = false;
+
+  function walk(n, depth, said, whole) {
     if (cut) return;
     if (n.nodeType === 3) {
       const text = squash(n.data);
@@ -236,32 +261,33 @@ WALK = (
       if (text) emit(n, depth, "StaticText", text, "", 0, text === said ? 0 : text.length + 4);
       return;
     }
-    if (n.nodeType !== 1 && n.nodeType !== 11) return;
-    if (n.nodeType === 1) {
-      if (SKIP.has(n.tagName) || hiddenAria(n) || n.hidden || (!inOptions && !visible(n))) return;
-      const r = role(n);
-      if (r === "none" || r === "presentation" || (n.tagName === "INPUT" && n.type === "hidden")) {
-        if (n.tagName !== "IMG") for (const k of kids(n)) walk(k, depth, inOptions, said);
-        return;
-      }
-      const nm = name(n, r);
-      const p = props(n, r);
-      if (r === "generic" && !nm && !(p && p.focusable)) {
-        for (const k of kids(n)) walk(k, depth, inOptions, said);
-        return;
-      }
-      said = nm.slice(0, 400);
-      emit(n, depth, r, said, value(n, r).slice(0, 400), p);
-      if (n.tagName === "SELECT") {
-        for (const o of n.querySelectorAll("option")) {
-          if (cut) return;
-          emit(o, depth + 1, "option", name(o, "option"), "", props(o, "option"));
-        }
-        return;
-      }
-      if (r === "Iframe" || r === "img" || FIELDS.has(n.tagName) || n.tagName === "svg") return;
+    if (n.nodeType !== 1) return;
+    if (SKIP.has(n.tagName) || hiddenAria(n) || n.hidden) return;
+    if (skip && !whole && skip(n)) { skipped = true; return; }
+    if (!visible(n)) return;
+    const r = role(n);
+    if (r === "none" || r === "presentation" || (n.tagName === "INPUT" && n.type === "hidden")) {
+      if (n.tagName !== "IMG") for (const k of kids(n)) walk(k, depth, said, whole);
+      return;
     }
-    for (const k of kids(n)) walk(k, depth + 1, inOptions, said);
+    const nm = name(n, r);
+    const p = props(n, r);
+    if (r === "generic" && !nm && !(p && p.focusable)) {
+      for (const k of kids(n)) walk(k, depth, said, whole);
+      return;
+    }
+    said = nm.slice(0, 400);
+    emit(n, depth, r, said, value(n, r).slice(0, 400), p);
+    if (n.tagName === "SELECT") {
+      for (const o of n.querySelectorAll("option")) {
+        if (cut) return;
+        emit(o, depth + 1, "option", name(o, "option"), "", props(o, "option"));
+      }
+      return;
+    }
+    if (r === "Iframe" || r === "img" || FIELDS.has(n.tagName) || n.tagName === "svg") return;
+    // A row is one line: all of it is walked once any of it is.
+    for (const k of kids(n)) walk(k, depth + 1, said, whole || r === "row");
   }
 
   // For find on a big page: only the nodes whose facts could match, with what their line needs (the row
@@ -301,11 +327,11 @@ WALK = (
   if (rootId != null) {
     const root = g.byId.get(rootId)?.deref();
     if (!root || !root.isConnected) return {doc: g.doc, version, cut: false, nodes: null};
-    walk(root, 0, false, "");
+    walk(root, 0, "", false);
   } else if (document.body) {
-    for (const k of kids(document.body)) walk(k, 0, false, "");
+    for (const k of kids(document.body)) walk(k, 0, "", false);
   }
-  const narrowed = match && nodes.length > match.keepAll;
+  const narrowed = skipped || (match && nodes.length > match.keepAll);
   const answered = narrowed ? narrow(match) : nodes;
   for (const record of answered) record[0] = id(record[0]);
   return {doc: g.doc, version, cut, narrowed, nodes: answered};
