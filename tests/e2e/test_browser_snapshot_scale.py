@@ -170,3 +170,16 @@ def test_changes_and_finds_keep_a_forged_end_marker_inside_the_block(
         ends = [line for line in answer.splitlines() if "end of page content" in line and nonce in line]
         assert len(ends) == 1 and answer.splitlines()[-1] == ends[0]
         assert "0123456789abcdef" not in answer
+
+
+def test_find_reaches_words_in_shadow_roots_in_names_only_attributes_give_and_in_role_words(
+    ext: Extension, tab: Callable[[str], int], site: str
+) -> None:
+    shadow = tab(f"{site}/shadow.html")
+    assert page_of(find(ext, shadow, "press deep")).splitlines()[1:] == ['button "Press deep" [ref=e1]']
+    table = tab(f"{site}/table.html")
+    shipped = page_of(find(ext, table, "shipped")).splitlines()[1:]  # only its aria-label says so
+    assert shipped == [
+        'row: "0878" | "Linus" | checkbox "Shipped" checked [ref=e1] | button "Refund" disabled [ref=e2]'
+    ]
+    assert len(page_of(find(ext, table, "button")).splitlines()[1:]) == 4  # a role word: every row with one
