@@ -30,16 +30,27 @@ class McpErrorCode(IntEnum):
 
 
 class McpRequestError(Exception):
-    """A host request answered with a JSON-RPC error `{code, message, data?}`."""
+    """A JSON-RPC error `{code, message, data?}` of the host wire protocol: what the core gets back from a
+    host request, and what the host answers with (`request_id` is known there when the request could be
+    read)."""
 
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
+    def __init__(
+        self, code: int, message: str, data: Any = None, *, request_id: str | int | None = None
+    ) -> None:
         super().__init__(message)
-        self.code = code
+        self.code = int(code)
         self.message = message
         self.data = data
+        self.request_id = request_id
 
     def __str__(self) -> str:
         return self.message
+
+    def to_json(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
 
 
 class BrowserToolError(Exception):

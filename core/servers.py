@@ -59,17 +59,22 @@ class ServerStatus(BaseModel):
 
     def why_down(self) -> str:
         """The reason a call to this server cannot run now, in the host's own words where it gave some."""
-        if self.status == "starting":
-            return f"server '{self.name}' is unavailable: still starting"
-        if self.status == "disabled":
-            return f"server '{self.name}' is unavailable: disabled in the config (enabled = false)"
-        reason = self.error or ("not running" if self.status == "failed" else "connection closed")
-        message = f"server '{self.name}' is unavailable: {reason}"
-        if self.status == "restarting":
-            # As the host words it (`retryInMs` is absent while the next start runs).
-            when = "now" if self.retryInMs is None else f"in {max(1, math.ceil(self.retryInMs / 1000))} s"
-            message += f"; restarting {when}"
-        return message
+        return unavailable_message(self.name, self.status, self.error, self.retryInMs)
+
+
+def unavailable_message(name: str, state: ServerState, error: str | None, retry_in_ms: float | None) -> str:
+    """Why a request to server `name` cannot run now: the one sentence, answered by the host (-32000) and said
+    again by the core from the server's status. `retry_in_ms` is absent while the next start runs."""
+    if state == "starting":
+        return f"server '{name}' is unavailable: still starting"
+    if state == "disabled":
+        return f"server '{name}' is unavailable: disabled in the config (enabled = false)"
+    reason = error or ("not running" if state == "failed" else "connection closed")
+    message = f"server '{name}' is unavailable: {reason}"
+    if state == "restarting":
+        when = "now" if retry_in_ms is None else f"in {max(1, math.ceil(retry_in_ms / 1000))} s"
+        message += f"; restarting {when}"
+    return message
 
 
 def _ms(seconds: float | None, default: float) -> float:

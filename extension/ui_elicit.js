@@ -2,7 +2,7 @@
 // from the server's schema, or a page to open (URL mode), answered with Accept, Decline or Cancel. The service
 // worker keeps the questions; Python checks an answer before it goes back; this page only shows and sends.
 import { $, el, send } from "./ui_dom.js";
-import { Field } from "./ui_form.js";
+import { Field } from "./ui_form_field.js";
 
 const cards = new Map(); // question id → {node, fields, error}
 let serial = 0;

@@ -2,7 +2,7 @@
 // through the runtime API (`prompts`, `prompt/get`); logs come from `server/logs`, then live from the
 // `serverLog` events the service worker relays. Server text is untrusted: textContent only.
 import { $, el, clear, send, formatTime } from "./ui_dom.js";
-import { Field } from "./ui_form.js";
+import { Field } from "./ui_form_field.js";
 
 const LOGS_SHOWN = 200;
 let current = null; // {name, logs: <ol>}

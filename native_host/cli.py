@@ -12,19 +12,19 @@ ADMIN_COMMANDS = frozenset({"install", "uninstall", "doctor", "config", "connect
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ADMIN_COMMANDS:
-        from .admin import run_admin
+        from .setup.admin import run_admin
 
         return run_admin(args)
     if args == ["mcp"]:
         # An agent's MCP client started us (stdio): the MCP server that reaches Tabgate through its socket.
         import logging
 
-        from .agent_server import run_agent_server
+        from .gateway.agent_server import run_agent_server
 
         logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="tabgate-host mcp: %(message)s")
         return run_agent_server()
     # Host mode: kept free of heavy imports, because the browser waits for the answer to `initialize`.
-    from .host import run
+    from .process.host import run
 
     code = run(args)
     import logging

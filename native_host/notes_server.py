@@ -18,9 +18,9 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.stdio import stdio_server
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .identity import HOST_VERSION
+from .config.identity import HOST_VERSION
+from .config.paths import data_dir
 from .notes_store import Note, NoteStore
-from .paths import data_dir
 
 PAGE_SIZE: Final = 50
 URI_PREFIX: Final = "notes://note/"

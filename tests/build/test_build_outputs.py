@@ -8,7 +8,9 @@ import zipfile
 
 import pytest
 
-from tests.support.project import ROOT, load_build
+from buildsys.identity import EXTENSION_KEY, extension_id
+from buildsys.project import ROOT, project_version
+from buildsys.wheels import build_core_wheel
 
 pytestmark = pytest.mark.unit
 
@@ -25,9 +27,8 @@ def manifest() -> dict[str, object]:
 
 
 def test_extension_id_is_derived_from_the_fixed_key(manifest: dict[str, object]) -> None:
-    build = load_build()
-    assert manifest["key"] == build.EXTENSION_KEY
-    assert build.extension_id() == "aiflcfephbehodcbbjggcmhdjpgmidmd"
+    assert manifest["key"] == EXTENSION_KEY
+    assert extension_id() == "aiflcfephbehodcbbjggcmhdjpgmidmd"
 
 
 def test_csp_allows_wasm_but_no_eval_and_no_remote_script(manifest: dict[str, object]) -> None:
@@ -68,8 +69,7 @@ def test_core_wheel_holds_the_core_and_nothing_of_the_host() -> None:
 
 
 def test_zip_matches_the_unpacked_extension() -> None:
-    build = load_build()
-    archive = ROOT / "dist" / f"tabgate-extension-{build.project_version()}.zip"
+    archive = ROOT / "dist" / f"tabgate-extension-{project_version()}.zip"
     names = set(zipfile.ZipFile(archive).namelist())
     on_disk = {str(p.relative_to(EXT)) for p in EXT.rglob("*") if p.is_file()}
     assert names == on_disk
@@ -82,7 +82,6 @@ def test_pinned_pyodide_runtime_files_ship() -> None:
 
 
 def test_an_unchanged_rebuild_reuses_the_cache() -> None:
-    build = load_build()
-    wheel = build.build_core_wheel()
+    wheel = build_core_wheel()
     mtime = wheel.stat().st_mtime_ns
-    assert build.build_core_wheel().stat().st_mtime_ns == mtime
+    assert build_core_wheel().stat().st_mtime_ns == mtime

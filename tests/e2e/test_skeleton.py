@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Playwright
 
-from native_host.identity import HOST_NAME
+from buildsys.identity import extension_id
+from native_host.config.identity import HOST_NAME
 from tests.support.browser import Extension, install_host, launch
-from tests.support.project import load_build
 
 pytestmark = pytest.mark.e2e
 
 
 def test_extension_id_is_the_one_derived_from_the_key(ext_without_host: Extension) -> None:
-    assert ext_without_host.id == load_build().extension_id()
+    assert ext_without_host.id == extension_id()
 
 
 def test_python_reaches_ready_in_the_offscreen_document(ext_without_host: Extension) -> None:

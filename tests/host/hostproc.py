@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from native_host.identity import EXTENSION_ORIGIN
+from native_host.config.identity import EXTENSION_ORIGIN
 
 HEADER = struct.Struct("=I")
 FRAME_LIMIT = 1024 * 1024

@@ -20,7 +20,7 @@ import pytest
 from conftest import HostDirs, demo_over_http, running_host, stdio_server, toml_str
 from hostproc import HostError, HostProcess, install
 
-from native_host.identity import EXTENSION_ORIGIN
+from native_host.config.identity import EXTENSION_ORIGIN
 
 pytestmark = pytest.mark.host
 

@@ -14,9 +14,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from native_host.framing import FrameWriter, read_frame
-from native_host.process_tree import ProcessTree
-from native_host.stdio_transport import LineSplitter, MessageTooLarge
+from native_host.process.framing import FrameWriter, read_frame
+from native_host.process.process_tree import ProcessTree
+from native_host.servers.stdio_transport import LineSplitter, MessageTooLarge
 
 pytestmark = pytest.mark.unit
 

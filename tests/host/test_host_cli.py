@@ -17,7 +17,7 @@ import pytest
 from conftest import HostDirs
 from hostproc import HostProcess
 
-from native_host.identity import HOST_NAME
+from native_host.config.identity import HOST_NAME
 
 pytestmark = pytest.mark.host
 

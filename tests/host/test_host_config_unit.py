@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from native_host.config import load_config, write_default_config
-from native_host.config_cli import config_import, config_show, redacted
-from native_host.config_write import render_servers
-from native_host.files import FileWriteError, write_atomically
-from native_host.importer import merge_into, read_servers
-from native_host.preview import preview_statuses
-from native_host.redact import REDACTED, Scrubber, redact_url
-from native_host.secret_args import redact_args
+from native_host.config.files import FileWriteError, write_atomically
+from native_host.config.loading import load_config, write_default_config
+from native_host.config.preview import preview_statuses
+from native_host.config.redact import REDACTED, Scrubber, redact_url
+from native_host.config.secret_args import redact_args
+from native_host.config.writing import render_servers
+from native_host.setup.config_cli import config_import, config_show, redacted
+from native_host.setup.importer import merge_into, read_servers
 
 pytestmark = pytest.mark.unit
 
@@ -167,7 +167,7 @@ command = "x"
 env = { API_KEY = "hunter22" }
 """
     path = Path("/nonexistent")
-    from native_host.config import LoadedConfig, parse_servers
+    from native_host.config.loading import LoadedConfig, parse_servers
 
     loaded = LoadedConfig(path, exists=True)
     parse_servers(path, tomllib.loads(loaded_text)["mcp_servers"], loaded)

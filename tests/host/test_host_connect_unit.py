@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from native_host.connect import AGENTS, AgentFile, AgentName, host_script, run_connect
-from native_host.doctor import check_agent_configs
+from native_host.setup.connect import AGENTS, AgentFile, AgentName, host_script, run_connect
+from native_host.setup.doctor import check_agent_configs
 
 pytestmark = pytest.mark.unit
 

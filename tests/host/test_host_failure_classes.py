@@ -12,7 +12,7 @@ import pytest
 from conftest import PYTHON, SERVERS, HostDirs, demo_over_http, running_host, stdio_server, toml_str
 from hostproc import HostError, HostProcess
 
-from native_host.failures import Cause, Mend, classify, refuses_for_good
+from native_host.servers.failures import Cause, Mend, classify, refuses_for_good
 from tests.support.http_servers import endpoint, serving
 
 pytestmark = pytest.mark.host
@@ -154,7 +154,7 @@ def legacy_table(name: str, handshake: str, mode: str, origin: str | None) -> st
     assert origin is not None
     transport = "sse" if mode == "sse" else "streamable_http"
     url = endpoint(origin, mode)
-    # A static Authorization: with OAuth, streamable HTTP connects with `initialize` only (connections.py).
+    # A static Authorization: with OAuth, streamable HTTP connects with `initialize` only (see Connection).
     auth = 'http_headers = { Authorization = "Bearer test" }\n' if mode == "http" else ""
     return f'[mcp_servers.{name}]\nurl = {toml_str(url)}\ntransport = "{transport}"\n{auth}{common}\n'
 
@@ -198,7 +198,7 @@ def test_failures_are_classified_by_type_and_status() -> None:
     import httpx2
     from mcp import MCPError
 
-    from native_host.failures import CommandNotFound, ConfigRefused, NotExecutable
+    from native_host.servers.failures import CommandNotFound, ConfigRefused, NotExecutable
 
     assert classify(CommandNotFound("x")).cause is Cause.COMMAND_NOT_FOUND
     assert classify(ExceptionGroup("g", [NotExecutable("x")])).mend is Mend.FIX
@@ -232,7 +232,7 @@ def test_failures_are_classified_by_type_and_status() -> None:
 def test_the_probe_bound_is_in_place() -> None:
     import mcp.client.session
 
-    import native_host.connections  # noqa: F401  (sets the bound)
-    from native_host.handshake import PROBE_SECONDS
+    import native_host.servers.connection  # noqa: F401  (sets the bound)
+    from native_host.servers.handshake import PROBE_SECONDS
 
     assert mcp.client.session.DISCOVER_TIMEOUT_SECONDS == PROBE_SECONDS < 1

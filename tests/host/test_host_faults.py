@@ -16,6 +16,9 @@ from hostproc import HostError, HostProcess
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from native_host.methods.table import METHODS
+from native_host.process.jsonrpc import CANCEL_METHOD
+
 pytestmark = pytest.mark.host
 
 SILENT = Path(__file__).parent / "servers" / "silent_server.py"
@@ -142,20 +145,8 @@ def fuzz_host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostProcess]
         yield host
 
 
-METHODS = [
-    "initialize",
-    "ping",
-    "servers/list",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "prompts/list",
-    "prompts/get",
-    "$/cancelRequest",
-    "x/y",
-]
+# Every method of the host's one table, a notification, and one it does not know.
+FUZZED_METHODS = [*sorted(METHODS), CANCEL_METHOD, "x/y"]
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
@@ -168,7 +159,7 @@ messages = st.fixed_dictionaries(
         "id": st.one_of(
             st.integers(), st.text(max_size=6), st.none(), st.booleans(), st.floats(allow_nan=False)
         ),
-        "method": st.one_of(st.sampled_from(METHODS), st.text(max_size=10), st.integers()),
+        "method": st.one_of(st.sampled_from(FUZZED_METHODS), st.text(max_size=10), st.integers()),
         "params": st.one_of(
             json_values,
             st.fixed_dictionaries(

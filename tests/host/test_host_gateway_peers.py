@@ -24,7 +24,7 @@ from hostproc import FakeBrowserSide
 from mcp import Client, StdioServerParameters
 from test_host_gateway import TAB_QUERY_TOOL, gateway_host, runtime_dir, wait_until
 
-from native_host.gateway import HANDSHAKE_SECONDS, MAX_RUNNING, MAX_SESSIONS, OUTPUT_CAP
+from native_host.gateway.service import HANDSHAKE_SECONDS, MAX_RUNNING, MAX_SESSIONS, OUTPUT_CAP
 from tests.support.agents import codex_env, default_place_free
 from tests.support.browser import tabgate_host_bin
 

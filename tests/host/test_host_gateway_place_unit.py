@@ -15,9 +15,9 @@ import anyio
 import pytest
 from anyio.abc import SocketListener
 
-from native_host import gateway_socket
-from native_host.agent_server import HostLink
-from native_host.gateway_socket import (
+from native_host.gateway import place
+from native_host.gateway.agent_server import HostLink
+from native_host.gateway.place import (
     ENV_RUNTIME_DIR,
     GatewaySocketError,
     bind_listening_socket,
@@ -26,7 +26,7 @@ from native_host.gateway_socket import (
     runtime_folders,
     socket_paths,
 )
-from native_host.gateway_wire import LineChannel
+from native_host.gateway.wire import LineChannel
 
 pytestmark = pytest.mark.unit
 
@@ -150,8 +150,8 @@ def test_the_agent_finds_a_host_listening_at_a_later_candidate(monkeypatch: pyte
     try:
         (base / "run" / str(os.getuid())).mkdir(parents=True, mode=0o700)
         (base / "tmp").mkdir()
-        monkeypatch.setattr(gateway_socket, "RUN_USER", base / "run")
-        monkeypatch.setattr(gateway_socket, "FIXED_TMP", base / "tmp")
+        monkeypatch.setattr(place, "RUN_USER", base / "run")
+        monkeypatch.setattr(place, "FIXED_TMP", base / "tmp")
         first, second = socket_paths()
         assert first.parent == base / "run" / str(os.getuid()) / "tabgate"
         listening = bind_listening_socket(second)

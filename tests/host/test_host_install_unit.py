@@ -12,11 +12,23 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 import pytest
 
-from native_host.config import write_default_config
-from native_host.doctor import run_doctor
-from native_host.identity import EXTENSION_ORIGIN, HOST_NAME, HOST_VERSION
-from native_host.install import install_at, launcher_path, render_launcher, render_manifest, uninstall_at
-from native_host.locations import BROWSERS, PLATFORMS, Location, browser_location, user_data_dir_location
+from native_host.config.identity import EXTENSION_ORIGIN, HOST_NAME, HOST_VERSION
+from native_host.config.loading import write_default_config
+from native_host.setup.doctor import run_doctor
+from native_host.setup.install import (
+    install_at,
+    launcher_path,
+    render_launcher,
+    render_manifest,
+    uninstall_at,
+)
+from native_host.setup.locations import (
+    BROWSERS,
+    PLATFORMS,
+    Location,
+    browser_location,
+    user_data_dir_location,
+)
 
 pytestmark = pytest.mark.unit
 

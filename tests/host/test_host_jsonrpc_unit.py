@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from native_host.jsonrpc import (
+from native_host.process.jsonrpc import (
     MAX_RESPONSE,
     ErrorCode,
+    McpRequestError,
     Notification,
     Request,
     Response,
-    RpcError,
     dumps,
     parse_message,
     response_bodies,
@@ -68,7 +68,7 @@ def test_nan_is_refused() -> None:
 
 
 def test_beyond_64_mib_is_result_too_large() -> None:
-    with pytest.raises(RpcError) as caught:
+    with pytest.raises(McpRequestError) as caught:
         response_bodies(1, b"x" * (MAX_RESPONSE + 1))
     assert caught.value.code == ErrorCode.RESULT_TOO_LARGE
 
@@ -84,18 +84,18 @@ def test_parse_message_shapes() -> None:
         "gw:2", None, {"code": -1, "message": "no"}
     )
     assert parse_message(b'{"jsonrpc":"2.0","id":null,"result":{}}') is None  # nobody can be answered
-    with pytest.raises(RpcError) as caught:
+    with pytest.raises(McpRequestError) as caught:
         parse_message(b'{"jsonrpc":"2.0","id":"x","method":"m","params":5}')
     assert (caught.value.code, caught.value.request_id) == (ErrorCode.INVALID_PARAMS, "x")
-    with pytest.raises(RpcError) as caught:
+    with pytest.raises(McpRequestError) as caught:
         parse_message(b"[" * 100_000)
     assert caught.value.code == ErrorCode.PARSE_ERROR
-    with pytest.raises(RpcError) as caught:
+    with pytest.raises(McpRequestError) as caught:
         parse_message(b'{"jsonrpc":"2.0","id":"' + b"x" * 300 + b'","method":"ping"}')
     assert caught.value.code == ErrorCode.INVALID_REQUEST and caught.value.request_id is None
 
 
 def test_an_id_too_long_for_chunks_is_refused_not_looped() -> None:
-    with pytest.raises(RpcError) as caught:
+    with pytest.raises(McpRequestError) as caught:
         response_bodies("x" * 200, b"y" * 5000, limit=300)
     assert caught.value.code == ErrorCode.RESULT_TOO_LARGE

@@ -16,8 +16,9 @@ import pytest
 from conftest import SERVERS, HostDirs, running_host, stdio_server, toml_str
 from hostproc import HostError, HostProcess
 
-from native_host.connections import retry_delay, url_secrets
-from native_host.redact import Scrubber, scrub_data
+from native_host.config.redact import Scrubber, scrub_data
+from native_host.servers.connection import retry_delay
+from native_host.servers.transports import url_secrets
 from tests.support.http_servers import free_port
 
 pytestmark = pytest.mark.host

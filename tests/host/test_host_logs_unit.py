@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from native_host.logs import BACKUPS, MAX_BYTES, open_server_log, server_log_path, setup_host_logging
-from native_host.redact import REDACTED, Scrubber
+from native_host.config.redact import REDACTED, Scrubber
+from native_host.process.logs import BACKUPS, MAX_BYTES, open_server_log, server_log_path, setup_host_logging
 
 pytestmark = pytest.mark.unit
 

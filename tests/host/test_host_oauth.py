@@ -22,7 +22,7 @@ import pytest
 from conftest import HostDirs, running_host, toml_str
 from hostproc import BrowserRefusal, FakeBrowserSide, HostError, HostProcess
 
-from native_host.oauth import REDIRECT_URI
+from native_host.servers.oauth import REDIRECT_URI
 from tests.support.http_servers import endpoint, serving
 
 pytestmark = pytest.mark.host

@@ -15,8 +15,8 @@ import pytest
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 
-from native_host.files import FileWriteError
-from native_host.oauth import (
+from native_host.config.files import FileWriteError
+from native_host.servers.oauth import (
     REDIRECT_URI,
     ServerOAuth,
     SignInFailed,

@@ -20,7 +20,7 @@ from conftest import HostDirs, running_host, stdio_server, toml_str
 from hostproc import FakeBrowserSide
 from mcp import Client, StdioServerParameters
 
-from native_host.redact import REDACTED, Scrubber, scrub_data, worth_hiding
+from native_host.config.redact import REDACTED, Scrubber, scrub_data, worth_hiding
 from tests.support.browser import tabgate_host_bin
 
 pytestmark = pytest.mark.host

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from native_host.redact import REDACTED, Scrubber
-from native_host.server_logs import MAX_ENTRIES, MAX_TEXT, LogRing
+from native_host.config.redact import REDACTED, Scrubber
+from native_host.servers.server_logs import MAX_ENTRIES, MAX_TEXT, LogRing
 
 pytestmark = pytest.mark.unit
 

@@ -19,7 +19,7 @@ from conftest import HostDirs, running_host
 from hostproc import FakeBrowserSide, HostError, HostProcess
 from test_host_oauth import SERVER, Browser, config_for, stats, wait_status, whoami
 
-from native_host.oauth import REDIRECT_URI
+from native_host.servers.oauth import REDIRECT_URI
 from tests.support.http_servers import endpoint, serving
 
 pytestmark = pytest.mark.host

@@ -12,9 +12,9 @@ import pytest
 from mcp import MCPError
 from mcp.shared.auth import OAuthToken
 
-from native_host.config import LoadedConfig, parse_servers
-from native_host.oauth import TokenFile, configured_client
-from native_host.signin import MAX_REFUSALS, Challenge, SignInLedger, refused_request
+from native_host.config.loading import LoadedConfig, parse_servers
+from native_host.servers.oauth import TokenFile, configured_client
+from native_host.servers.refusals import MAX_REFUSALS, Challenge, SignInLedger, refused_request
 
 pytestmark = pytest.mark.unit
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import HostDirs, StartHost
 from hostproc import HostProcess
 
-from native_host.identity import EXTENSION_ORIGIN, HOST_NAME, HOST_VERSION
+from native_host.config.identity import EXTENSION_ORIGIN, HOST_NAME, HOST_VERSION
 
 pytestmark = pytest.mark.host
 

@@ -20,12 +20,16 @@ def _run(*cmd: str) -> None:
 
 
 def test_ruff_check_finds_nothing() -> None:
-    _run(str(BIN / "ruff"), "check", "core", "native_host", "tests", "build.py")
+    _run(str(BIN / "ruff"), "check", "core", "native_host", "tests", "build.py", "buildsys")
 
 
 def test_ruff_format_leaves_everything_as_is() -> None:
-    _run(str(BIN / "ruff"), "format", "--check", "core", "native_host", "tests", "build.py")
+    _run(str(BIN / "ruff"), "format", "--check", "core", "native_host", "tests", "build.py", "buildsys")
 
 
 def test_mypy_strict_on_core_and_native_host() -> None:
     _run(str(BIN / "mypy"), "--strict", "core", "native_host")
+
+
+def test_mypy_strict_on_the_build() -> None:
+    _run(str(BIN / "mypy"), "--strict", "build.py", "buildsys")

@@ -21,7 +21,7 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
-from native_host.gateway_socket import ENV_RUNTIME_DIR, socket_paths
+from native_host.gateway.place import ENV_RUNTIME_DIR, socket_paths
 from tests.support.browser import tabgate_host_bin
 
 # What codex on Linux passes to a stdio server beside the SDKs' HOME, LOGNAME, PATH, SHELL, TERM, USER.

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from mcp import Client
 from playwright.sync_api import sync_playwright
 
-from native_host.gateway_socket import socket_paths
+from native_host.gateway.place import socket_paths
 from tests.support.agents import (
     AgentThread,
     codex_config,

@@ -190,7 +190,7 @@ def _rss_mib(pid: int) -> float:
 def host_rss_unread() -> list[Figure]:
     """300 `tools/call`s for 1 MB each, sent while nobody reads the host's output: the host's peak RSS
     (its server's apart); then everything is read, and every answer must be there."""
-    from native_host.identity import EXTENSION_ORIGIN
+    from native_host.config.identity import EXTENSION_ORIGIN
     from tests.host.hostproc import install
 
     count, size = 300, 1_000_000

@@ -1,0 +1,383 @@
+"""The agent gateway inside the host Chrome started: the user-only socket, one session per agent, and the
+requests the host makes of the browser on their behalf (contract §8, §8.1).
+
+The socket exists only while the person has turned the gateway on (the browser says so with `gateway/state`).
+
+A connection becomes a session in three steps:
+1. at accept, the OS says who the peer is (`peers.py`): only `tabgate-host mcp` of this install, run by
+   this user, is kept; anything else (a raw socket client, another user) is closed at once, unanswered;
+2. within `HANDSHAKE_SECONDS` of connecting, its first message must be the request
+   `gateway/hello {client: {name, version}}` (the agent's MCP `clientInfo`); otherwise it is closed;
+3. the session then has an agent `{name, version, executable}` — the executable being the peer's parent
+   process as the OS reports it — which goes with each `gateway/tools` and `gateway/call` to the browser, so
+   every call runs in the session's own turn and consent binds to the executable, never to a claimed name.
+
+Bounds, so that a peer can cost a fixed amount and never shut another agent out:
+- answers wait in a per-session queue written by one writer; once `OUTPUT_CAP` bytes wait for a peer that does
+  not read, its requests are no longer read (the kernel's socket buffer then stops its writes: backpressure),
+  and at most `MAX_RUNNING` of its requests run at once, so what waits for it is bounded by the cap plus the
+  answers of the requests already running. Repeated `tools/list_changed` notices are never queued twice.
+- `MAX_SESSIONS` sessions at most: when a newcomer completes its handshake with every slot taken, the session
+  that has been idle longest with no call running is closed to make room (its `tabgate-host mcp` reconnects by
+  itself when it can); only when every session has a call running is the newcomer refused. Unfinished
+  handshakes hold no slot and last at most `HANDSHAKE_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import itertools
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any, Final
+
+import anyio
+import anyio.abc
+import mcp_types
+from anyio.abc import SocketAttribute, SocketListener, SocketStream
+from pydantic import BaseModel, ValidationError
+
+from ..config.redact import KNOWN_SECRETS, scrub_data
+from ..methods.table import GATEWAY_CHANGED, GATEWAY_STATE
+from ..process.browser_link import BrowserGone, BrowserLink
+from ..process.jsonrpc import CANCEL_METHOD, Notification
+from ..process.outbox import Outbox
+from .peers import Install, PeerRefused, agent_executable
+from .place import GatewaySocketError, bind_listening_socket, peer_credentials
+from .results import error_result
+from .wire import HELLO_METHOD, LineChannel, Message, WireError, encode
+
+log = logging.getLogger(__name__)
+
+CLOSED_METHOD: Final = "gateway/closed"  # host → browser {session}: an agent disconnected
+LIST_CHANGED: Final = "notifications/tools/list_changed"
+LIST_TIMEOUT_SECONDS: Final = 15.0
+# The extension bounds every call by its own limits (the server's tool_timeout_sec, the consent timeout); this
+# ceiling only guarantees no wait here outlives the longest limit the config allows.
+CALL_CEILING_SECONDS: Final = 86400.0 + 600.0
+HANDSHAKE_SECONDS: Final = 5.0
+OUTPUT_CAP: Final = 8 * 1024 * 1024
+MAX_RUNNING: Final = 16
+REQUEST_LINE_MAX: Final = 8 * 1024 * 1024  # an agent's request is a tool call's arguments, never a page
+MAX_SESSIONS: Final = 64
+BIND_RETRY_SECONDS: Final = 1.0
+
+
+class Agent(BaseModel):
+    """Who a session speaks for (interface A): `executable` from the OS, name and version from clientInfo."""
+
+    name: str
+    version: str
+    executable: str
+
+
+class ClientInfo(BaseModel):
+    name: str
+    version: str = ""
+
+
+class HelloParams(BaseModel):
+    client: ClientInfo
+
+
+class Refused(Exception):
+    """A peer is closed before it becomes a session; the message says why (logged, and sent when useful)."""
+
+
+class Outgoing:
+    """What waits for one peer, and its size in bytes: one writer sends it in order."""
+
+    def __init__(self, stream: SocketStream) -> None:
+        self._stream = stream
+        self._queue: collections.deque[tuple[bytes, bool]] = collections.deque()  # (line, is the notice)
+        self.size = 0
+        self._queued = anyio.Event()
+        self._drained = anyio.Event()
+        self._notice_waiting = False
+
+    def put(self, message: Message, *, notice: bool = False) -> None:
+        data = encode(message)
+        self._queue.append((data, notice))
+        self.size += len(data)
+        self._queued.set()
+
+    def put_list_changed(self) -> None:
+        if not self._notice_waiting:  # one waiting notice says it all
+            self._notice_waiting = True
+            self.put({"jsonrpc": "2.0", "method": LIST_CHANGED}, notice=True)
+
+    async def until_room(self) -> None:
+        while self.size >= OUTPUT_CAP:
+            await self._drained.wait()
+
+    async def write(self) -> None:
+        """Send until the peer stops reading for good (the session's task group then ends)."""
+        while True:
+            while not self._queue:
+                self._queued = anyio.Event()
+                await self._queued.wait()
+            data, notice = self._queue[0]
+            if notice:
+                self._notice_waiting = False  # a change after this point needs a notice of its own
+            await self._stream.send(data)
+            self._queue.popleft()
+            self.size -= len(data)
+            self._drained.set()
+            self._drained = anyio.Event()
+
+
+class Session:
+    def __init__(self, session_id: str, agent: Agent, stream: SocketStream, scope: anyio.CancelScope) -> None:
+        self.id = session_id
+        self.agent = agent
+        self.out = Outgoing(stream)
+        self.scope = scope  # cancelled to close the session (eviction, gateway off)
+        # Running requests by a key of our own: a peer may reuse a request id, and must not escape the bound.
+        self.running: dict[int, tuple[Any, anyio.CancelScope]] = {}
+        self.keys = itertools.count()
+        self.last_active = time.monotonic()
+        self.room = anyio.Event()  # set whenever a running request ends
+
+
+class Gateway:
+    def __init__(self, outbox: Outbox, path: Path, browser: BrowserLink) -> None:
+        self._outbox = outbox
+        self._path = path
+        self.browser = browser
+        self._on = False
+        self._toggled = anyio.Event()
+        self._session_ids = itertools.count(1)
+        self._sessions: dict[str, Session] = {}
+        self._install = Install.current()
+
+    # -- from the browser (on the loop thread) -----------------------------------------------------------
+
+    def notification(self, message: Notification) -> None:
+        if message.method == GATEWAY_STATE:
+            on = message.params.get("enabled") is True
+            if on != self._on:
+                self._on = on
+                self._toggled.set()  # wakes whoever waits for the switch; later waits get a fresh event
+                self._toggled = anyio.Event()
+        elif message.method == GATEWAY_CHANGED:
+            for session in self._sessions.values():
+                session.out.put_list_changed()
+
+    # -- the listener ------------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Listen while the gateway is on; close the socket and every session when it is turned off."""
+        refused: str | None = None
+        while True:
+            await self._until(on=True)
+            try:
+                listener = await SocketListener.from_socket(bind_listening_socket(self._path))
+            except GatewaySocketError as exc:
+                # Often the host of a browser that is closing still holds the socket: try again shortly.
+                if str(exc) != refused:
+                    log.error("agent gateway: %s (trying again every %g s)", exc, BIND_RETRY_SECONDS)
+                    refused = str(exc)
+                with anyio.move_on_after(BIND_RETRY_SECONDS):
+                    await self._until(on=False)
+                continue
+            refused = None
+            log.info("agent gateway listening on %s", self._path)
+            try:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(self._accept, listener, group)
+                    await self._until(on=False)
+                    group.cancel_scope.cancel()
+            finally:
+                await listener.aclose()
+                with contextlib.suppress(OSError):
+                    self._path.unlink()
+                log.info("agent gateway closed")
+
+    async def _until(self, *, on: bool) -> None:
+        while self._on != on:
+            await self._toggled.wait()
+
+    async def _accept(self, listener: SocketListener, group: anyio.abc.TaskGroup) -> None:
+        while True:
+            stream = await listener.accept()
+            group.start_soon(self._guarded_peer, stream)
+
+    async def _guarded_peer(self, stream: SocketStream) -> None:
+        """A failure of one peer, whatever it is, ends that peer only, never the listener or other agents."""
+        try:
+            await self._peer(stream)
+        except Exception:
+            log.exception("agent gateway: a connection failed")
+            with anyio.CancelScope(shield=True):
+                await stream.aclose()
+
+    async def _peer(self, stream: SocketStream) -> None:
+        try:
+            executable = self._identify(stream)
+            channel = LineChannel(stream, max_line=REQUEST_LINE_MAX)
+            with anyio.fail_after(HANDSHAKE_SECONDS):
+                hello_id, client = await self._hello(channel)
+        except (Refused, TimeoutError) as exc:
+            why = str(exc) or f"no gateway/hello within {HANDSHAKE_SECONDS:g} s"
+            log.warning("agent gateway: refused a connection: %s", why)
+            await stream.aclose()
+            return
+        agent = Agent(name=client.name, version=client.version, executable=executable)
+        with anyio.CancelScope() as scope:
+            session = Session(f"agent-{next(self._session_ids)}", agent, stream, scope)
+            full = self._make_room()
+            if full is not None:
+                with (
+                    contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError),
+                    anyio.move_on_after(1),
+                ):
+                    await stream.send(encode(_error(hello_id, full)))
+                log.warning("agent gateway: refused %s: %s", agent.executable, full)
+                await stream.aclose()
+                return
+            self._sessions[session.id] = session
+            log.info("agent gateway: session %s opened for %s (%s)", session.id, agent.name, agent.executable)
+            session.out.put({"jsonrpc": "2.0", "id": hello_id, "result": {"session": session.id}})
+            try:
+                await self._serve_session(session, channel)
+            finally:
+                if self._sessions.get(session.id) is session:
+                    del self._sessions[session.id]
+                with anyio.CancelScope(shield=True):
+                    await stream.aclose()
+                self._outbox.notify(CLOSED_METHOD, {"session": session.id})
+                log.info("agent gateway: session %s closed", session.id)
+
+    def _identify(self, stream: SocketStream) -> str:
+        credentials = peer_credentials(stream.extra(SocketAttribute.raw_socket))
+        if credentials is None:
+            raise Refused("this system cannot say who connected")
+        pid, uid = credentials
+        if uid != os.getuid():
+            raise Refused(f"the peer runs as uid {uid}, another user")
+        try:
+            return agent_executable(pid, self._install)
+        except PeerRefused as exc:
+            raise Refused(str(exc)) from None
+
+    async def _hello(self, channel: LineChannel) -> tuple[Any, ClientInfo]:
+        try:
+            message = await channel.receive(max_line=64 * 1024)
+        except WireError as exc:
+            raise Refused(str(exc)) from None
+        if message is None:
+            raise Refused("the peer left before its handshake")
+        if message.get("method") != HELLO_METHOD or "id" not in message:
+            raise Refused(f"the first message was not a {HELLO_METHOD} request")
+        try:
+            return message["id"], HelloParams.model_validate(message.get("params")).client
+        except ValidationError as exc:
+            raise Refused(f"{HELLO_METHOD} without a client name: {exc.errors()[0]['msg']}") from None
+
+    def _make_room(self) -> str | None:
+        """None once a slot is free (evicting the longest-idle session with nothing running if need be)."""
+        if len(self._sessions) < MAX_SESSIONS:
+            return None
+        idle = [session for session in self._sessions.values() if not session.running]
+        if not idle:
+            return f"{MAX_SESSIONS} agents are connected and every one has a call running; try again later"
+        oldest = min(idle, key=lambda session: session.last_active)
+        log.warning("agent gateway: closing idle session %s to make room for a new agent", oldest.id)
+        del self._sessions[oldest.id]  # its slot is free at once; its own task finishes closing it
+        oldest.scope.cancel()
+        return None
+
+    async def _serve_session(self, session: Session, channel: LineChannel) -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._write, session, group)
+            while True:
+                # Backpressure: a peer that does not read its answers is not read either.
+                await session.out.until_room()
+                while len(session.running) >= MAX_RUNNING:
+                    await session.room.wait()
+                try:
+                    message = await channel.receive()
+                except WireError as exc:
+                    log.warning("agent gateway: session %s: %s; closing it", session.id, exc)
+                    break
+                if message is None:
+                    break
+                session.last_active = time.monotonic()
+                if message.get("method") == CANCEL_METHOD:
+                    cancelled = (message.get("params") or {}).get("id")
+                    for request_id, scope in session.running.values():
+                        if request_id == cancelled:
+                            scope.cancel()
+                elif "id" in message and isinstance(message.get("method"), str):
+                    key, scope = next(session.keys), anyio.CancelScope()
+                    session.running[key] = (message["id"], scope)
+                    group.start_soon(self._answer, session, message, key)
+            group.cancel_scope.cancel()
+
+    async def _write(self, session: Session, group: anyio.abc.TaskGroup) -> None:
+        with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await session.out.write()
+        group.cancel_scope.cancel()  # the peer is gone: stop reading and running for it
+
+    async def _answer(self, session: Session, message: Message, key: int) -> None:
+        request_id, scope = session.running[key]
+        raw = message.get("params")
+        params: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        with scope:
+            try:
+                result = await self._relay(session, str(message["method"]), params)
+            finally:
+                del session.running[key]
+                session.last_active = time.monotonic()
+                session.room.set()
+                session.room = anyio.Event()
+        if not scope.cancelled_caught:
+            # Configured secrets never reach an agent, even where a page or a tool shows one.
+            session.out.put({"jsonrpc": "2.0", "id": request_id, "result": scrub_data(result, KNOWN_SECRETS)})
+
+    async def _relay(self, session: Session, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        agent = session.agent.model_dump()
+        if method == "tools/list":
+            try:
+                answer = await self.browser.request(
+                    "gateway/tools", {"session": session.id, "agent": agent}, timeout=LIST_TIMEOUT_SECONDS
+                )
+            except BrowserGone as exc:
+                log.info("agent gateway: tools/list for %s: %s", session.id, exc)
+                return {"tools": []}
+            tools = answer.get("tools") if isinstance(answer, dict) else None
+            return {"tools": tools if isinstance(tools, list) else []}
+        if method == "tools/call":
+            arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+            try:
+                answer = await self.browser.request(
+                    "gateway/call",
+                    {
+                        "session": session.id,
+                        "agent": agent,
+                        "name": str(params.get("name", "")),
+                        "arguments": arguments,
+                    },
+                    timeout=CALL_CEILING_SECONDS,
+                )
+            except BrowserGone as exc:
+                return error_result(f"Tabgate could not run the call: {exc}")
+            return _checked_result(answer)
+        return error_result(f"unknown gateway method {method!r}")
+
+
+def _checked_result(answer: Any) -> dict[str, Any]:
+    """The browser's CallToolResult, relayed unchanged once it is known to be one."""
+    try:
+        mcp_types.CallToolResult.model_validate(answer)
+    except ValidationError as exc:
+        log.error("agent gateway: the browser's answer is not a CallToolResult: %s", exc)
+        return error_result(f"Tabgate's browser side sent an answer that is not an MCP tool result: {exc}")
+    return dict(answer)
+
+
+def _error(request_id: Any, message: str) -> Message:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32000, "message": message}}

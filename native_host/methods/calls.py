@@ -1,0 +1,103 @@
+"""The requests that act: a server's tool, a resource read, a prompt fetched; and the host's own check of the
+files a page upload may send."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client
+from pydantic import ConfigDict, Field
+
+from ..config.redact import KNOWN_SECRETS
+from ..process.jsonrpc import ErrorCode, JsonObject, McpRequestError, Request
+from ..process.outbox import Outbox
+from ..servers.manager import ConnectionManager
+from ..servers.replies import to_json
+from .params import Params, parse_params
+from .server_use import use
+from .uploads import UploadRefused, check_upload
+
+
+class CallParams(Params):
+    server: str
+    tool: str
+    arguments: dict[str, Any] | None = None
+    timeout_ms: float | None = Field(default=None, alias="timeoutMs", gt=0, allow_inf_nan=False)
+
+
+class ReadParams(Params):
+    server: str
+    uri: str
+
+
+class PromptParams(Params):
+    server: str
+    name: str
+    arguments: dict[str, str] | None = None
+
+
+class UploadParams(Params):
+    model_config = ConfigDict(extra="ignore", strict=True)
+    paths: list[str]
+    folders: list[str]
+
+
+class Calls:
+    def __init__(self, manager: ConnectionManager, outbox: Outbox) -> None:
+        self.manager = manager
+        self._outbox = outbox
+
+    async def tools_call(self, request: Request) -> JsonObject:
+        params = parse_params(CallParams, request)
+        connection = self.manager.get(params.server)
+        if not connection.config.allows_tool(params.tool):
+            raise McpRequestError(
+                ErrorCode.TOOL_DISABLED,
+                f"tool '{params.tool}' of MCP server '{params.server}' is disabled by the config "
+                "(enabled_tools / disabled_tools)",
+                {"server": params.server},
+            )
+        timeout = params.timeout_ms / 1000 if params.timeout_ms is not None else None
+
+        async def report(progress: float, total: float | None, message: str | None) -> None:
+            note: JsonObject = {"requestId": request.id, "progress": progress}
+            if total is not None:
+                note["total"] = total
+            if message is not None:
+                note["message"] = KNOWN_SECRETS(message)
+            self._outbox.notify("notifications/progress", note)
+
+        async def call(client: Client) -> types.CallToolResult:
+            # send_request, not call_tool: the host passes results through; checking structuredContent against
+            # outputSchema (and the extra tools/list that may take) is the caller's business.
+            return await client.session.send_request(
+                types.CallToolRequest(
+                    params=types.CallToolRequestParams(name=params.tool, arguments=params.arguments)
+                ),
+                types.CallToolResult,
+                progress_callback=report,
+            )
+
+        return to_json(await use(connection, call, timeout))
+
+    async def resources_read(self, request: Request) -> JsonObject:
+        params = parse_params(ReadParams, request)
+        connection = self.manager.get(params.server)
+        result = await use(connection, lambda client: client.read_resource(params.uri))
+        return {"contents": to_json(result).get("contents", [])}
+
+    async def prompts_get(self, request: Request) -> JsonObject:
+        params = parse_params(PromptParams, request)
+        connection = self.manager.get(params.server)
+        result = await use(connection, lambda client: client.get_prompt(params.name, params.arguments))
+        return to_json(result)
+
+    async def files_check_upload(self, request: Request) -> JsonObject:
+        params = parse_params(UploadParams, request)
+        try:
+            paths = await anyio.to_thread.run_sync(check_upload, params.paths, params.folders)
+        except UploadRefused as exc:
+            raise McpRequestError(ErrorCode.INVALID_PARAMS, str(exc)) from None
+        return {"paths": paths}

@@ -1,0 +1,324 @@
+"""OAuth for remote servers: the SDK's OAuth client, tokens kept by the host, sign-in done in the browser.
+
+A remote server with no `Authorization` of its own in the config gets an `OAuthClientProvider`. The one of
+a running connection never opens a page: it uses the stored tokens and refreshes them, and when the server
+wants a new sign-in it raises SignInRequired (the connection then waits for the person). Only a sign-in
+(`servers/signIn`) gets a provider that asks the browser to open the authorization page (host → browser
+`oauth/authorize`); the browser catches the redirect to `https://<extension id>.chromiumapp.org/oauth`
+(chrome.identity), so no local port is ever opened.
+
+Tokens and the dynamic client registration live in `<data dir>/oauth/<server>.json` (0600 in a 0700 folder),
+written whole or not at all, and bound to the server's URL: a server whose URL changed signs in again."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+import httpx2
+from mcp.client.auth import OAuthClientProvider
+from mcp.client.auth.utils import union_scopes
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
+)
+from pydantic import AnyUrl, BaseModel, ValidationError
+
+from ..config.files import PRIVATE_FILE, write_atomically
+from ..config.identity import EXTENSION_ID
+from .refusals import Challenge
+
+log = logging.getLogger(__name__)
+
+REDIRECT_URI: Final = f"https://{EXTENSION_ID}.chromiumapp.org/oauth"
+# A person's time at the sign-in page (logging in, maybe a second factor): theirs, not the server's.
+SIGN_IN_SECONDS: Final = 600.0
+# Signing out does not wait long for a server that does not answer: the tokens are forgotten here already.
+REVOKE_SECONDS: Final = 10.0
+
+CLIENT_METADATA: Final = OAuthClientMetadata(
+    client_name="Tabgate",
+    redirect_uris=[AnyUrl(REDIRECT_URI)],
+    grant_types=["authorization_code", "refresh_token"],
+    response_types=["code"],
+    # A public client: PKCE protects the code, and no secret would stay secret in a browser's helper.
+    token_endpoint_auth_method="none",
+)
+
+LOOPBACK: Final = frozenset({"127.0.0.1", "localhost", "::1"})
+
+# The browser side of a sign-in: the authorization URL in, the URL it redirected to out.
+type Authorize = Callable[[str], Awaitable[str]]
+
+
+class SignInRequired(Exception):
+    """The server wants the person to sign in (no tokens, or tokens it no longer accepts)."""
+
+
+class SignInFailed(Exception):
+    """A sign-in did not end with tokens; the message says why in the person's terms."""
+
+
+@dataclass(frozen=True)
+class SignOut:
+    """`signed_out`: there were tokens to forget; `revoked`: the authorization server took them back."""
+
+    signed_out: bool
+    revoked: bool
+
+
+class Grant(BaseModel):
+    """What `<server>.json` holds. `expires_at` is absolute: the SDK keeps only `expires_in`.
+    `revocation_endpoint` comes from the authorization server's metadata at sign-in (RFC 7009)."""
+
+    url: str
+    client: OAuthClientInformationFull | None = None
+    tokens: OAuthToken | None = None
+    expires_at: float | None = None
+    revocation_endpoint: str | None = None
+
+
+class TokenFile:
+    """The SDK's TokenStorage over one server's file; a file for another URL, or unreadable, is no file.
+
+    With `client` (a client registered by hand, from the config) that client is the registration: no dynamic
+    registration is asked for, and it is never written to the file (its secret stays in the environment)."""
+
+    def __init__(
+        self, folder: Path, server: str, url: str, client: OAuthClientInformationFull | None = None
+    ) -> None:
+        self.path = folder / f"{server}.json"
+        self._url = url
+        self._client = client
+
+    def read(self) -> Grant:
+        grant = self._read()
+        return grant if self._client is None else grant.model_copy(update={"client": self._client})
+
+    def _read(self) -> Grant:
+        try:
+            grant = Grant.model_validate_json(self.path.read_bytes())
+        except FileNotFoundError:
+            return Grant(url=self._url)
+        except (OSError, ValidationError) as exc:
+            log.warning("ignoring unreadable OAuth file %s: %s", self.path, type(exc).__name__)
+            return Grant(url=self._url)
+        return grant if grant.url == self._url else Grant(url=self._url)
+
+    def signed_in(self) -> bool:
+        return self.read().tokens is not None
+
+    def forget(self) -> Grant | None:
+        """Drop the tokens (the registration stays for the next sign-in) and answer what they were, to be
+        revoked at the server; None when there were none."""
+        grant = self.read()
+        if grant.tokens is None:
+            return None
+        write_atomically(
+            self.path,
+            self._dump(grant.model_copy(update={"tokens": None, "expires_at": None})),
+            mode=PRIVATE_FILE,
+        )
+        return grant
+
+    def _dump(self, grant: Grant) -> bytes:
+        if self._client is not None:
+            grant = grant.model_copy(update={"client": None})
+        return grant.model_dump_json(exclude_none=True).encode()
+
+    async def set_revocation_endpoint(self, url: str | None) -> None:
+        await self._write(self.read().model_copy(update={"revocation_endpoint": url}))
+
+    async def _write(self, grant: Grant) -> None:
+        data = self._dump(grant)
+        await anyio.to_thread.run_sync(lambda: write_atomically(self.path, data, mode=PRIVATE_FILE))
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.read().tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        expires_at = time.time() + tokens.expires_in if tokens.expires_in is not None else None
+        await self._write(self.read().model_copy(update={"tokens": tokens, "expires_at": expires_at}))
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.read().client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        if self._client is None:
+            await self._write(self.read().model_copy(update={"client": client_info}))
+
+
+def configured_client(client_id: str, secret: str | None) -> OAuthClientInformationFull:
+    """A client registered by hand at the authorization server: its id, and its secret when it has one
+    (sent in the token request's form, the method every authorization server accepts)."""
+    return OAuthClientInformationFull(
+        client_id=client_id,
+        client_secret=secret or None,
+        redirect_uris=[AnyUrl(REDIRECT_URI)],
+        token_endpoint_auth_method="client_secret_post" if secret else "none",
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+    )
+
+
+class ServerOAuth(OAuthClientProvider):
+    """The SDK's provider for one server: interactive only when given `authorize` (a sign-in).
+
+    A running connection's provider (no `authorize`) never opens a page: a refusal (401, or 403
+    `insufficient_scope`) goes to `on_refused`; a 403 goes back to the caller as it came, a 401 on through the
+    flow's discovery (so refused metadata is found while the server starts) up to the page, where it stops.
+    A request the token got through goes to `on_accepted`. A sign-in's provider given `replay` answers its
+    first request with that refusal, so the flow runs for what the server asked even when the probe itself
+    would pass."""
+
+    def __init__(
+        self,
+        url: str,
+        store: TokenFile,
+        *,
+        authorize: Authorize | None = None,
+        on_sign_in_required: Callable[[], None] = lambda: None,
+        on_refused: Callable[[Challenge], None] | None = None,
+        on_accepted: Callable[[], None] = lambda: None,
+        replay: Challenge | None = None,
+        client_metadata_url: str | None = None,
+        scopes: Sequence[str] = (),
+    ) -> None:
+        super().__init__(
+            server_url=url,
+            client_metadata=CLIENT_METADATA.model_copy(deep=True),
+            storage=store,
+            redirect_handler=self._open_page,
+            callback_handler=self._await_redirect,
+            client_metadata_url=client_metadata_url,
+        )
+        self._store = store
+        self._authorize = authorize
+        self._on_sign_in_required = on_sign_in_required
+        self._on_refused = on_refused
+        self._on_accepted = on_accepted
+        self._replay = replay
+        self._scopes = " ".join(scopes) or None
+        self._page: str | None = None
+
+    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        flow = super()._auth_flow(request)
+        replay, self._replay = self._replay, None
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                if outgoing is request and replay is not None:
+                    response, replay = replay.replay(request), None
+                else:
+                    response = yield outgoing
+                    if outgoing is request and self._authorize is None:
+                        challenge = Challenge.of(response)
+                        if challenge is not None and self._on_refused is not None:
+                            self._on_refused(challenge)
+                            if challenge.step_up:
+                                return  # the caller gets the refusal; the person's sign-in asks for more
+                            # A 401: the flow goes on as far as the page (which `_open_page` does not open),
+                            # so metadata a sign-in could never get past is found now.
+                        if response.status_code < 400 and "Authorization" in request.headers:
+                            self._on_accepted()
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
+
+    async def _perform_authorization(self) -> httpx2.Request:
+        # The config's scopes are asked with whatever the server named (at the first sign-in and after).
+        self.context.client_metadata.scope = union_scopes(self._scopes, self.context.client_metadata.scope)
+        return await super()._perform_authorization()
+
+    async def _initialize(self) -> None:
+        await super()._initialize()
+        # The SDK loads tokens without their expiry, so a token that expired while the host was down would be
+        # sent, refused, and cost a whole new sign-in; with the expiry it is refreshed first.
+        self.context.token_expiry_time = self._store.read().expires_at
+
+    async def _open_page(self, url: str) -> None:
+        if self._authorize is None:
+            self._on_sign_in_required()
+            raise SignInRequired("the server asks you to sign in")
+        self._page = checked_page(url)
+
+    async def _await_redirect(self) -> AuthorizationCodeResult:
+        assert self._authorize is not None and self._page is not None
+        return code_from_redirect(await self._authorize(self._page))
+
+    def revocation_endpoint(self) -> str | None:
+        """Where the authorization server takes tokens back, as its metadata said during this sign-in."""
+        metadata = self.context.oauth_metadata
+        endpoint = metadata.revocation_endpoint if metadata is not None else None
+        return str(endpoint) if endpoint is not None and is_private_channel(str(endpoint)) else None
+
+
+async def revoke(grant: Grant) -> bool:
+    """Ask the authorization server to revoke the grant's tokens (RFC 7009): the refresh token first, which
+    ends the grant, then the access token. True when the server took back every token; False when it has no
+    revocation endpoint or did not answer 200 — the tokens are already forgotten here either way."""
+    tokens, client, endpoint = grant.tokens, grant.client, grant.revocation_endpoint
+    if tokens is None or client is None or client.client_id is None or endpoint is None:
+        return False
+    # An empty secret is RFC 6749 §2.3.1's form for a client without one; the SDK's own authorization server
+    # (mcp 2.3) refuses a revocation whose form lacks the field.
+    owner = {"client_id": client.client_id, "client_secret": client.client_secret or ""}
+    sent = [(tokens.refresh_token, "refresh_token"), (tokens.access_token, "access_token")]
+    try:
+        async with create_mcp_http_client(timeout=httpx2.Timeout(REVOKE_SECONDS)) as http:
+            for token, hint in sent:
+                if token is None:
+                    continue
+                answer = await http.post(endpoint, data={"token": token, "token_type_hint": hint, **owner})
+                if answer.status_code != 200:
+                    log.warning("revocation at %s answered HTTP %d", endpoint, answer.status_code)
+                    return False
+    except httpx2.HTTPError as exc:
+        log.warning("revocation at %s failed: %s", endpoint, type(exc).__name__)
+        return False
+    return True
+
+
+def is_private_channel(url: str) -> bool:
+    """https, or http on this machine (a local test server): where a token or a sign-in page may go."""
+    parts = urlsplit(url)
+    return parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in LOOPBACK)
+
+
+def checked_page(url: str) -> str:
+    """The authorization page the browser may open: https, or http on this machine (a local test server)."""
+    if is_private_channel(url):
+        return url
+    parts = urlsplit(url)
+    raise SignInFailed(
+        f"the server's sign-in page is not https ({parts.scheme}://{parts.netloc}); not opened"
+    )
+
+
+def code_from_redirect(redirect: str) -> AuthorizationCodeResult:
+    """The code (and state, iss) in the URL the sign-in page redirected to; a refusal as SignInFailed."""
+    if not redirect.startswith(REDIRECT_URI):
+        raise SignInFailed("the sign-in page redirected somewhere other than Tabgate")
+    query = {key: values[0] for key, values in parse_qs(urlsplit(redirect).query).items()}
+    if "error" in query:
+        detail = query.get("error_description")
+        raise SignInFailed(f"the sign-in page refused: {query['error']}" + (f" ({detail})" if detail else ""))
+    if not query.get("code"):
+        raise SignInFailed("the sign-in page sent no authorization code")
+    return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
+
+
+def uses_oauth(headers: dict[str, str]) -> bool:
+    """A remote server signs in with OAuth unless the config gives it an Authorization header of its own."""
+    return not any(name.lower() == "authorization" for name in headers)
