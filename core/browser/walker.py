@@ -238,7 +238,7 @@ WALK = (
     "required", "readonly", "modal", "focused", "invalid", "level", "value",
     ...Object.values(IMPLICIT).filter((r) => typeof r === "string").map((r) => r.toLowerCase())];
   const NAMED = "[aria-label],[aria-labelledby],[alt],[title],[placeholder],[aria-valuetext]," +
-    "[aria-valuenow],[role],input,select,textarea";
+    "[aria-valuenow],[role],input,select,textarea,iframe,frame";
   function skipper(match) {
     const words = squash(match?.text ?? "").toLowerCase();
     if (!words || /["\[\]:|=]/.test(words)) return null;
@@ -312,7 +312,8 @@ WALK = (
     const keep = new Uint8Array(nodes.length);
     for (let i = 0; i < nodes.length; i++) {
       const [, , r, nm, val, p] = nodes[i];
-      if (!test(`${r} "${nm}" ${p ? Object.keys(p).join(" ") : ""} ${val}`)) continue;
+      // An iframe stays: the frame under it is searched on its own and shows under it.
+      if (r !== "Iframe" && !test(`${r} "${nm}" ${p ? Object.keys(p).join(" ") : ""} ${val}`)) continue;
       let unit = r === "StaticText" && parent[i] >= 0 && count[parent[i]] === 1 ? parent[i] : i;
       for (let a = parent[unit]; a >= 0; a = parent[a]) if (nodes[a][2] === "row") unit = a;
       if (keep[unit] === 2) continue;

@@ -56,7 +56,8 @@ def tab(ext: Extension) -> Iterator[Callable[[str], int]]:
     def open_url(url: str) -> int:
         tab_id: int = ok(ext, "browser_tab", action="create", url=url)["id"]
         opened.append(tab_id)
-        ok(ext, "browser_navigation", action="wait_for_load", tabId=tab_id)
+        # A page of 100,000 links takes its time to load on a busy machine.
+        ok(ext, "browser_navigation", action="wait_for_load", tabId=tab_id, timeoutMs=60_000)
         return tab_id
 
     yield open_url
