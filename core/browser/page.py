@@ -1,5 +1,6 @@
-"""`browser_page`: a tab's title, URL, text, HTML, links (one chrome.* call), or its accessibility snapshot
-and the lines found in it (every frame's tree fetched through the debugger and turned into the outline)."""
+"""`browser_page`: a tab's title, URL, text, HTML, links (one chrome.* call), or its snapshot — the outline
+of what the page-side walk found in every frame (`page_walk`) — what changed in it since the caller's last
+one, and the lines found in it."""
 
 from __future__ import annotations
 

@@ -119,11 +119,17 @@ def test_a_100000_element_page_answers_within_the_budget_and_a_far_item_is_found
     assert "paragraph" in find(ext, tab_id, "Picked Item 98765 (trusted: true)")
 
 
+def form_page(ext: Extension, tab: Callable[[str], int], site: str) -> int:
+    """form.html once it has added its own late line (300 ms after loading)."""
+    tab_id = tab(f"{site}/form.html")
+    says(ext, "browser_dom", action="wait_for", tabId=tab_id, text="Arrived late")
+    return tab_id
+
+
 def test_find_answers_from_the_last_outline_and_sees_a_change_the_page_made_since(
     ext: Extension, tab: Callable[[str], int], site: str
 ) -> None:
-    tab_id = tab(f"{site}/form.html")
-    says(ext, "browser_dom", action="wait_for", tabId=tab_id, text="Arrived late")  # the page's own late line
+    tab_id = form_page(ext, tab, site)
     says(ext, "browser_page", action="snapshot", tabId=tab_id)  # the whole page: finds answer from it
     assert page_of(find(ext, tab_id, "clicked")).splitlines()[1:] == ["paragraph [ref=e5]: Not clicked"]
     again = find(ext, tab_id, "clicked")  # the page has not changed: the same outline answers
@@ -140,8 +146,7 @@ def test_find_answers_from_the_last_outline_and_sees_a_change_the_page_made_sinc
 def test_snapshot_since_last_answers_only_the_lines_that_changed(
     ext: Extension, tab: Callable[[str], int], site: str
 ) -> None:
-    tab_id = tab(f"{site}/form.html")
-    says(ext, "browser_dom", action="wait_for", tabId=tab_id, text="Arrived late")  # the page's own late line
+    tab_id = form_page(ext, tab, site)
     first = says(ext, "browser_page", action="snapshot", tabId=tab_id, since="last")
     assert first.startswith("You had no earlier snapshot of this page: the whole outline.")
     go = ref_of(first, 'button "Go"')
