@@ -34,6 +34,8 @@ class CallTarget(BaseModel):
     tabs: list[StrictInt] = Field(default_factory=list)
     tabId: StrictInt | None = None
     site: str | None = None
+    # The agent calling (its id): what it was shown before, e.g. for `snapshot {since: "last"}`, is its own.
+    caller: str | None = None
 
 
 def not_shared(tab_id: int) -> RespondToModel:

@@ -71,6 +71,17 @@ async def call(name: str, args: dict[str, Any], browser: FakeBrowser) -> dict[st
         ("browser_page", {"action": "find"}, "find needs exactly one of text or regex"),
         ("browser_page", {"action": "find", "regex": "("}, "regex does not compile"),
         ("browser_page", {"action": "text", "ref": "e1"}, "only used when action is 'snapshot'"),
+        (
+            "browser_page",
+            {"action": "find", "text": "a", "since": "last"},
+            "only used when action is 'snapshot'",
+        ),
+        ("browser_page", {"action": "snapshot", "since": "first"}, "since"),
+        (
+            "browser_page",
+            {"action": "snapshot", "since": "last", "offset": 3},
+            "give it without ref or offset",
+        ),
         ("browser_devtools", {"action": "request"}, "id is required when action is 'request'"),
         ("browser_screenshot", {"fullPage": True, "ref": "e1"}, "give fullPage or ref, not both"),
         ("browser_dom", {"action": "click", "selector": "#a", "bogus": 1}, "bogus"),
@@ -210,7 +221,7 @@ async def test_tabs_open_only_web_pages(action: str, url: str) -> None:
 
 # ------------------------------------------------------------------ the debugger-driven actions
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "ax"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "walk"
 QUAD = [10, 20, 30, 20, 30, 40, 10, 40]  # a 20×20 box centred on (20, 30)
 LAYOUT = {
     "cssVisualViewport": {"pageX": 0, "pageY": 300, "clientWidth": 800, "clientHeight": 600},
@@ -218,11 +229,17 @@ LAYOUT = {
 }
 
 
+def backend(frame: int, number: int) -> int:
+    """The debugger's node id of the node a frame's walk numbered `number` (in RecordedPage)."""
+    return 1000 * (frame + 1) + number
+
+
 class RecordedPage:
     """The debugger executor's side of the wire (extension/cdp.js) over a page recorded from Chrome.
 
-    Frame trees and accessibility trees come from the recording; every node has the box QUAD; every command
-    is kept in `sent`. `values` answers Runtime.callFunctionOn by a word of the function's source.
+    Frame trees and each frame's walk come from the recording (frame n's world is execution context n + 1,
+    the node the walk numbered i in it has backend id `backend(n, i)`); every node has the box QUAD; every
+    command is kept in `sent`. `values` answers other Runtime.callFunctionOn calls by a word of the source.
     """
 
     def __init__(self, name: str = "login", *, url: str = "http://127.0.0.1:8001/login.html") -> None:
@@ -260,10 +277,29 @@ class RecordedPage:
             return {
                 "result": {"frameTree": self._tree(next(f for f in self.frames if f["parentId"] is None))}
             }
-        if method == "Accessibility.getFullAXTree":
-            return {"result": {"nodes": by_id[params["frameId"]]["nodes"]}}
+        index = {f["frameId"]: n for n, f in enumerate(self.frames)}
+        if method == "Page.createIsolatedWorld":
+            return {"result": {"executionContextId": index[params["frameId"]] + 1}}
         if method == "DOM.getFrameOwner":
-            return {"result": {"backendNodeId": by_id[params["frameId"]]["owner"]}}
+            frame = by_id[params["frameId"]]
+            return {"result": {"backendNodeId": backend(index[frame["parentId"]], frame["owner"])}}
+        walk = self.frames[params.get("executionContextId", 1) - 1]["walk"]
+        source = params.get("functionDeclaration", "")
+        if method == "Runtime.callFunctionOn" and "function (budget, rootId, match)" in source:
+            return {"result": {"result": {"value": walk}}}
+        if method == "Runtime.callFunctionOn" and "function (doc, ids)" in source:
+            frame = params["executionContextId"] - 1
+            return {"result": {"result": {"objectId": f"nodes-{frame}-" + ",".join(
+                str(a) for a in params["arguments"][1]["value"])}}}  # fmt: skip
+        if method == "Runtime.callFunctionOn" and "return [g.doc, g.version]" in source:
+            return {"result": {"result": {"value": [walk["doc"], walk["version"]]}}}
+        if method == "Runtime.getProperties":
+            _, frame, ids = params["objectId"].split("-")
+            return {"result": {"result": [{"name": str(i), "value": {"objectId": f"node-{frame}-{n}"}}
+                                          for i, n in enumerate(ids.split(","))]}}  # fmt: skip
+        if method == "DOM.describeNode":
+            _, frame, number = params["objectId"].split("-")
+            return {"result": {"node": {"backendNodeId": backend(int(frame), int(number))}}}
         if method == "DOM.getContentQuads":
             return {"result": {"quads": [QUAD]}}
         if method == "DOM.resolveNode":
@@ -331,14 +367,13 @@ async def test_a_snapshot_outlines_every_frame_and_its_refs_act_on_the_right_nod
     assert '    button "Sign in" [ref=e8]' in text.splitlines()
     frames = [f["frameId"] for f in page.frames]
     assert [
-        c["params"].get("frameId") for c in page.sent if c["method"] == "Accessibility.getFullAXTree"
+        c["params"].get("frameId") for c in page.sent if c["method"] == "Page.createIsolatedWorld"
     ] == frames
     page.sent.clear()
     assert await run(svc, "browser_dom", action="click", ref="e8") == (True, "Clicked e8.")
-    button = next(n for f in page.frames for n in f["nodes"] if n.get("name", {}).get("value") == "Sign in"
-                  and n["role"]["value"] == "button")  # fmt: skip
+    button = next(n[0] for n in page.frames[1]["walk"]["nodes"] if n[2:4] == ["button", "Sign in"])
     assert page.sent[0] == {"method": "DOM.scrollIntoViewIfNeeded",
-                            "params": {"backendNodeId": button["backendDOMNodeId"]}}  # fmt: skip
+                            "params": {"backendNodeId": backend(1, button)}}  # fmt: skip
     assert [(p["type"], p["x"], p["y"], p.get("clickCount")) for p in page.inputs()] == [
         ("mouseMoved", 20, 30, None), ("mousePressed", 20, 30, 1), ("mouseReleased", 20, 30, 1),
     ]  # fmt: skip
@@ -763,6 +798,21 @@ async def targeted(browser: Any, name: str, target: dict[str, Any], **args: Any)
     message = {**dispatch(function_call(name, json.dumps(args))), "target": target}
     answer = await svc.handle(message)
     return answer["success"], answer["output"]["output"]
+
+
+async def test_snapshot_since_last_is_kept_per_caller() -> None:
+    page = RecordedPage()
+
+    async def since(caller: str) -> str:
+        target = {"tabs": [5], "tabId": 5, "caller": caller}
+        success, text = await targeted(page, "browser_page", target, action="snapshot", since="last")
+        assert success, text
+        return str(text)
+
+    assert (await since("agent-a")).startswith("You had no earlier snapshot of this page")
+    assert (await since("agent-a")).startswith("Nothing changed since your last snapshot of this page.")
+    # Another agent's snapshots are not this one's: it gets the whole outline the first time.
+    assert (await since("agent-b")).startswith("You had no earlier snapshot of this page")
 
 
 async def test_a_tab_query_lists_only_the_callers_tabs() -> None:

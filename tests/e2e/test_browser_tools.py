@@ -1009,9 +1009,11 @@ def test_a_5000_element_page_is_cut_to_the_budget_and_read_on_through_offsets_an
 ) -> None:
     tab_id = tab(f"{shop}/big.html?n=5000")
     first = snapshot(ext_cdp, tab_id)
-    assert len(first) <= 20_000 + 200  # the budget (the marker lines included), and the "Page:" line
+    # The budget (the marker lines included), and the "Page:" line; the walk stopped near it, so the answer
+    # is mostly full and says only that the page goes on.
+    assert 15_000 <= len(first) <= 20_000 + 200, len(first)
     cut = first.splitlines()[-1]
-    found = re.fullmatch(r'\[cut: lines (\d+)–5002 of 5002 not shown\. Read on with browser_page '
+    found = re.fullmatch(r'\[cut: lines from (\d+) on not shown\. Read on with browser_page '
                          r'\{"action": "snapshot", "offset": (\d+)\}.*', cut)  # fmt: skip
     assert found is not None, cut
     later = snapshot(ext_cdp, tab_id, offset=4000, maxChars=2000)
@@ -1105,7 +1107,7 @@ def test_the_popup_form_shows_only_the_fields_of_the_chosen_action_and_a_snapsho
     popup.locator("#back").click()
     popup.locator('button.tool[data-tool="browser_page"]').click()
     popup.locator('#fields .field[data-name="action"] select').select_option(label="snapshot")
-    assert shown() == ["action", "tabId", "maxChars", "ref", "offset"]
+    assert shown() == ["action", "tabId", "maxChars", "ref", "offset", "since"]
     popup.locator('#fields .field[data-name="tabId"] input').fill(str(tab_id))
     popup.locator("#run").click()
     outline = popup.locator("#result .result ul.outline")
