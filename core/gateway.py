@@ -292,7 +292,12 @@ class AgentGateway:
             "arguments": json.dumps(prepared.arguments),
             "call_id": call_id,
         }
-        target = {"tabs": sorted(agent.tabs()), "tabId": prepared.tab_id, "site": prepared.site}
+        target = {
+            "tabs": sorted(agent.tabs()),
+            "tabId": prepared.tab_id,
+            "site": prepared.site,
+            "caller": agent.id,
+        }
         agent.calls += 1
         answer = await self._handle(
             {"type": "dispatch", "item": item, "turn": params.session, "target": target}

@@ -27,18 +27,19 @@ class TabState {
     this.dialog = null; // the JavaScript dialog open now
     this.dialogWaiters = new Set();
     this.epoch = 0; // top-level documents seen: refs of an older epoch are stale
+    this.loaderId = null; // the loader of the top-level document now shown (its network request carries it)
     this.drag = null; // drag data Chrome intercepted (Input.setInterceptDrags)
   }
 
   push(list, entry) {
-    list.push(entry);
+    list.push({ ...entry, epoch: this.epoch });
     if (list.length > BUFFER_LIMIT) list.splice(0, list.length - BUFFER_LIMIT);
   }
 
   request(id, sessionId) {
     let entry = this.network.get(id);
     if (!entry) {
-      entry = { id, session: sessionId ?? null };
+      entry = { id, session: sessionId ?? null, epoch: this.epoch };
       this.network.set(id, entry);
       if (this.network.size > BUFFER_LIMIT) this.network.delete(this.network.keys().next().value);
     }
@@ -125,7 +126,9 @@ const EVENTS = {
     for (const info of state.sessions.values()) if (info.targetId === p.targetInfo.targetId) info.url = p.targetInfo.url;
   },
   "Page.frameNavigated"(state, p, sessionId) {
-    if (!sessionId && !p.frame.parentId) state.epoch += 1;
+    if (sessionId || p.frame.parentId) return;
+    state.epoch += 1;
+    state.loaderId = p.frame.loaderId;
   },
   "Runtime.consoleAPICalled"(state, p, sessionId) {
     const top = p.stackTrace?.callFrames?.[0];
@@ -249,7 +252,8 @@ export function openDialog(tabId) {
   return tabs.get(tabId)?.dialog ?? null;
 }
 
-// {buffer: "console" | "network" | "dialogs"}: what that buffer holds (Python filters and cuts it).
+// {buffer: "console" | "network" | "dialogs"}: what that buffer holds, each entry with the document epoch it was
+// recorded in, and the loader of the document shown now (Python filters, splits by page and cuts).
 export async function readBuffer(tab, a) {
   checkSite(tab, a);
   const fresh = !tabs.has(tab.id);
@@ -257,5 +261,6 @@ export async function readBuffer(tab, a) {
   const buffers = { console: state.console, network: [...state.network.values()], dialogs: state.dialogs };
   const entries = buffers[a.buffer];
   if (!entries) throw rpcError(-32602, `unknown buffer ${a.buffer}`);
-  return { ...describe(state, await chrome.tabs.get(tab.id)), entries, recordingSince: fresh ? "now" : undefined };
+  const answer = { ...describe(state, await chrome.tabs.get(tab.id)), entries, loaderId: state.loaderId };
+  return { ...answer, recordingSince: fresh ? "now" : undefined };
 }

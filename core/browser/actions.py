@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from core.browser import devtools, dom, navigation, page, screenshot
+from core.browser import devtools, dom, navigation, page, screenshot, waits
 from core.browser.context import PageContext
 from core.browser.fence import PageText
 from core.browser.registry import BROWSER_TOOLS
@@ -101,7 +101,7 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
         "upload": _acts("page", dom.upload),
         "dialog": _acts("page", dom.dialog),
         "scroll": _acts("page", dom.scroll),
-        "wait_for": _reads("page", dom.wait_for),
+        "wait_for": _reads("page", waits.wait_for),
     },
     "browser_devtools": {
         "console": _reads("page", devtools.console),

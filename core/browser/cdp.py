@@ -91,6 +91,17 @@ class Answer:
         return outcome
 
 
+@dataclass(frozen=True, slots=True)
+class Buffer:
+    """What the executor recorded of a tab (console, network or dialogs), oldest first; each entry carries the
+    document epoch it was recorded in."""
+
+    state: TabState
+    entries: list[dict[str, Any]]
+    fresh: bool  # recording only started now: Tabgate had not acted on the tab before
+    loader_id: str | None  # the loader of the document shown now, when a navigation was seen
+
+
 def _dialog(raw: Any) -> Dialog | None:
     if not isinstance(raw, dict):
         return None
@@ -177,13 +188,18 @@ class Cdp:
     async def state(self, tab_id: int | None, *, during_dialog: bool = False) -> TabState:
         return (await self.run(tab_id, (), during_dialog=during_dialog)).state
 
-    async def buffer(self, tab_id: int | None, name: str) -> tuple[TabState, list[dict[str, Any]], bool]:
-        """A buffer's entries, and whether recording only started now (Tabgate had not acted on the tab)."""
+    async def buffer(self, tab_id: int | None, name: str) -> Buffer:
         args: dict[str, Any] = {"buffer": name}
         if tab_id is not None:
             args["tabId"] = tab_id
         raw = await self._ask("cdp.buffer", args)
-        return _state(raw), list(raw.get("entries", ())), raw.get("recordingSince") == "now"
+        loader = raw.get("loaderId")
+        return Buffer(
+            _state(raw),
+            list(raw.get("entries", ())),
+            fresh=raw.get("recordingSince") == "now",
+            loader_id=loader if isinstance(loader, str) else None,
+        )
 
     async def granted(self, origins: Sequence[str]) -> set[str]:
         if not origins:

@@ -30,3 +30,5 @@ class PageContext:
     upload_dirs: tuple[str, ...]
     # The native host, which checks upload paths on disk; None when no host is connected.
     host: McpCapability | None
+    # Who is calling: an agent's id (each agent is its own caller), or the person.
+    caller: str = "person"

@@ -1,12 +1,14 @@
-"""`browser_devtools`: what the page logged and requested since Tabgate first acted on the tab."""
+"""`browser_devtools`: what the page logged and requested, on the page shown now (since its last navigation)
+or since Tabgate first acted on the tab."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
-from core.browser.cdp import Command
+from core.browser.cdp import Buffer, Command
 from core.browser.context import PageContext
 from core.browser.fence import PageText
 from core.browser.fields import TabId, used_by
@@ -39,6 +41,7 @@ class BrowserDevtoolsArgs(BaseModel):
                 "level": ("console",),
                 "filter": ("network",),
                 "limit": ("console", "network"),
+                "scope": ("console", "network"),
                 "id": ("request",),
             }
         ),
@@ -53,6 +56,11 @@ class BrowserDevtoolsArgs(BaseModel):
     )
     filter: str | None = Field(default=None, min_length=1, description="network: only URLs containing this.")
     limit: StrictInt = Field(default=100, ge=1, le=1000, description="console/network: the latest this many.")
+    scope: Literal["page", "tab"] = Field(
+        default="page",
+        description="console/network: the page shown now (since its last navigation), or the whole tab since "
+        "Tabgate first acted on it.",
+    )
     id: str | None = Field(default=None, min_length=1, description="request: the id from the network list.")
 
     @model_validator(mode="after")
@@ -86,12 +94,37 @@ def _since(fresh: bool, what: str) -> str:
     )
 
 
+def _on_this_page(entry: dict[str, Any], buffer: Buffer) -> bool:
+    """Recorded since the tab's last navigation; a request also when it loaded the document shown now (it is
+    sent, and redirected, before that document replaces the old one)."""
+    if entry.get("epoch") == buffer.state.epoch:
+        return True
+    return buffer.loader_id is not None and entry.get("loaderId") == buffer.loader_id
+
+
+def _scoped(
+    buffer: Buffer, scope: str, wanted: Callable[[dict[str, Any]], bool], limit: int, what: str
+) -> tuple[list[dict[str, Any]], str]:
+    """The latest `limit` wanted entries in scope, and Tabgate's words for how many, and how many older."""
+    matching = [e for e in buffer.entries if wanted(e)]
+    if scope == "tab":
+        return matching[-limit:], f"{what} since Tabgate first acted on this tab"
+    current = [e for e in matching if _on_this_page(e, buffer)]
+    older = len(matching) - len(current)
+    words = f"{what} on this page (since its last navigation)"
+    if older:
+        words += f'; {older} more from earlier pages of this tab (scope: "tab" lists them)'
+    return current[-limit:], words
+
+
+def _level(entry: dict[str, Any]) -> str:
+    return _LEVEL_OF.get(str(entry.get("level")), str(entry.get("level")))
+
+
 async def console(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText | str:
-    state, entries, fresh = await ctx.cdp.buffer(a.tabId, "console")
+    buffer = await ctx.cdp.buffer(a.tabId, "console")
     keep = _LEVELS[: _LEVELS.index(a.level) + 1] if a.level else _LEVELS
-    picked = [e for e in entries if _LEVEL_OF.get(str(e.get("level")), str(e.get("level"))) in keep][
-        -a.limit :
-    ]
+    picked, counted = _scoped(buffer, a.scope, lambda e: _level(e) in keep, a.limit, "console message(s)")
     lines = []
     for e in picked:
         where = (
@@ -99,9 +132,8 @@ async def console(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText | str:
             if e.get("url") and e.get("line") is not None
             else (f" ({e['url']})" if e.get("url") else "")
         )
-        level = _LEVEL_OF.get(str(e.get("level")), str(e.get("level")))
-        lines.append(f"[{level}] {e.get('text', '')}{where}")
-    head = f"{_since(fresh, 'console messages')}Tab {state.tab_id}: {len(picked)} console message(s)"
+        lines.append(f"[{_level(e)}] {e.get('text', '')}{where}")
+    head = f"{_since(buffer.fresh, 'console messages')}Tab {buffer.state.tab_id}: {len(picked)} {counted}"
     return _cut(head, lines)
 
 
@@ -114,16 +146,17 @@ def _status(e: dict[str, Any]) -> str:
 
 
 async def network(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText | str:
-    state, entries, fresh = await ctx.cdp.buffer(a.tabId, "network")
-    picked = [e for e in entries if e.get("url") and (a.filter is None or a.filter in str(e["url"]))][
-        -a.limit :
-    ]
+    buffer = await ctx.cdp.buffer(a.tabId, "network")
+
+    def wanted(e: dict[str, Any]) -> bool:
+        return bool(e.get("url")) and (a.filter is None or a.filter in str(e["url"]))
+
+    picked, counted = _scoped(buffer, a.scope, wanted, a.limit, "request(s) (id method status type url)")
     lines = [
         f"{e['id']} {e.get('method', 'GET')} {_status(e)} {e.get('type', '')} {e['url']}" for e in picked
     ]
-    count = f"Tab {state.tab_id}: {len(picked)} request(s) (id method status type url)"
-    head = _since(fresh, "network requests") + count
-    return _cut(head, lines)
+    count = f"Tab {buffer.state.tab_id}: {len(picked)} {counted}"
+    return _cut(_since(buffer.fresh, "network requests") + count, lines)
 
 
 def _headers(headers: Any) -> list[str]:
@@ -131,8 +164,9 @@ def _headers(headers: Any) -> list[str]:
 
 
 async def request(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText:
-    state, entries, _ = await ctx.cdp.buffer(a.tabId, "network")
-    entry = next((e for e in entries if e.get("id") == a.id), None)
+    buffer = await ctx.cdp.buffer(a.tabId, "network")
+    state = buffer.state
+    entry = next((e for e in buffer.entries if e.get("id") == a.id), None)
     if entry is None:
         raise RespondToModel(
             f"no request {a.id} in tab {state.tab_id}'s network list (browser_devtools network lists them)"
@@ -166,9 +200,11 @@ async def request(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText:
 BROWSER_DEVTOOLS = BrowserToolSpec(
     name="browser_devtools",
     description=(
-        "What the page in a tab did since Tabgate first acted on it (last 1000 entries each): action=console "
-        "{level?, limit?} lists console messages and errors; network {filter?, limit?} lists requests with "
-        "status or failure; request {id} gives one request's headers and body (cut at 100 KiB)."
+        "What the page in a tab did: action=console {level?, limit?, scope?} lists console messages and "
+        "errors; network {filter?, limit?, scope?} lists requests with status or failure; request {id} "
+        "gives one request's headers and body (cut at 100 KiB). console and network cover the page shown "
+        "now (since its last navigation) and say how many entries earlier pages left; scope=tab lists "
+        "everything since Tabgate first acted on the tab (last 1000 entries each)."
     ),
     params=BrowserDevtoolsArgs,
     supports_parallel=True,

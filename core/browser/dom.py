@@ -1,167 +1,25 @@
-"""`browser_dom`: act on a page element (a snapshot's ref or a CSS selector) with trusted input: the
-arguments model, and each action as the debugger commands it sends (mouse, keys, forms, dialogs, uploads,
-waits)."""
+"""`browser_dom`: act on a page element (a snapshot's ref or a CSS selector) with trusted input: each action
+as the debugger commands it sends (mouse, keys, forms, dialogs, uploads). Its arguments are in `dom_args`,
+waiting in `waits`."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
-from collections.abc import Awaitable, Callable
-from typing import Any, Literal, Self
-
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
+from collections.abc import Callable
+from typing import Any
 
 from core.browser.cdp import Answer, Command, TabState
 from core.browser.context import PageContext
+from core.browser.dom_args import BrowserDomArgs, FormField
 from core.browser.elements import Element, call_on, center, gone_or, locate, object_id, verify
 from core.browser.fence import PageText, fence
-from core.browser.fields import Ref, Selector, TabId, WaitMs, used_by
 from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord, type_text
-from core.browser.page import outline
-from core.browser.spec import BrowserToolSpec
 from core.capabilities import McpRequestError
 from core.deadline import DeadlineExceeded
 from core.errors import RespondToModel
 from core.host_requests import ask_host
 
-DomAction = Literal[
-    "click",
-    "hover",
-    "type",
-    "press",
-    "select",
-    "check",
-    "fill_form",
-    "drag",
-    "upload",
-    "dialog",
-    "scroll",
-    "wait_for",
-]
-# The actions that act on one element, named by ref or selector.
-_NEEDS_TARGET = ("click", "hover", "type", "select", "check", "drag", "upload")
-
-
-class FormField(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    ref: Ref = None
-    selector: Selector = None
-    value: str | bool | list[str] = Field(
-        description="text for a text field, true/false for a checkbox, option value(s) for a select."
-    )
-
-    @model_validator(mode="after")
-    def _one_target(self) -> Self:
-        if (self.ref is None) == (self.selector is None):
-            raise ValueError("each field needs exactly one of ref or selector")
-        return self
-
-
-_ELEMENT = ("click", "hover", "type", "press", "select", "check", "drag", "upload", "scroll", "wait_for")
-_FIELD_ACTIONS = {
-    "ref": _ELEMENT, "selector": _ELEMENT, "button": ("click",), "clickCount": ("click",),
-    "modifiers": ("click",), "text": ("type", "wait_for"), "submit": ("type",), "clear": ("type",),
-    "key": ("press",), "values": ("select",), "checked": ("check",), "fields": ("fill_form",),
-    "toRef": ("drag",), "toSelector": ("drag",), "paths": ("upload",), "accept": ("dialog",),
-    "promptText": ("dialog",), "x": ("scroll",), "y": ("scroll",), "textGone": ("wait_for",),
-    "timeoutMs": ("wait_for",),
-}  # fmt: skip
-
-
-class BrowserDomArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=used_by(_FIELD_ACTIONS))
-
-    action: DomAction = Field(description="What to do; each action uses only the fields it names.")
-    tabId: TabId = None
-    ref: Ref = None
-    selector: Selector = None
-    button: Literal["left", "right", "middle"] = Field(default="left", description="click: the mouse button.")
-    clickCount: StrictInt = Field(default=1, ge=1, le=3, description="click: 2 for a double click.")
-    modifiers: tuple[Literal["Alt", "Control", "Meta", "Shift"], ...] = Field(
-        default=(), description="click: keys held during the click."
-    )
-    text: str | None = Field(
-        default=None, description="type: the text to type ('\\n' presses Enter). wait_for: text to wait for."
-    )
-    submit: bool = Field(default=False, description="type: press Enter afterwards.")
-    clear: bool = Field(default=False, description="type: replace the current value instead of appending.")
-    key: str | None = Field(
-        default=None, min_length=1, description="press: a key or chord, e.g. Enter, Control+a, Shift+Tab."
-    )
-    values: list[str] | None = Field(
-        default=None, min_length=1, description="select: option values or labels."
-    )
-    checked: bool | None = Field(default=None, description="check: the state to leave the checkbox in.")
-    fields: list[FormField] | None = Field(
-        default=None, min_length=1, description="fill_form: [{ref|selector, value}]."
-    )
-    toRef: Ref = None
-    toSelector: Selector = None
-    paths: list[str] | None = Field(
-        default=None, min_length=1, description="upload: absolute paths of files in uploadDirs."
-    )
-    accept: bool | None = Field(
-        default=None, description="dialog: accept (OK) or dismiss (Cancel) the open dialog."
-    )
-    promptText: str | None = Field(default=None, description="dialog: the answer to a prompt.")
-    x: StrictInt | None = Field(
-        default=None, description="scroll without an element: the horizontal position."
-    )
-    y: StrictInt | None = Field(default=None, description="scroll without an element: the vertical position.")
-    textGone: str | None = Field(default=None, description="wait_for: text to wait to disappear.")
-    timeoutMs: WaitMs = 5_000
-
-    @model_validator(mode="after")
-    def _fields_fit_action(self) -> Self:
-        a = self.action
-        if self.ref is not None and self.selector is not None:
-            raise ValueError("give ref or selector, not both")
-        targeted = self.ref is not None or self.selector is not None
-        if a in _NEEDS_TARGET and not targeted:
-            raise ValueError(f"ref or selector is required when action is '{a}'")
-        required = {
-            "type": "text",
-            "press": "key",
-            "select": "values",
-            "check": "checked",
-            "fill_form": "fields",
-            "upload": "paths",
-            "dialog": "accept",
-        }
-        if a in required and getattr(self, required[a]) is None:
-            raise ValueError(f"{required[a]} is required when action is '{a}'")
-        if a == "drag" and (self.toRef is None) == (self.toSelector is None):
-            raise ValueError("drag needs exactly one of toRef or toSelector")
-        if a == "scroll" and not targeted and self.x is None and self.y is None:
-            raise ValueError("scroll needs ref, selector, or x/y")
-        if a == "wait_for":
-            given = [n for n in ("text", "textGone", "ref", "selector") if getattr(self, n) is not None]
-            if len(given) != 1:
-                raise ValueError("wait_for needs exactly one of text, textGone, ref, selector")
-        return self
-
-
-BROWSER_DOM = BrowserToolSpec(
-    name="browser_dom",
-    description=(
-        "Act on the page in a tab (tabId, or the active tab) with real mouse and keyboard input. Name the "
-        "element by ref (from browser_page snapshot) or CSS selector. action=click {button?, clickCount?, "
-        "modifiers?}, "
-        "hover, type {text, submit?, clear?}, press {key, e.g. Enter, Control+a}, select {values}, "
-        "check {checked}, fill_form {fields:[{ref|selector, value}]}, drag {toRef|toSelector}, "
-        "upload {paths}, "
-        "dialog {accept, promptText?} (answers an open alert/confirm/prompt), scroll (element, or x/y), "
-        "wait_for {text|textGone|ref|selector, timeoutMs}. Needs the user's permission for the page's site."
-    ),
-    params=BrowserDomArgs,
-    supports_parallel=False,
-)
-
-
 _BUTTON_BITS = {"left": 1, "right": 2, "middle": 4}
-_POLL_S = 0.1
 
 # JavaScript run on the element itself (Runtime.callFunctionOn, `this` = the element).
 _PREPARE_TYPING = """function (clear) {
@@ -320,14 +178,14 @@ async def _type_into(
     return answer, value
 
 
-async def type_(ctx: PageContext, a: BrowserDomArgs) -> str:
+async def type_(ctx: PageContext, a: BrowserDomArgs) -> str | PageText:
     state, element = await _target(ctx, a)
     answer, value = await _type_into(ctx, state, element, a.text or "", clear=a.clear, submit=a.submit)
     done = f"Typed {len(a.text or '')} character(s) into {element.label}" + (
         " and pressed Enter" if a.submit else ""
     )
-    if value is not None:
-        done += f"; its value is now {json.dumps(value, ensure_ascii=False)}"
+    if value is not None:  # the page's value (its script may have changed what was typed)
+        return PageText(json.dumps(value, ensure_ascii=False), before=f"{done}; its value is now:")
     return _after(answer, done + ".")
 
 
@@ -354,10 +212,16 @@ async def _select(ctx: PageContext, state: TabState, element: Element, values: l
     return list(result["selected"])
 
 
-async def select(ctx: PageContext, a: BrowserDomArgs) -> str:
+def _selected(label: str, values: list[str]) -> tuple[str, str]:
+    """Tabgate's line for a select, and the options' values it chose (the page's text)."""
+    chosen = json.dumps(values, ensure_ascii=False)
+    return f"Selected in {label} (the chosen values below).", f"{label}: {chosen}"
+
+
+async def select(ctx: PageContext, a: BrowserDomArgs) -> PageText:
     state, element = await _target(ctx, a)
-    selected = await _select(ctx, state, element, list(a.values or ()))
-    return f"Selected {json.dumps(selected, ensure_ascii=False)} in {element.label}."
+    done, chosen = _selected(element.label, await _select(ctx, state, element, list(a.values or ())))
+    return PageText(chosen, before=done)
 
 
 async def _set_checked(ctx: PageContext, state: TabState, element: Element, want: bool) -> str:
@@ -385,25 +249,27 @@ def _truthy(value: str | bool | list[str]) -> bool:
     return bool(value)
 
 
-async def _fill(ctx: PageContext, tab_id: int | None, field: FormField) -> str:
+async def _fill(ctx: PageContext, tab_id: int | None, field: FormField) -> tuple[str, str | None]:
+    """Tabgate's line for one field, and the page's text it chose (a select's values), if any."""
     state, element = await locate(ctx, tab_id, ref=field.ref, selector=field.selector)
     kind = await call_on(ctx, state, element, _KIND)
     if kind == "check":
-        return await _set_checked(ctx, state, element, _truthy(field.value))
+        return await _set_checked(ctx, state, element, _truthy(field.value)), None
     if kind == "select":
         values = field.value if isinstance(field.value, list) else [str(field.value)]
-        selected = await _select(ctx, state, element, values)
-        return f"Selected {json.dumps(selected, ensure_ascii=False)} in {element.label}."
+        return _selected(element.label, await _select(ctx, state, element, values))
     if isinstance(field.value, list):
         raise RespondToModel(f"{element.label} is a text field: give its value as a string")
     text = str(field.value).lower() if isinstance(field.value, bool) else field.value
     await _type_into(ctx, state, element, text, clear=True, submit=False)
-    return f"Filled {element.label}."
+    return f"Filled {element.label}.", None
 
 
-async def fill_form(ctx: PageContext, a: BrowserDomArgs) -> str:
-    done = [await _fill(ctx, a.tabId, field) for field in a.fields or ()]
-    return "\n".join(done)
+async def fill_form(ctx: PageContext, a: BrowserDomArgs) -> str | PageText:
+    filled = [await _fill(ctx, a.tabId, field) for field in a.fields or ()]
+    done = "\n".join(line for line, _ in filled)
+    chosen = [page for _, page in filled if page is not None]
+    return PageText("\n".join(chosen), before=done) if chosen else done
 
 
 async def drag(ctx: PageContext, a: BrowserDomArgs) -> str:
@@ -527,61 +393,3 @@ async def scroll(ctx: PageContext, a: BrowserDomArgs) -> dict[str, Any]:
     )
     x, y = answer.result(0, "scroll")["result"]["value"]
     return {"scrollX": x, "scrollY": y}
-
-
-async def _until(check: Callable[[], Awaitable[bool]], timeout_ms: int, what: str) -> float:
-    started = time.monotonic()
-    deadline = started + timeout_ms / 1000
-    while True:
-        if await check():
-            return time.monotonic() - started
-        if time.monotonic() >= deadline:
-            raise RespondToModel(f"{what} within {timeout_ms} ms")
-        await asyncio.sleep(_POLL_S)
-
-
-async def wait_for(ctx: PageContext, a: BrowserDomArgs) -> str:
-    if a.selector is not None:
-        expression = f"document.querySelector({json.dumps(a.selector)}) !== null"
-
-        async def found() -> bool:
-            answer = await ctx.cdp.run(
-                a.tabId, [Command("Runtime.evaluate", {"expression": expression, "returnByValue": True})]
-            )
-            result = answer.result(0, "wait_for")
-            if "exceptionDetails" in result:
-                detail = result["exceptionDetails"].get("exception", {}).get("description", "")
-                raise RespondToModel(
-                    f"invalid selector {a.selector}: {detail.splitlines()[0] if detail else ''}"
-                )
-            return bool(result["result"].get("value"))
-
-        took = await _until(found, a.timeoutMs, f"no element matched {a.selector}")
-        return f"{a.selector} is on the page (after {took * 1000:.0f} ms)."
-    if a.ref is not None:
-        ref = a.ref
-
-        async def visible() -> bool:
-            state, element = await locate(ctx, a.tabId, ref=ref, selector=None)
-            try:
-                await center(ctx, state, element)
-            except RespondToModel as error:
-                if "stale" in error.message:
-                    raise
-                return False
-            return True
-
-        took = await _until(visible, a.timeoutMs, f"{ref} did not become visible")
-        return f"{ref} is visible (after {took * 1000:.0f} ms)."
-    text = a.text if a.text is not None else a.textGone or ""
-    gone = a.text is None
-
-    async def seen() -> bool:
-        _, page = await outline(ctx, a.tabId, None)
-        present = any(text in line.text for line in page.lines)
-        return present != gone
-
-    took = await _until(
-        seen, a.timeoutMs, f"the text {text!r} {'is still on' if gone else 'did not appear on'} the page"
-    )
-    return f"The text {text!r} {'is gone' if gone else 'is on the page'} (after {took * 1000:.0f} ms)."

@@ -8,6 +8,7 @@ from typing import Any
 
 from core.browser.cdp import Answer, Command, TabState
 from core.browser.context import PageContext
+from core.browser.fence import PageText
 from core.browser.refs import stale_ref
 from core.errors import RespondToModel
 
@@ -100,9 +101,10 @@ async def call_on(ctx: PageContext, state: TabState, element: Element, function:
     }
     answer = await ctx.cdp.run(state.tab_id, [Command("Runtime.callFunctionOn", params, element.session)])
     result = answer.result(0, element.label)
-    if "exceptionDetails" in result:
+    if "exceptionDetails" in result:  # thrown in the page: its words may be the page's own
         detail = result["exceptionDetails"].get("exception", {}).get("description", "error")
-        raise RespondToModel(f"{element.label}: {detail.splitlines()[0]}")
+        thrown = PageText(detail.splitlines()[0], before=f"{element.label}: the page threw:")
+        raise RespondToModel(thrown.render())
     return result.get("result", {}).get("value")
 
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from core.browser.cdp import Command, TabState
 from core.browser.context import PageContext
+from core.browser.fence import PageText
 from core.browser.fields import TabId, WaitMs, used_by
 from core.browser.spec import BrowserToolSpec
 from core.browser.urls import NAVIGABLE_SCHEMES, check_navigable
@@ -121,9 +122,10 @@ async def _failed(ctx: PageContext, state: TabState, url: str, error_text: str) 
     blank = {"action": "navigate", "tabId": state.tab_id, "url": "about:blank", "waitForLoad": True,
              "timeoutMs": 5_000}  # fmt: skip
     await ctx.cdp.legacy("browser_navigation", blank)
-    return RespondToModel(
-        f"navigation to {url} was redirected to {shown}, a page Tabgate may not control "
-        f"(only http(s) pages; {error_text}); the tab was sent to about:blank"
+    return _led_away(
+        f"navigation to {url} was redirected to a page Tabgate may not control (only http(s) pages; "
+        f"{error_text}); the tab was sent to about:blank. Where it led:",
+        shown,
     )
 
 
@@ -138,6 +140,11 @@ async def _go(ctx: PageContext, a: BrowserNavigationArgs, deadline: float) -> tu
     if a.waitForLoad:
         await _wait_loaded(ctx, state.tab_id, deadline, a.timeoutMs)
     return state.tab_id, started
+
+
+def _led_away(words: str, where: str) -> RespondToModel:
+    """Tabgate's words, then where a redirect led: a URL the page chose, so the page's text (fenced)."""
+    return RespondToModel(PageText(where, before=words).render())
 
 
 def _controllable(url: str) -> bool:
@@ -155,9 +162,10 @@ async def _left_uncontrollable(ctx: PageContext, tab_id: int | None, url: str) -
     blank = {"action": "navigate", "tabId": current["tabId"], "url": "about:blank", "waitForLoad": True,
              "timeoutMs": 5_000}  # fmt: skip
     await ctx.cdp.legacy("browser_navigation", blank)
-    return RespondToModel(
-        f"navigation to {url} ended on {final}, a page Tabgate may not control (only http(s) pages); "
-        "the tab was sent to about:blank"
+    return _led_away(
+        f"navigation to {url} ended on a page Tabgate may not control (only http(s) pages); the tab was "
+        "sent to about:blank. Where it ended:",
+        final,
     )
 
 
@@ -174,8 +182,8 @@ async def navigate(ctx: PageContext, a: BrowserNavigationArgs) -> dict[str, Any]
         raise (await _left_uncontrollable(ctx, a.tabId, url)) or error from None
     if not _controllable(final.url):
         raise (await _left_uncontrollable(ctx, tab_id, url)) or RespondToModel(f"navigation to {url} failed")
-    _, entries, _ = await ctx.cdp.buffer(tab_id, "network")
-    document = _document(entries, started.get("loaderId"))
+    network = await ctx.cdp.buffer(tab_id, "network")
+    document = _document(network.entries, started.get("loaderId"))
     if document is not None and document.get("errorText"):
         raise RespondToModel(f"navigation to {url} failed: {document['errorText']}")
     status = document.get("status") if document is not None else None

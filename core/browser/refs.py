@@ -1,8 +1,10 @@
 """Refs: the short names (`e12`) a snapshot gives page nodes, and what each one points at.
 
-A tab's refs belong to one top-level document (the executor's `epoch` counts them). Within it a node keeps
-its ref across snapshots, so refs from an earlier snapshot of the same page stay usable; a navigation makes
-every old ref stale.
+The page-side walk numbers the nodes it answers (`PageKey`); a ref names one such node. When a line is shown
+its refs are named, and Python then asks the debugger which node each new one is (`NodeRef`, its backend id),
+so acting on a ref works as on any node the debugger names. A tab's refs belong to one top-level document (the
+executor's `epoch` counts them); within it a node keeps its ref across snapshots, and a navigation makes every
+old ref stale.
 """
 
 from __future__ import annotations
@@ -22,6 +24,16 @@ class NodeRef:
     frame_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class PageKey:
+    """A node as the page-side walk numbered it: in one frame's document (`doc`, new for each document)."""
+
+    session: str | None
+    frame_id: str
+    doc: str
+    id: int
+
+
 def stale_ref(ref: str, why: str) -> RespondToModel:
     return RespondToModel(
         f"ref {ref} is stale ({why}). "
@@ -32,25 +44,44 @@ def stale_ref(ref: str, why: str) -> RespondToModel:
 @dataclass(slots=True)
 class RefTable:
     epoch: int
-    _by_ref: dict[str, NodeRef] = field(default_factory=dict)
-    _by_node: dict[NodeRef, str] = field(default_factory=dict)
-    # The last whole-page outline: reading on after a cut (offset) reads the same outline, line for line.
+    _by_ref: dict[str, PageKey] = field(default_factory=dict)
+    _by_key: dict[PageKey, str] = field(default_factory=dict)
+    _nodes: dict[str, NodeRef | None] = field(default_factory=dict)  # None: the node was gone when asked
+    # The last outline of this document (core/browser/page.py reads on from it and finds in it).
     outline: Any = None
+    # The lines each caller was last shown, for `snapshot {since: "last"}`.
+    seen: dict[str, list[str]] = field(default_factory=dict)
+    # Each frame's isolated world (session, frame id → execution context), where its refs are looked up.
+    contexts: dict[tuple[str | None, str], int] = field(default_factory=dict)
 
-    def ref_for(self, node: NodeRef) -> str:
-        ref = self._by_node.get(node)
+    def ref_for(self, key: PageKey) -> str:
+        ref = self._by_key.get(key)
         if ref is None:
             ref = f"e{len(self._by_ref) + 1}"
-            self._by_ref[ref] = node
-            self._by_node[node] = ref
+            self._by_ref[ref] = key
+            self._by_key[key] = ref
         return ref
 
-    def node(self, ref: str, epoch: int) -> NodeRef:
+    def unresolved(self) -> list[PageKey]:
+        """The nodes named but not yet looked up in the debugger."""
+        return [key for ref, key in self._by_ref.items() if ref not in self._nodes]
+
+    def resolved(self, key: PageKey, node: NodeRef | None) -> None:
+        self._nodes[self._by_key[key]] = node
+
+    def key(self, ref: str, epoch: int) -> PageKey:
         if epoch != self.epoch:
             raise stale_ref(ref, "the page has navigated since that snapshot")
-        node = self._by_ref.get(ref)
-        if node is None:
+        key = self._by_ref.get(ref)
+        if key is None:
             raise stale_ref(ref, "no snapshot of this page gave it")
+        return key
+
+    def node(self, ref: str, epoch: int) -> NodeRef:
+        self.key(ref, epoch)
+        node = self._nodes.get(ref)
+        if node is None:
+            raise stale_ref(ref, "that element is no longer in the page")
         return node
 
 
@@ -72,6 +103,10 @@ class TabRefs:
         while len(self._tables) > MAX_TABS:
             del self._tables[next(iter(self._tables))]
         return table
+
+    def table_of(self, tab_id: int) -> RefTable | None:
+        """The tab's table as it is (its document may have changed since: the caller checks)."""
+        return self._tables.get(tab_id)
 
     def peek(self, tab_id: int, ref: str) -> tuple[NodeRef, int]:
         """The node and the epoch of the document it was seen in, to be checked against the tab later."""

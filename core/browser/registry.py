@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from core.browser.devtools import BROWSER_DEVTOOLS
-from core.browser.dom import BROWSER_DOM
+from core.browser.dom_args import BROWSER_DOM
 from core.browser.navigation import BROWSER_NAVIGATION
 from core.browser.page import BROWSER_PAGE
 from core.browser.screenshot import BROWSER_SCREENSHOT

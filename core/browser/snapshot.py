@@ -1,9 +1,12 @@
-"""The page outline: Chrome's accessibility trees (one per frame) turned into one compact text outline.
+"""The page outline: what the page-side walk found in each frame (`core/browser/walker.py`) turned into one
+compact text outline.
 
 One node a line, indented by depth: `role "name" states [ref=eN]: text`. Nodes that only structure the page
-(generic containers, ignored nodes, label wrappers) give their children to their parent instead of a line of
-their own, text a control already names is not repeated, and a lone text child joins its parent's line. Frames
-appear under their iframe's line, in document order; shadow roots are already part of Chrome's tree.
+(unnamed groups, label wrappers) give their children to their parent instead of a line of their own, text a
+control already names is not repeated, and a lone text child joins its parent's line. Frames appear under
+their iframe's line, in document order; open shadow roots are already in the walk. A line keeps where its refs
+go and which node each one names; the ref names (`e12`) are given when a line is shown (`RefTable`), so only
+what an answer shows is ever resolved to the debugger's node ids.
 """
 
 from __future__ import annotations
@@ -14,98 +17,132 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.browser.refs import NodeRef, RefTable
-
-type AxNode = Mapping[str, Any]
+from core.browser.refs import PageKey, RefTable
 
 # Roles whose nodes only group others: without a name (or focus) their children move up a level.
-_STRUCTURE = frozenset(
-    {"generic", "none", "presentation", "LabelText", "Section", "group", "div", "Pre", "rowgroup"}
-)
-# A table row is one line, its cells joined (contract §7.1).
+_STRUCTURE = frozenset({"generic", "LabelText", "group", "Pre", "rowgroup"})
 _ROWS = frozenset({"row"})
 _CELLS = frozenset({"cell", "gridcell", "columnheader", "rowheader"})
+_TABLES = frozenset({"table", "grid", "treegrid"})
 _CELL_SEPARATOR = " | "
-_DROPPED = frozenset({"InlineTextBox", "ListMarker", "LineBreak"})
-_ROLE_NAMES = {"StaticText": "text", "Iframe": "iframe", "RootWebArea": "document", "image": "img"}
+_ROLE_NAMES = {"StaticText": "text", "Iframe": "iframe"}
 _NAME_LIMIT = 160
 _VALUE_LIMIT = 160
-_MISSING = {"type": "none"}
+
+
+@dataclass(slots=True)
+class Node:
+    """One node the walk answered: its accessibility facts and the nodes under it."""
+
+    key: PageKey
+    role: str
+    name: str
+    value: str
+    props: Mapping[str, Any]
+    kids: list[Node] = field(default_factory=list)
+    # The walk stopped inside this node (its budget ran out): what it holds may be only a part.
+    open: bool = False
+
+
+def parse(records: Sequence[Sequence[Any]], frame: tuple[str | None, str, str], *, cut: bool) -> list[Node]:
+    """The walk's records (`[id, depth, role, name, value, props]`, document order) as trees; with `cut`, the
+    nodes the walk was inside when it stopped are marked open."""
+    session, frame_id, doc = frame
+    roots: list[Node] = []
+    chain: list[Node] = []
+    for number, depth, role, name, value, props in records:
+        key = PageKey(session, frame_id, doc, int(number))
+        node = Node(key, str(role), str(name), str(value), props or {})
+        del chain[int(depth) :]
+        (chain[-1].kids if chain else roots).append(node)
+        chain.append(node)
+    if cut:
+        for node in chain:
+            node.open = True
+    return roots
 
 
 @dataclass(frozen=True, slots=True)
 class FrameTree:
-    """One frame's accessibility tree, as the executor fetched it."""
+    """One frame's walk, as Python fetched it."""
 
     frame_id: str
     parent_id: str | None
     session: str | None
     url: str
-    owner: int | None  # backend id of the <iframe> element in the parent frame
-    nodes: Sequence[AxNode]
-    # The session the owner element belongs to (backend ids are per renderer process).
-    owner_session: str | None = None
+    roots: Sequence[Node]
+    # The <iframe> element that shows this frame, in its parent frame's walk.
+    owner: PageKey | None = None
     # Why its content is not shown (a site the user did not grant, not a web page); None: shown.
     withheld: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Line:
+    """A line's text without its refs, and where each ref goes (`[ref=eN]` is inserted at that position)."""
+
     depth: int
     text: str
+    marks: tuple[tuple[int, PageKey], ...] = ()
+
+    def render(self, refs: RefTable) -> str:
+        text = self.text
+        named = [(position, refs.ref_for(key)) for position, key in self.marks]  # numbered left to right
+        for position, ref_name in reversed(named):
+            ref = f"[ref={ref_name}]"
+            head, tail = text[:position], text[position:]
+            text = f"{head} {ref}{tail}" if head else f"{ref}{tail}"
+        return "  " * self.depth + text
 
 
 @dataclass(slots=True)
 class Outline:
     lines: list[Line] = field(default_factory=list)
+    # False: the walk stopped at its budget and the page goes on after the last line.
+    complete: bool = True
 
-    def render(self, *, offset: int = 0, max_chars: int) -> str:
-        """The lines from `offset` on, cut to `max_chars` with a last line that says how to read the rest."""
-        shown, cut = self.parts(offset=offset, max_chars=max_chars)
-        return "\n".join(part for part in (shown, cut) if part)
-
-    def parts(self, *, offset: int = 0, max_chars: int) -> tuple[str, str]:
+    def parts(self, refs: RefTable, *, offset: int = 0, max_chars: int) -> tuple[list[str], str]:
         """The lines from `offset` on that fit in `max_chars`, and the line that says how to read the rest
         ("" when nothing was cut): the page's text apart from Tabgate's own words."""
         out: list[str] = []
         used = 0
         total = len(self.lines)
         for index in range(offset, total):
-            line = self.lines[index]
-            text = "  " * line.depth + line.text
-            # Keep room for the continuation line unless this is the last line.
-            room = 0 if index + 1 == total else _CONTINUATION_ROOM
+            text = self.lines[index].render(refs)
+            # Keep room for the continuation line unless this is the page's last line.
+            room = 0 if index + 1 == total and self.complete else _CONTINUATION_ROOM
             if used + len(text) + 1 > max_chars - room:
-                return "\n".join(out), _continuation(index, total)
+                return out, self._continuation(index)
             out.append(text)
             used += len(text) + 1
-        return "\n".join(out), ""
+        return out, "" if self.complete else self._continuation(total)
 
-    def find(self, pattern: re.Pattern[str]) -> list[str]:
-        return [line.text for line in self.lines if pattern.search(line.text)]
+    def render(self, refs: RefTable, *, offset: int = 0, max_chars: int) -> str:
+        shown, cut = self.parts(refs, offset=offset, max_chars=max_chars)
+        return "\n".join([*shown, cut] if cut else shown)
+
+    def covers(self, offset: int, max_chars: int) -> bool:
+        """Whether reading on from `offset` can be answered from these lines: a whole outline can; one the
+        walk cut short only while a good part of an answer's worth of lines is left after `offset`."""
+        if self.complete:
+            return offset <= len(self.lines)
+        return len(self.lines) - offset > max_chars // _SHORTEST_LINE
+
+    def find(self, pattern: re.Pattern[str]) -> list[Line]:
+        return [Line(0, line.text, line.marks) for line in self.lines if pattern.search(line.text)]
+
+    def _continuation(self, index: int) -> str:
+        total = len(self.lines)
+        which = f"lines {index + 1}–{total} of {total}" if self.complete else f"lines from {index + 1} on"
+        return (
+            f"[cut: {which} not shown. Read on with "
+            f'browser_page {{"action": "snapshot", "offset": {index}}}, or read one part with {{"ref": ...}} '
+            f"of a line above]"
+        )
 
 
 _CONTINUATION_ROOM = 160
-
-
-def _continuation(index: int, total: int) -> str:
-    return (
-        f"[cut: lines {index + 1}–{total} of {total} not shown. Read on with "
-        f'browser_page {{"action": "snapshot", "offset": {index}}}, or read one part with {{"ref": ...}} '
-        f"of a line above]"
-    )
-
-
-def _value(node: AxNode, key: str) -> Any:
-    return (node.get(key) or _MISSING).get("value")
-
-
-def _text(node: AxNode) -> str:
-    return str(_value(node, "name") or "").strip()
-
-
-def _properties(node: AxNode) -> dict[str, Any]:
-    return {p["name"]: (p.get("value") or _MISSING).get("value") for p in node.get("properties", ())}
+_SHORTEST_LINE = 20  # characters: no fewer lines than this many fill an answer
 
 
 def _quote(text: str, limit: int) -> str:
@@ -115,230 +152,222 @@ def _quote(text: str, limit: int) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _states(role: str, node: AxNode, props: dict[str, Any]) -> list[str]:
+def _states(node: Node) -> list[str]:
+    props = node.props
     states: list[str] = []
     for name, on, off in (("checked", "checked", "unchecked"), ("pressed", "pressed", "not pressed")):
         value = props.get(name)
-        if value in ("true", True):
+        if value is True:
             states.append(on)
-        elif value in ("false", False):
+        elif value is False:
             states.append(off)
         elif value == "mixed":
             states.append("mixed")
     if "expanded" in props:
         states.append("expanded" if props["expanded"] else "collapsed")
-    for flag in ("selected", "disabled", "required", "readonly", "modal"):
+    for flag in ("selected", "disabled", "required", "readonly", "modal", "focused", "invalid"):
         if props.get(flag) is True:
             states.append(flag)
-    if props.get("focused") is True and role != "RootWebArea":
-        states.append("focused")
-    if props.get("invalid") not in (None, "false"):
-        states.append("invalid")
-    if role == "heading" and props.get("level") is not None:
+    if node.role == "heading" and props.get("level") is not None:
         states.append(f"level={props['level']}")
-    value = _value(node, "value")
-    if value not in (None, "") and role not in ("StaticText", "RootWebArea"):
-        states.append(f"value={_quote(str(value), _VALUE_LIMIT)}")
+    if node.value and node.role != "StaticText":
+        states.append(f"value={_quote(node.value, _VALUE_LIMIT)}")
     return states
 
 
+def _is_text(node: Node) -> bool:
+    return node.role == "StaticText"
+
+
+class _Stop(Exception):
+    """The walk stopped inside the node about to be shown: its line could be wrong, so the outline ends."""
+
+
 class _Builder:
-    def __init__(self, frames: Sequence[FrameTree], refs: RefTable) -> None:
-        self._refs = refs
-        self._frames = {frame.frame_id: frame for frame in frames}
-        self._nodes = {frame.frame_id: {node["nodeId"]: node for node in frame.nodes} for frame in frames}
-        # The frame shown under each iframe element, by (owner's session, owner backend id).
-        self._children = {
-            (frame.owner_session, frame.owner): frame for frame in frames if frame.parent_id is not None
-        }
+    def __init__(self, frames: Sequence[FrameTree]) -> None:
+        # The frame shown under each iframe element.
+        self._children = {frame.owner: frame for frame in frames if frame.owner is not None}
         self.outline = Outline()
 
-    def root(self, frame: FrameTree) -> AxNode | None:
-        return next((node for node in frame.nodes if "parentId" not in node), None)
-
     def frame_body(self, frame: FrameTree, depth: int) -> None:
-        root = self.root(frame)
-        if root is not None:
-            for child in self._kids(frame, root):
-                self.node(frame, child, depth)
+        for node in self._visible(frame.roots):
+            self.node(node, depth)
 
-    def _kids(self, frame: FrameTree, node: AxNode) -> Iterator[AxNode]:
-        nodes = self._nodes[frame.frame_id]
-        for child_id in node.get("childIds", ()):
-            child = nodes.get(child_id)
-            if child is not None:
-                yield child
-
-    def _visible_kids(self, frame: FrameTree, node: AxNode) -> list[AxNode]:
-        """The children that will show, with structure-only nodes replaced by their own children."""
-        out: list[AxNode] = []
-        for child in self._kids(frame, node):
-            role = _value(child, "role")
-            if role in _DROPPED:
-                continue
-            if self._hoisted(child, role):
-                out.extend(self._visible_kids(frame, child))
-            elif role == "StaticText" and not (_value(child, "name") or "").strip():
-                continue
+    def _visible(self, nodes: Sequence[Node]) -> list[Node]:
+        """The nodes that will show, with structure-only nodes replaced by their own children."""
+        out: list[Node] = []
+        for node in nodes:
+            if self._hoisted(node):
+                out.extend(self._visible(node.kids))
             else:
-                out.append(child)
+                out.append(node)
         # A label's text next to the control it names is said once, by the control.
-        named = {_text(k) for k in out if _value(k, "role") != "StaticText"}
-        return [k for k in out if not (_value(k, "role") == "StaticText" and _text(k) in named)]
+        named = {k.name for k in out if not _is_text(k)}
+        return [k for k in out if not (_is_text(k) and k.name in named)]
 
-    def _hoisted(self, node: AxNode, role: str | None) -> bool:
-        if node.get("ignored"):
-            return True
-        if role not in _STRUCTURE:
-            return False
-        props = _properties(node)
-        return not (_value(node, "name") or "").strip() and props.get("focusable") is not True
+    @staticmethod
+    def _hoisted(node: Node) -> bool:
+        return node.role in _STRUCTURE and not node.name and node.props.get("focusable") is not True
 
-    def _ref(self, frame: FrameTree, node: AxNode) -> str | None:
-        backend = node.get("backendDOMNodeId")
-        if backend is None:
-            return None
-        return self._refs.ref_for(NodeRef(frame.session, int(backend), frame.frame_id))
-
-    def node(self, frame: FrameTree, node: AxNode, depth: int) -> None:
-        role = _value(node, "role") or "unknown"
-        if role in _DROPPED:
-            return
-        if self._hoisted(node, role):
-            for child in self._visible_kids(frame, node):
-                self.node(frame, child, depth)
-            return
-        name = (_value(node, "name") or "").strip()
-        if role == "StaticText":
-            if name:
-                self._line(depth, "text", None, [], self._ref(frame, node), name)
-            return
-        if role in _ROWS:
-            self._row(frame, node, depth)
-            return
+    def _own_kids(self, node: Node) -> list[Node]:
         # Text that only repeats the node's own name (a button's label) or value (a text field's) goes.
-        value = str(_value(node, "value") or "").strip()
-        kids = [
-            k
-            for k in self._visible_kids(frame, node)
-            if not (_value(k, "role") == "StaticText" and _text(k) in (name, value))
-        ]
+        said = (node.name, node.value)
+        return [k for k in self._visible(node.kids) if not (_is_text(k) and k.name in said)]
+
+    def node(self, node: Node, depth: int) -> None:
+        if _is_text(node):
+            self._add(Line(depth, "text: " + " ".join(node.name.split()), ((4, node.key),)))
+            return
+        if node.role in _ROWS:
+            self._row(node, depth)
+            return
+        kids = self._own_kids(node)
         inline = None
-        if len(kids) == 1 and _value(kids[0], "role") == "StaticText" and not name:
-            inline = (_value(kids[0], "name") or "").strip()
+        if len(kids) == 1 and _is_text(kids[0]) and not node.name:
+            inline = kids[0].name
             kids = []
-        states = _states(role, node, _properties(node))
-        self._line(depth, _ROLE_NAMES.get(role, role), name or None, states, self._ref(frame, node), inline)
-        if role in ("table", "grid", "treegrid"):  # a caption that only repeats the table's name goes
-            kids = [k for k in kids if not (_value(k, "role") == "caption" and self._said(frame, k) == name)]
+        if node.open and (inline is not None or not kids):
+            raise _Stop
+        parts = [_ROLE_NAMES.get(node.role, node.role)]
+        if node.name:
+            parts.append(_quote(node.name, _NAME_LIMIT))
+        parts.extend(_states(node))
+        text = " ".join(parts)
+        marks = ((len(text), node.key),)
+        if inline:
+            text += ": " + " ".join(inline.split())
+        self._add(Line(depth, text, marks))
+        if node.role in _TABLES:  # a caption that only repeats the table's name goes
+            kids = [k for k in kids if not (k.role == "caption" and self._said(k) == node.name)]
         for kid in kids:
-            self.node(frame, kid, depth + 1)
-        if role == "Iframe":
-            self._frame_under(frame, node, depth + 1)
+            self.node(kid, depth + 1)
+        if node.role == "Iframe":
+            self._frame_under(node, depth + 1)
 
-    def _said(self, frame: FrameTree, node: AxNode) -> str:
+    def _add(self, line: Line) -> None:
+        self.outline.lines.append(line)
+
+    def _said(self, node: Node) -> str:
         """A node's name, or else the text it holds."""
-        return _text(node) or " ".join(_text(k) for k in self._visible_kids(frame, node)).strip()
+        return node.name or " ".join(k.name for k in self._visible(node.kids)).strip()
 
-    def _row(self, frame: FrameTree, row: AxNode, depth: int) -> None:
+    def _row(self, row: Node, depth: int) -> None:
         """`row: "0877" | "Ada" | button "Refund" [ref=e90]`; a row of column headers is `columns: …`. The
         row's own name (its cells' text again) is not said; a row or cell one can focus keeps its ref."""
-        props = _properties(row)
-        cells = self._visible_kids(frame, row)
-        headers = bool(cells) and all(_value(c, "role") == "columnheader" for c in cells)
-        parts = ["columns" if headers else "row", *_states("row", row, props)]
-        if props.get("focusable") is True:
-            parts.append(f"[ref={self._ref(frame, row)}]")
-        shown = _CELL_SEPARATOR.join(self._cell(frame, cell) for cell in cells)
-        self.outline.lines.append(Line(depth, " ".join(parts) + ": " + shown))
+        if row.open:
+            raise _Stop
+        cells = self._visible(row.kids)
+        headers = bool(cells) and all(c.role == "columnheader" for c in cells)
+        text = " ".join(["columns" if headers else "row", *_states(row)])
+        marks: list[tuple[int, PageKey]] = []
+        if row.props.get("focusable") is True:
+            marks.append((len(text), row.key))
+        text += ": "
+        for index, cell in enumerate(cells):
+            if index:
+                text += _CELL_SEPARATOR
+            text = self._cell(cell, text, marks)
+        self._add(Line(depth, text, tuple(marks)))
 
-    def _cell(self, frame: FrameTree, cell: AxNode) -> str:
+    def _cell(self, cell: Node, text: str, marks: list[tuple[int, PageKey]]) -> str:
         """A cell of text is its text, quoted; a cell whose whole content is one element is that element only;
         anything else is its content, element by element."""
-        role = _value(cell, "role")
-        if role not in _CELLS:
-            return " ".join(self._pieces(frame, cell))
-        props = _properties(cell)
-        kids = self._visible_kids(frame, cell)
-        own = _states(role, cell, props)
-        if props.get("focusable") is True:
-            own.append(f"[ref={self._ref(frame, cell)}]")
-        if all(_value(k, "role") == "StaticText" for k in kids):
-            text = _text(cell) or " ".join(_text(k) for k in kids)
-            return " ".join([_quote(text, _NAME_LIMIT), *own])
-        pieces = [p for kid in kids for p in self._pieces(frame, kid)]
-        return " ".join([*pieces, *own])
+        if cell.role not in _CELLS:
+            return self._pieces(cell, text, marks)
+        kids = self._visible(cell.kids)
+        if all(_is_text(k) for k in kids):
+            said = cell.name or " ".join(k.name for k in kids)
+            text += " ".join([_quote(said, _NAME_LIMIT), *_states(cell)])
+        else:
+            first = True
+            for kid in kids:
+                text = self._pieces(kid, text if first else text + " ", marks)
+                first = False
+            if _states(cell):
+                text += " " + " ".join(_states(cell))
+        if cell.props.get("focusable") is True:
+            marks.append((len(text), cell.key))
+        return text
 
-    def _pieces(self, frame: FrameTree, node: AxNode) -> list[str]:
+    def _pieces(self, node: Node, text: str, marks: list[tuple[int, PageKey]]) -> str:
         """A node and what it holds, as `node()` would show them, on one line (inside a table cell)."""
-        role = _value(node, "role") or "unknown"
-        if role in _DROPPED:
-            return []
-        if self._hoisted(node, role):
-            return [p for kid in self._visible_kids(frame, node) for p in self._pieces(frame, kid)]
-        name = _text(node)
-        if role == "StaticText":
-            return [_quote(name, _NAME_LIMIT)] if name else []
-        value = str(_value(node, "value") or "").strip()
-        kids = [
-            k
-            for k in self._visible_kids(frame, node)
-            if not (_value(k, "role") == "StaticText" and _text(k) in (name, value))
-        ]
-        parts = [_ROLE_NAMES.get(role, role)]
-        if name:
-            parts.append(_quote(name, _NAME_LIMIT))
-        parts.extend(_states(role, node, _properties(node)))
-        ref = self._ref(frame, node)
-        if ref is not None:
-            parts.append(f"[ref={ref}]")
-        return [" ".join(parts), *(p for kid in kids for p in self._pieces(frame, kid))]
+        if self._hoisted(node):
+            for index, kid in enumerate(self._visible(node.kids)):
+                text = self._pieces(kid, text + (" " if index else ""), marks)
+            return text
+        if _is_text(node):
+            return text + _quote(node.name, _NAME_LIMIT)
+        parts = [_ROLE_NAMES.get(node.role, node.role)]
+        if node.name:
+            parts.append(_quote(node.name, _NAME_LIMIT))
+        parts.extend(_states(node))
+        text += " ".join(parts)
+        marks.append((len(text), node.key))
+        for kid in self._own_kids(node):
+            text = self._pieces(kid, text + " ", marks)
+        return text
 
-    def _frame_under(self, parent: FrameTree, node: AxNode, depth: int) -> None:
-        child = self._children.get((parent.session, node.get("backendDOMNodeId")))
+    def _frame_under(self, iframe: Node, depth: int) -> None:
+        child = self._children.get(iframe.key)
         if child is None:
             return
         if child.withheld is not None:
-            self.outline.lines.append(Line(depth, f"[not shown: {child.withheld}]"))
+            self._add(Line(depth, f"[not shown: {child.withheld}]"))
             return
         self.frame_body(child, depth)
 
-    def _line(
-        self, depth: int, role: str, name: str | None, states: list[str], ref: str | None, inline: str | None
-    ) -> None:
-        parts = [role]
-        if name:
-            parts.append(_quote(name, _NAME_LIMIT))
-        parts.extend(states)
-        if ref is not None:
-            parts.append(f"[ref={ref}]")
-        text = " ".join(parts)
-        if inline:
-            text += ": " + " ".join(inline.split())
-        self.outline.lines.append(Line(depth, text))
+
+def _subtree(nodes: Sequence[Node], key: PageKey) -> Node | None:
+    for node in nodes:
+        if node.key == key:
+            return node
+        found = _subtree(node.kids, key)
+        if found is not None:
+            return found
+    return None
 
 
-def build_outline(frames: Sequence[FrameTree], refs: RefTable, *, under: NodeRef | None = None) -> Outline:
+def build_outline(frames: Sequence[FrameTree], *, under: PageKey | None = None) -> Outline:
     """The outline of the top frame (the one without a parent) and, inside it, of every other frame.
 
-    With `under`, only that node's subtree (the node's own line first).
+    With `under`, only that node's subtree (the node's own line first); LookupError when it is not there.
     """
-    builder = _Builder(frames, refs)
-    if under is not None:
-        frame = next((f for f in frames if f.frame_id == under.frame_id), None)
-        node = (
-            None
-            if frame is None
-            else next((n for n in frame.nodes if n.get("backendDOMNodeId") == under.backend_id), None)
-        )
-        if frame is None or node is None:
-            raise LookupError("the node is no longer in the page")
-        builder.node(frame, node, 0)
-        if not builder.outline.lines:  # a structure-only node: show what it holds
-            for child in builder._visible_kids(frame, node):
-                builder.node(frame, child, 0)
-        return builder.outline
-    top = next((f for f in frames if f.parent_id is None), None)
-    if top is not None:
-        builder.frame_body(top, 0)
-    return builder.outline
+    builder = _Builder(frames)
+    outline = builder.outline
+    try:
+        if under is not None:
+            frame = next((f for f in frames if f.frame_id == under.frame_id), None)
+            node = None if frame is None else _subtree(frame.roots, under)
+            if node is None:
+                raise LookupError("the node is no longer in the page")
+            if builder._hoisted(node):  # a structure-only node: show what it holds
+                for kid in builder._visible(node.kids):
+                    builder.node(kid, 0)
+            else:
+                builder.node(node, 0)
+        else:
+            top = next((f for f in frames if f.parent_id is None), None)
+            if top is not None:
+                builder.frame_body(top, 0)
+    except _Stop:
+        outline.complete = False
+    if any(_open(frame.roots) for frame in frames):
+        outline.complete = False
+    return outline
+
+
+def _open(nodes: Sequence[Node]) -> bool:
+    return bool(nodes) and nodes[-1].open
+
+
+def walk_keys(frames: Sequence[FrameTree], role: str) -> Iterator[PageKey]:
+    """The keys of every node with `role` (the iframes, whose frames Python then finds)."""
+
+    def visit(nodes: Sequence[Node]) -> Iterator[PageKey]:
+        for node in nodes:
+            if node.role == role:
+                yield node.key
+            yield from visit(node.kids)
+
+    for frame in frames:
+        yield from visit(frame.roots)

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
+from core.browser.fence import PageText
 from core.errors import RespondToModel
 
 PAGE_CHANGED = "the page changed since you approved; ask again"
@@ -33,6 +34,8 @@ class CallTarget(BaseModel):
     tabs: list[StrictInt] = Field(default_factory=list)
     tabId: StrictInt | None = None
     site: str | None = None
+    # The agent calling (its id): what it was shown before, e.g. for `snapshot {since: "last"}`, is its own.
+    caller: str | None = None
 
 
 def not_shared(tab_id: int) -> RespondToModel:
@@ -100,7 +103,9 @@ def require_page(tab: TabFacts) -> None:
     if not tab.url:
         raise RespondToModel(f"tab {tab.id} has no page Tabgate can read (url: none)")
     if not is_web_page(tab.url):
-        raise RespondToModel(f"Tabgate cannot read {tab.url}: only http(s) pages")
+        # The address is the page's text (a page picks where it sends the tab): fenced.
+        shown = PageText(tab.url, before=f"Tabgate cannot read tab {tab.id}: only http(s) pages. It shows:")
+        raise RespondToModel(shown.render())
     origin = shown_site(tab.url)
     if not tab.granted:
         raise RespondToModel(

@@ -82,7 +82,8 @@ class BrowserHandler:
         timeout_ms = self._spec.timeout_ms
         if action.run is not None:
             cdp = Cdp(self._browser, timeout_ms, guard)
-            context = PageContext(cdp, refs_of(self._browser), tab, self._upload_dirs, self._host)
+            caller = call.target.caller if call.target is not None and call.target.caller else "person"
+            context = PageContext(cdp, refs_of(self._browser), tab, self._upload_dirs, self._host, caller)
             request = action.run(context, args)
         else:
             wire = args.model_dump(exclude_none=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
@@ -254,6 +255,13 @@ async def test_with_gateway_mcp_on_read_only_mcp_tools_run_at_once_and_the_other
 # -- each agent has its own tabs --------------------------------------------------------------------------
 
 
+def as_sent(target: dict[str, Any]) -> dict[str, Any]:
+    """A dispatched target without its `caller`, after checking that names the agent (its 16-hex-digit id)."""
+    rest = dict(target)
+    assert re.fullmatch(r"[0-9a-f]{16}", rest.pop("caller")), target
+    return rest
+
+
 async def test_a_read_with_no_tab_opens_the_agents_own_tab_in_a_group_named_for_it_never_the_persons() -> (
     None
 ):
@@ -262,7 +270,7 @@ async def test_a_read_with_no_tab_opens_the_agents_own_tab_in_a_group_named_for_
     [read] = setup.dispatched
     tab_id = setup.tab_of(read)
     assert tab_id not in (SHOP["id"], BANK["id"])
-    assert read["target"] == {"tabs": [tab_id], "tabId": tab_id, "site": None}
+    assert as_sent(read["target"]) == {"tabs": [tab_id], "tabId": tab_id, "site": None}
     assert setup.chrome.groups == {setup.chrome.tabs[tab_id]["groupId"]: "codex"}
     assert await setup.pending(0) == []  # reading its own tab asks nothing
 
@@ -279,7 +287,7 @@ async def test_the_browser_gets_only_the_agents_tabs_as_its_target() -> None:
     setup = await Setup(gateway=True).start()
     mine = await setup.own_tab()
     await setup.call("browser_tab", {"action": "query"})
-    assert setup.dispatched[-1]["target"] == {"tabs": [mine], "tabId": None, "site": None}
+    assert as_sent(setup.dispatched[-1]["target"]) == {"tabs": [mine], "tabId": None, "site": None}
     assert setup.dispatched[-1]["turn"] == "s1"
 
 
@@ -387,7 +395,11 @@ async def test_acting_asks_naming_agent_executable_action_tab_and_site_and_binds
     assert setup.chrome.acted() == []  # nothing acts before the answer
     assert await setup.answer(request["id"], "once") == {"ok": True}
     assert (await acting)["isError"] is False
-    assert setup.dispatched[-1]["target"] == {"tabs": [7], "tabId": 7, "site": "https://shop.example"}
+    assert as_sent(setup.dispatched[-1]["target"]) == {
+        "tabs": [7],
+        "tabId": 7,
+        "site": "https://shop.example",
+    }
 
 
 async def test_allow_for_this_session_covers_that_site_and_allow_once_asks_again() -> None:
@@ -634,7 +646,11 @@ async def test_a_tab_moving_call_is_asked_for_its_destination_and_binds_the_site
     assert (request["site"], request["tab"]) == ("https://docs.example", {"tabId": 7, "title": "Cart"})
     await setup.answer(request["id"], "once")
     assert (await moving)["isError"] is False
-    assert setup.dispatched[-1]["target"] == {"tabs": [7], "tabId": 7, "site": "https://shop.example"}
+    assert as_sent(setup.dispatched[-1]["target"]) == {
+        "tabs": [7],
+        "tabId": 7,
+        "site": "https://shop.example",
+    }
 
 
 async def test_the_popup_hears_of_a_new_agent_or_session_but_not_of_every_call() -> None:

@@ -395,12 +395,13 @@ def test_page_reads_the_active_tab_when_no_tab_id_is_given(ext: Extension, open_
 def test_dom_type_appends_or_replaces_and_the_page_sees_it(ext: Extension, open_tab: OpenTab) -> None:
     tab_id, _ = open_tab("form.html")
     typed = says(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", text="Ada")
-    assert typed == 'Typed 3 character(s) into #name; its value is now "Ada".'
+    # The field's value is the page's (its script may change it): fenced after Tabgate's words.
+    assert fenced(typed) == block('"Ada"', before="Typed 3 character(s) into #name; its value is now:")
     typed = says(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", text=" Lovelace")
-    assert typed.endswith('its value is now "Ada Lovelace".')
+    assert page_of(typed) == '"Ada Lovelace"'
     assert "\nMirror: Ada Lovelace\n" in page_text(ext, tab_id)
     typed = says(ext, "browser_dom", action="type", tabId=tab_id, selector="#name", text="Grace", clear=True)
-    assert typed.endswith('its value is now "Grace".')
+    assert page_of(typed) == '"Grace"'
     assert "\nMirror: Grace\n" in page_text(ext, tab_id)
     assert fails(ext, "browser_dom", action="type", tabId=tab_id, selector="#status", text="x") == (
         "#status is not a text field (input, textarea or contenteditable)"
@@ -418,11 +419,13 @@ def test_dom_click_changes_the_page(ext: Extension, open_tab: OpenTab) -> None:
 def test_dom_select_by_text_or_value(ext: Extension, open_tab: OpenTab) -> None:
     tab_id, _ = open_tab("form.html")
     selected = says(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", values=["Blue"])
-    assert selected == 'Selected ["b"] in #colour.'
-    assert "\nChosen: b\n" in page_text(ext, tab_id)
-    assert says(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", values=["g"]) == (
-        'Selected ["g"] in #colour.'
+    # The option's value is the page's text: fenced after Tabgate's words.
+    assert fenced(selected) == block(
+        '#colour: ["b"]', before="Selected in #colour (the chosen values below)."
     )
+    assert "\nChosen: b\n" in page_text(ext, tab_id)
+    selected = says(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", values=["g"])
+    assert page_of(selected) == '#colour: ["g"]'
     assert "\nChosen: g\n" in page_text(ext, tab_id)
     refused = fails(ext, "browser_dom", action="select", tabId=tab_id, selector="#colour", values=["Mauve"])
     assert fenced(refused) == block("Red, Green, Blue", '#colour has no option "Mauve". Its options:')
@@ -887,7 +890,9 @@ def test_a_controlled_input_changes_only_through_real_key_events(
     says(ext_cdp, "browser_dom", action="press", tabId=tab_id, ref=query, key="Control+a")
     says(ext_cdp, "browser_dom", action="press", tabId=tab_id, key="Backspace")
     typed = says(ext_cdp, "browser_dom", action="type", tabId=tab_id, ref=query, text="abc", submit=True)
-    assert typed == "Typed 3 character(s) into " + query + ' and pressed Enter; its value is now "abc".'
+    assert fenced(typed) == block(
+        '"abc"', before=f"Typed 3 character(s) into {query} and pressed Enter; its value is now:"
+    )
     outline = snapshot(ext_cdp, tab_id)
     # 11 keys, Control and a, Backspace, 3 keys and Enter: every one reached the page's keydown handler.
     for line in (
@@ -988,9 +993,13 @@ def test_navigate_says_the_status_and_fails_on_a_refused_port_or_a_redirect_into
     )
     popup = f"chrome-extension://{ext_cdp.id}/popup.html"
     redirect = f"{shop}/redirect?to={popup}"
-    assert fails(ext_cdp, "browser_navigation", action="navigate", tabId=tab_id, url=redirect) == (
-        f"navigation to {redirect} was redirected to {popup}, a page Tabgate may not control (only http(s) "
-        "pages; net::ERR_BLOCKED_BY_CLIENT); the tab was sent to about:blank"
+    # Where the redirect led is a URL the page chose: fenced after Tabgate's words.
+    assert fenced(
+        fails(ext_cdp, "browser_navigation", action="navigate", tabId=tab_id, url=redirect)
+    ) == block(
+        popup,
+        before=f"navigation to {redirect} was redirected to a page Tabgate may not control (only http(s) "
+        "pages; net::ERR_BLOCKED_BY_CLIENT); the tab was sent to about:blank. Where it led:",
     )
     assert ok(ext_cdp, "browser_navigation", action="current_url", tabId=tab_id)["url"] == "about:blank"
 
@@ -1000,9 +1009,11 @@ def test_a_5000_element_page_is_cut_to_the_budget_and_read_on_through_offsets_an
 ) -> None:
     tab_id = tab(f"{shop}/big.html?n=5000")
     first = snapshot(ext_cdp, tab_id)
-    assert len(first) <= 20_000 + 200  # the budget (the marker lines included), and the "Page:" line
+    # The budget (the marker lines included), and the "Page:" line; the walk stopped near it, so the answer
+    # is mostly full and says only that the page goes on.
+    assert 15_000 <= len(first) <= 20_000 + 200, len(first)
     cut = first.splitlines()[-1]
-    found = re.fullmatch(r'\[cut: lines (\d+)–5002 of 5002 not shown\. Read on with browser_page '
+    found = re.fullmatch(r'\[cut: lines from (\d+) on not shown\. Read on with browser_page '
                          r'\{"action": "snapshot", "offset": (\d+)\}.*', cut)  # fmt: skip
     assert found is not None, cut
     later = snapshot(ext_cdp, tab_id, offset=4000, maxChars=2000)
@@ -1096,7 +1107,7 @@ def test_the_popup_form_shows_only_the_fields_of_the_chosen_action_and_a_snapsho
     popup.locator("#back").click()
     popup.locator('button.tool[data-tool="browser_page"]').click()
     popup.locator('#fields .field[data-name="action"] select').select_option(label="snapshot")
-    assert shown() == ["action", "tabId", "maxChars", "ref", "offset"]
+    assert shown() == ["action", "tabId", "maxChars", "ref", "offset", "since"]
     popup.locator('#fields .field[data-name="tabId"] input').fill(str(tab_id))
     popup.locator("#run").click()
     outline = popup.locator("#result .result ul.outline")

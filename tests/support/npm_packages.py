@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -47,3 +49,74 @@ def node_path() -> str:
 def everything_server(version: str) -> Path:
     """The entry point of @modelcontextprotocol/server-everything at `version`."""
     return npm_install("@modelcontextprotocol/server-everything", version, "dist/index.js")
+
+
+@dataclass(frozen=True)
+class NpmPin:
+    """An npm package at an exact version whose tarball must have this integrity hash (as npm records it)."""
+
+    package: str
+    version: str
+    integrity: str
+    entry: str  # the file the tests use, relative to the package's folder
+
+    @property
+    def prefix(self) -> Path:
+        return NPM_CACHE / f"{self.package.rsplit('/', 1)[-1]}-{self.version}"
+
+    @property
+    def path(self) -> Path:
+        return self.prefix / "node_modules" / self.package / self.entry
+
+
+class PinError(Exception):
+    """A pinned npm input could not be installed or does not match its pin; the message says which."""
+
+
+def _recorded_integrity(pin: NpmPin) -> str | None:
+    lock = pin.prefix / "node_modules" / ".package-lock.json"
+    if not lock.is_file():
+        return None
+    entry = json.loads(lock.read_text()).get("packages", {}).get(f"node_modules/{pin.package}", {})
+    return entry.get("integrity") if entry.get("version") == pin.version else None
+
+
+def install_pin(pin: NpmPin) -> Path:
+    """Install `pin` into .cache/npm once (npm checks the tarball against the registry's hash, and the hash it
+    recorded must be the pinned one); returns the entry file."""
+    if pin.path.is_file() and _recorded_integrity(pin) == pin.integrity:
+        return pin.path
+    npm = shutil.which("npm")
+    if npm is None:
+        raise PinError(f"npm is not on PATH: the set-up needs it to install {pin.package}@{pin.version}")
+    shutil.rmtree(pin.prefix, ignore_errors=True)
+    pin.prefix.mkdir(parents=True)
+    spec = f"{pin.package}@{pin.version}"
+    done = subprocess.run(
+        [npm, "install", "--no-audit", "--no-fund", "--prefix", str(pin.prefix), spec],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if done.returncode != 0 or not pin.path.is_file():
+        raise PinError(f"npm install of {spec} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    got = _recorded_integrity(pin)
+    if got != pin.integrity:
+        shutil.rmtree(pin.prefix, ignore_errors=True)
+        raise PinError(f"{spec}: integrity {got} does not match the pinned {pin.integrity}")
+    return pin.path
+
+
+# The peers the benchmark compares Tabgate with (tests/support/bench_peers.py).
+PLAYWRIGHT_MCP = NpmPin(
+    "@playwright/mcp",
+    "0.0.83",
+    "sha512-oNcl+Ae2/IAjhfPeP46BfIkSakfmprY+aOtkv5MjrQ4lPav4/yNtPhL0iq8SlIM90oApWgBDUxaNKvktazUKOg==",
+    "cli.js",
+)
+CHROME_DEVTOOLS_MCP = NpmPin(
+    "chrome-devtools-mcp",
+    "1.11.0",
+    "sha512-CytJ/5tnzrS+J/74be2P5aCOsS/mmGRHys/Si+IYC4ucrbnWAmES/dYdxGJjeUCECRcoFUilZAysdjlwqUjXIA==",
+    "build/src/bin/chrome-devtools-mcp.js",
+)

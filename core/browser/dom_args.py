@@ -1,0 +1,144 @@
+"""`browser_dom`'s arguments: the model every action's fields are checked against, and the tool's spec."""
+
+from __future__ import annotations
+
+from typing import Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
+
+from core.browser.fields import Ref, Selector, TabId, WaitMs, used_by
+from core.browser.spec import BrowserToolSpec
+
+DomAction = Literal[
+    "click",
+    "hover",
+    "type",
+    "press",
+    "select",
+    "check",
+    "fill_form",
+    "drag",
+    "upload",
+    "dialog",
+    "scroll",
+    "wait_for",
+]
+# The actions that act on one element, named by ref or selector.
+_NEEDS_TARGET = ("click", "hover", "type", "select", "check", "drag", "upload")
+
+
+class FormField(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ref: Ref = None
+    selector: Selector = None
+    value: str | bool | list[str] = Field(
+        description="text for a text field, true/false for a checkbox, option value(s) for a select."
+    )
+
+    @model_validator(mode="after")
+    def _one_target(self) -> Self:
+        if (self.ref is None) == (self.selector is None):
+            raise ValueError("each field needs exactly one of ref or selector")
+        return self
+
+
+_ELEMENT = ("click", "hover", "type", "press", "select", "check", "drag", "upload", "scroll", "wait_for")
+_FIELD_ACTIONS = {
+    "ref": _ELEMENT, "selector": _ELEMENT, "button": ("click",), "clickCount": ("click",),
+    "modifiers": ("click",), "text": ("type", "wait_for"), "submit": ("type",), "clear": ("type",),
+    "key": ("press",), "values": ("select",), "checked": ("check",), "fields": ("fill_form",),
+    "toRef": ("drag",), "toSelector": ("drag",), "paths": ("upload",), "accept": ("dialog",),
+    "promptText": ("dialog",), "x": ("scroll",), "y": ("scroll",), "textGone": ("wait_for",),
+    "timeoutMs": ("wait_for",),
+}  # fmt: skip
+
+
+class BrowserDomArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=used_by(_FIELD_ACTIONS))
+
+    action: DomAction = Field(description="What to do; each action uses only the fields it names.")
+    tabId: TabId = None
+    ref: Ref = None
+    selector: Selector = None
+    button: Literal["left", "right", "middle"] = Field(default="left", description="click: the mouse button.")
+    clickCount: StrictInt = Field(default=1, ge=1, le=3, description="click: 2 for a double click.")
+    modifiers: tuple[Literal["Alt", "Control", "Meta", "Shift"], ...] = Field(
+        default=(), description="click: keys held during the click."
+    )
+    text: str | None = Field(
+        default=None, description="type: the text to type ('\\n' presses Enter). wait_for: text to wait for."
+    )
+    submit: bool = Field(default=False, description="type: press Enter afterwards.")
+    clear: bool = Field(default=False, description="type: replace the current value instead of appending.")
+    key: str | None = Field(
+        default=None, min_length=1, description="press: a key or chord, e.g. Enter, Control+a, Shift+Tab."
+    )
+    values: list[str] | None = Field(
+        default=None, min_length=1, description="select: option values or labels."
+    )
+    checked: bool | None = Field(default=None, description="check: the state to leave the checkbox in.")
+    fields: list[FormField] | None = Field(
+        default=None, min_length=1, description="fill_form: [{ref|selector, value}]."
+    )
+    toRef: Ref = None
+    toSelector: Selector = None
+    paths: list[str] | None = Field(
+        default=None, min_length=1, description="upload: absolute paths of files in uploadDirs."
+    )
+    accept: bool | None = Field(
+        default=None, description="dialog: accept (OK) or dismiss (Cancel) the open dialog."
+    )
+    promptText: str | None = Field(default=None, description="dialog: the answer to a prompt.")
+    x: StrictInt | None = Field(
+        default=None, description="scroll without an element: the horizontal position."
+    )
+    y: StrictInt | None = Field(default=None, description="scroll without an element: the vertical position.")
+    textGone: str | None = Field(default=None, description="wait_for: text to wait to disappear.")
+    timeoutMs: WaitMs = 5_000
+
+    @model_validator(mode="after")
+    def _fields_fit_action(self) -> Self:
+        a = self.action
+        if self.ref is not None and self.selector is not None:
+            raise ValueError("give ref or selector, not both")
+        targeted = self.ref is not None or self.selector is not None
+        if a in _NEEDS_TARGET and not targeted:
+            raise ValueError(f"ref or selector is required when action is '{a}'")
+        required = {
+            "type": "text",
+            "press": "key",
+            "select": "values",
+            "check": "checked",
+            "fill_form": "fields",
+            "upload": "paths",
+            "dialog": "accept",
+        }
+        if a in required and getattr(self, required[a]) is None:
+            raise ValueError(f"{required[a]} is required when action is '{a}'")
+        if a == "drag" and (self.toRef is None) == (self.toSelector is None):
+            raise ValueError("drag needs exactly one of toRef or toSelector")
+        if a == "scroll" and not targeted and self.x is None and self.y is None:
+            raise ValueError("scroll needs ref, selector, or x/y")
+        if a == "wait_for":
+            given = [n for n in ("text", "textGone", "ref", "selector") if getattr(self, n) is not None]
+            if len(given) != 1:
+                raise ValueError("wait_for needs exactly one of text, textGone, ref, selector")
+        return self
+
+
+BROWSER_DOM = BrowserToolSpec(
+    name="browser_dom",
+    description=(
+        "Act on the page in a tab (tabId, or the active tab) with real mouse and keyboard input. Name the "
+        "element by ref (from browser_page snapshot) or CSS selector. action=click {button?, clickCount?, "
+        "modifiers?}, "
+        "hover, type {text, submit?, clear?}, press {key, e.g. Enter, Control+a}, select {values}, "
+        "check {checked}, fill_form {fields:[{ref|selector, value}]}, drag {toRef|toSelector}, "
+        "upload {paths}, "
+        "dialog {accept, promptText?} (answers an open alert/confirm/prompt), scroll (element, or x/y), "
+        "wait_for {text|textGone|ref|selector, timeoutMs}. Needs the user's permission for the page's site."
+    ),
+    params=BrowserDomArgs,
+    supports_parallel=False,
+)
