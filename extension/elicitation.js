@@ -2,6 +2,7 @@
 // until it is answered or its time is up, shown in every open popup, and in a small window of its own when no
 // extension page is open to show it. Python checks an answer against the form before it goes back.
 import { rpcError } from "./host.js";
+import { ErrorCode } from "./error_codes.js";
 
 const WINDOW = { type: "popup", width: 480, height: 640 };
 const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
@@ -38,7 +39,7 @@ export function createElicitations({ python, broadcast, pagesOpen }) {
       // The person's time is up: the server hears why, and every page drops the question.
       const timer = setTimeout(() => {
         settle(id);
-        reject(rpcError(-32001, `nobody answered within ${Math.round(limitMs / 1000)} s`));
+        reject(rpcError(ErrorCode.TIMED_OUT, `nobody answered within ${Math.round(limitMs / 1000)} s`));
       }, limitMs);
       const entry = { request, resolve, reject, timer, windowId: null };
       pending.set(id, entry);
@@ -49,7 +50,7 @@ export function createElicitations({ python, broadcast, pagesOpen }) {
 
   async function answer({ id, action, content }) {
     const entry = pending.get(id);
-    if (!entry) return { error: { code: -32602, message: "This question was already answered, or its time ran out." } };
+    if (!entry) return { error: { code: ErrorCode.INVALID_PARAMS, message: "This question was already answered, or its time ran out." } };
     const checked = await python.call({ type: "elicitation/check", schema: entry.request.requestedSchema, action, content });
     if (checked.error) return checked;
     settle(id);

@@ -11,8 +11,7 @@ const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const state = { config: { mcpTools: false, disabledTools: [] }, tools: [], status: null };
 
 function errorText(answer) {
-  const e = answer?.error;
-  return typeof e === "string" ? e : JSON.stringify(e);
+  return String(answer?.error?.message ?? "no answer");
 }
 
 async function saveConfig(patch, note) {

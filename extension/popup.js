@@ -122,7 +122,7 @@ async function setMcpTools(on) {
   input.disabled = true;
   try {
     const config = await send({ type: "config/set", patch: { mcpTools: on } });
-    if (config?.error) throw new Error(typeof config.error === "string" ? config.error : JSON.stringify(config.error));
+    if (config?.error) throw new Error(config.error.message);
     input.checked = config.mcpTools === true;
   } catch (e) {
     input.checked = !on;

@@ -9,6 +9,7 @@ import { createElicitations } from "./elicitation.js";
 import { signInRequests } from "./oauth.js";
 import { storedActivity } from "./activity_store.js";
 import { listenForClicks } from "./approval_notices.js";
+import { ErrorCode } from "./error_codes.js";
 
 const CONFIG_KEY = "config";
 const eventPorts = new Set();
@@ -43,7 +44,7 @@ const host = new HostConnection({
   },
   onRequest: (method, params) => {
     const handler = hostRequestHandlers[method];
-    if (!handler) throw rpcError(-32601, `method not found: ${method}`);
+    if (!handler) throw rpcError(ErrorCode.METHOD_NOT_FOUND, `method not found: ${method}`);
     return handler(params);
   },
 });
@@ -92,7 +93,7 @@ async function pythonRequest(req) {
     case "cancel":
       return cancelRequest(req.callId);
     default:
-      throw rpcError(-32601, `unknown request kind ${req.kind}`);
+      throw rpcError(ErrorCode.METHOD_NOT_FOUND, `unknown request kind ${req.kind}`);
   }
 }
 
@@ -223,10 +224,15 @@ const handlers = {
     try {
       return { result: await host.request(m.method, m.params ?? {}) };
     } catch (e) {
-      return { error: e.rpc ?? { code: -32603, message: String(e.message) } };
+      return { error: errorOf(e) };
     }
   },
 };
+
+// Pages get every error in one shape, {code, message, data?}: a JSON-RPC error as it came, anything else internal.
+function errorOf(e) {
+  return e?.rpc ?? { code: ErrorCode.INTERNAL_ERROR, message: String(e?.message ?? e) };
+}
 
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   // Only this extension's own pages may drive it; content scripts and web pages are not senders here.
@@ -235,9 +241,9 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
     dispatch(message, sendResponse);
     return true;
   }
-  // Python answers every type the worker does not handle itself, unknown ones with error -32601.
+  // Python answers every type the worker does not handle itself, unknown ones with METHOD_NOT_FOUND.
   const handler = handlers[message.type] ?? ((m) => python.call(m));
-  handler(message).then(sendResponse, (e) => sendResponse({ error: String(e.message ?? e) }));
+  handler(message).then(sendResponse, (e) => sendResponse({ error: errorOf(e) }));
   return true;
 });
 

@@ -34,12 +34,12 @@ export class ToolList {
     try {
       answer = await send({ type: "tools" });
     } catch (e) {
-      answer = { error: e.message };
+      answer = { error: { message: e.message } };
     }
     if (this.key !== key) return; // a newer load started
     if (!answer || answer.error || !Array.isArray(answer.tools)) {
       this.key = null;
-      $("tools-note").textContent = `Could not list the tools: ${answer?.error ?? "no answer"}`;
+      $("tools-note").textContent = `Could not list the tools: ${answer?.error?.message ?? "no answer"}`;
       return;
     }
     this.tools = answer.tools;
