@@ -18,8 +18,9 @@ from core.errors import Fatal, RequestError
 from core.events import Emit
 from core.handlers.plan import PlanBoard
 from core.host_views import prompt_get, prompts, server_logs
-from core.items import ItemError, parse_response_item
+from core.items import FunctionCallOutputItem, ItemError, parse_response_item
 from core.mcp_tools import McpTool, McpToolDirectory
+from core.output import Pages
 from core.parallel import TurnGates
 from core.registry import ToolRegistry
 from core.router import handle_response_item, tool_name_of
@@ -202,7 +203,10 @@ class Service:
             output = await handle_response_item(item, registry, turn, target)
         except Fatal as error:
             return {"fatal": error.message}
-        return {"output": output.to_wire(), "success": output.success}
+        answer: Answer = {"output": output.to_wire(), "success": output.success}
+        if isinstance(output, FunctionCallOutputItem) and isinstance(output.output.pages, Pages):
+            answer["pages"] = output.output.pages.to_wire()
+        return answer
 
     async def _config_get(self, message: Message) -> Answer:
         return self._config.to_wire()

@@ -257,7 +257,7 @@ async function dispatch(tool, args) {
     clear(
       $("result"),
       renderResult({ name: tool.name, answer, cancelled, durationMs: performance.now() - started }),
-      pagerFor(tool.name, args, answer, (page) => {
+      pagerFor(args, answer, (page) => {
         state.form?.setArguments(page);
         run(tool, page);
       }),
