@@ -24,7 +24,9 @@ from core.output import Pages
 from core.parallel import TurnGates
 from core.registry import ToolRegistry
 from core.router import handle_response_item, tool_name_of
+from core.server_controls import CONTROLS
 from core.servers import TIMEOUT_MARGIN_MS, HostState, ServerBoard, parse_statuses
+from core.tool_facts import ranked, shown
 from core.validation import format_validation_error
 
 type Message = dict[str, Any]
@@ -70,7 +72,9 @@ class Service:
             "prompt/get": self._host_view(prompt_get),
             "server/logs": self._host_view(server_logs),
             "elicitation/check": self._elicitation_check,
+            "tools/filter": self._tools_filter,
         }
+        self._routes |= {kind: self._host_view(control) for kind, control in CONTROLS.items()}
 
     async def _elicitation_check(self, message: Message) -> Answer:
         return check_answer(message)
@@ -174,10 +178,21 @@ class Service:
 
     async def _tools(self, message: Message) -> Answer:
         registry = await self._registry_with_mcp_tools()
-        answer: Answer = {"tools": registry.offered()}
+        answer: Answer = {"tools": [shown(tool) for tool in registry.offered()]}
         if self._mcp_tools.error is not None:
             answer["mcpError"] = self._mcp_tools.error
         return answer
+
+    async def _tools_filter(self, message: Message) -> Answer:
+        """The popup's and the options page's filter: the offered tools, and the disabled ones no longer
+        offered, that match `text`, best first."""
+        text = message.get("text")
+        if not isinstance(text, str):
+            raise RequestError(McpErrorCode.INVALID_PARAMS, "text must be a string")
+        offered = self._registry_now().offered()
+        names = {tool["name"] for tool in offered}
+        gone = [{"name": name} for name in self._config.disabledTools if name not in names]
+        return {"matches": ranked([*offered, *gone], text)}
 
     async def _dispatch(self, message: Message) -> Answer:
         try:
