@@ -13,7 +13,7 @@ from core.capabilities import BrowserCapability, HostLink, McpCapability, McpErr
 from core.catalog import build_registry
 from core.config import ConfigError, ToolsConfig, load_stored_config
 from core.deadline import DeadlineExceeded, within
-from core.elicitation import check_answer
+from core.elicitation import Questions
 from core.errors import Fatal, RequestError
 from core.events import Emit
 from core.handlers.plan import PlanBoard
@@ -53,6 +53,7 @@ class Service:
         self._servers = ServerBoard(margin_ms=timeout_margin_ms)
         self._config = ToolsConfig()
         self._plan = PlanBoard()
+        self._questions = Questions(emit)
         # Gates per turn for the service's lifetime: calls started under an older registry still count.
         self._gates = TurnGates()
         self._mcp_tools = McpToolDirectory()
@@ -71,13 +72,21 @@ class Service:
             "prompts": self._host_view(prompts),
             "prompt/get": self._host_view(prompt_get),
             "server/logs": self._host_view(server_logs),
-            "elicitation/check": self._elicitation_check,
+            "elicitation/ask": self._sync(self._questions.ask),
+            "elicitation/answer": self._sync(self._questions.answer),
+            "elicitation/expire": self._sync(self._questions.expire),
+            "elicitation/windowClosed": self._sync(self._questions.window_closed),
+            "elicitations": self._sync(lambda message: self._questions.listed()),
             "tools/filter": self._tools_filter,
         }
         self._routes |= {kind: self._host_view(control) for kind, control in CONTROLS.items()}
 
-    async def _elicitation_check(self, message: Message) -> Answer:
-        return check_answer(message)
+    @staticmethod
+    def _sync(answer: Callable[[Message], Answer]) -> Callable[[Message], Awaitable[Answer]]:
+        async def route(message: Message) -> Answer:
+            return answer(message)
+
+        return route
 
     async def handle(self, message: Message) -> Answer:
         kind = message.get("type") if isinstance(message, dict) else None

@@ -66,7 +66,7 @@ const python = new PythonConnection({
 
 const gateway = createGatewayRelay({ host, python, history, broadcast });
 listenForClicks();
-const elicitations = createElicitations({ python, broadcast, pagesOpen: () => eventPorts.size > 0 });
+const elicitations = createElicitations({ python, pagesOpen: () => eventPorts.size > 0 });
 // The host's requests to the browser, by method: each module answers its own.
 const hostRequestHandlers = { ...gateway.hostRequests, ...elicitations.hostRequests, ...signInRequests };
 
