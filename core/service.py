@@ -17,6 +17,7 @@ from core.elicitation import Questions
 from core.errors import Fatal, RequestError
 from core.events import Emit
 from core.handlers.plan import PlanBoard
+from core.history_book import HistoryBook
 from core.host_views import prompt_get, prompts, server_logs
 from core.items import FunctionCallOutputItem, ItemError, parse_response_item
 from core.mcp_tools import McpTool, McpToolDirectory
@@ -54,6 +55,7 @@ class Service:
         self._config = ToolsConfig()
         self._plan = PlanBoard()
         self._questions = Questions(emit)
+        self._history = HistoryBook()
         # Gates per turn for the service's lifetime: calls started under an older registry still count.
         self._gates = TurnGates()
         self._mcp_tools = McpToolDirectory()
@@ -77,6 +79,10 @@ class Service:
             "elicitation/expire": self._sync(self._questions.expire),
             "elicitation/windowClosed": self._sync(self._questions.window_closed),
             "elicitations": self._sync(lambda message: self._questions.listed()),
+            "history/load": self._sync(self._history.load),
+            "history/changed": self._sync(self._history.changed),
+            "history/refused": self._sync(self._history.refused),
+            "history/removed": self._sync(self._history.removed),
             "tools/filter": self._tools_filter,
         }
         self._routes |= {kind: self._host_view(control) for kind, control in CONTROLS.items()}

@@ -59,6 +59,7 @@ const python = new PythonConnection({
     python.notify({ type: "agents/activity/load", entries: await storedActivity() });
     const { [CONFIG_KEY]: config = {} } = await chrome.storage.local.get(CONFIG_KEY);
     python.notify({ type: "config/load", config });
+    history.tellPython();
     python.notify({ type: "host/state", connected: host.connected, servers: host.state.servers });
   },
   onRequest: (req) => pythonRequest(req),
@@ -71,6 +72,7 @@ const elicitations = createElicitations({ python, pagesOpen: () => eventPorts.si
 const hostRequestHandlers = { ...gateway.hostRequests, ...elicitations.hostRequests, ...signInRequests };
 
 history.start({
+  python,
   changed: (entry) => broadcast({ type: "history", entry }),
   removed: (ids) => broadcast({ type: "history/removed", ids }),
 });
