@@ -16,12 +16,12 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from core.capabilities import McpErrorCode
 from core.errors import RequestError
 from core.events import Emit
-from core.validation import format_validation_error
+from core.host_requests import parse_message
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
@@ -136,12 +136,7 @@ def field_error(value: object, schema: dict[str, Any]) -> str | None:
 
 def check_answer(message: dict[str, Any]) -> dict[str, Any]:
     """The `ElicitResult` to send for the popup's answer; raises FieldErrors when the content does not fit."""
-    try:
-        check = ElicitationCheck.model_validate(message)
-    except ValidationError as error:
-        raise RequestError(
-            McpErrorCode.INVALID_PARAMS, f"elicitation/answer: {format_validation_error(error)}"
-        ) from None
+    check = parse_message(ElicitationCheck, message)
     if check.action != "accept" or check.requested_schema is None:
         return {"result": {"action": check.action}}
     properties = check.requested_schema.get("properties") or {}
@@ -206,12 +201,7 @@ class Questions:
     def ask(self, message: dict[str, Any]) -> dict[str, Any]:
         """→ `{id, limitMs, openWindow, timeout: {code, message}}`: the worker shows it in a window when no
         extension page is open or the questions' window already is; `timeout` is what the server hears."""
-        try:
-            ask = _Ask.model_validate(message)
-        except ValidationError as error:
-            raise RequestError(
-                McpErrorCode.INVALID_PARAMS, f"elicitation/ask: {format_validation_error(error)}"
-            ) from None
+        ask = parse_message(_Ask, message)
         limit_ms = _limit_ms(ask.request.get("timeoutMs"))
         question_id = uuid.uuid4().hex
         in_window = ask.window_open or not ask.pages_open

@@ -11,11 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
 
-from core.capabilities import McpErrorCode
-from core.errors import RequestError
-from core.validation import format_validation_error
+from core.host_requests import parse_message
 
 MAX_ENTRIES = 100
 MAX_BYTES = 5 * 1024 * 1024
@@ -65,14 +63,6 @@ class _Removed(BaseModel):
     ids: list[StrictStr]
 
 
-def _parse[M: BaseModel](model: type[M], message: dict[str, Any]) -> M:
-    try:
-        return model.model_validate(message)
-    except ValidationError as error:
-        kind = message.get("type")
-        raise RequestError(McpErrorCode.INVALID_PARAMS, f"{kind}: {format_validation_error(error)}") from None
-
-
 @dataclass(slots=True)
 class _Entry:
     id: str
@@ -88,7 +78,7 @@ class HistoryBook:
     def load(self, message: dict[str, Any]) -> dict[str, Any]:
         """`history/load {index, fresh}`: the worker's index. A fresh worker's (`fresh`) entries still
         `running` were left by the stopped one: they become `interrupted` with the note."""
-        load = _parse(_Load, message)
+        load = parse_message(_Load, message)
         self._index = [_Entry(meta.id, meta.bytes) for meta in load.index]
         running = [meta.id for meta in load.index if meta.status == "running"] if load.fresh else []
         return {"interrupted": running, "note": INTERRUPTED_NOTE, "evict": self._evict(None)}
@@ -96,7 +86,7 @@ class HistoryBook:
     def changed(self, message: dict[str, Any]) -> dict[str, Any]:
         """`history/changed {meta}` → `{evict, dropItem}`: the oldest entries past the bounds (never the one
         that changed), and the note to keep instead of the call's arguments when they are too large."""
-        meta = _parse(_Changed, message).meta
+        meta = parse_message(_Changed, message).meta
         self._index = [entry for entry in self._index if entry.id != meta.id]
         self._index.insert(0, _Entry(meta.id, meta.bytes))
         answer: dict[str, Any] = {"evict": self._evict(meta.id), "dropItem": None}
@@ -107,7 +97,7 @@ class HistoryBook:
     def refused(self, message: dict[str, Any]) -> dict[str, Any]:
         """`history/refused {id, hasAnswer}`: the storage refused the entry alone. Kept without its answer
         (with a note) when it has one, else dropped: nothing is left `running` for lack of room."""
-        refused = _parse(_Refused, message)
+        refused = parse_message(_Refused, message)
         if refused.hasAnswer:
             return {"keep": "withoutAnswer", "note": NOT_KEPT_NOTE}
         self._forget({refused.id})
@@ -115,7 +105,7 @@ class HistoryBook:
 
     def removed(self, message: dict[str, Any]) -> dict[str, Any]:
         """`history/removed {ids}`: entries the worker took out (cleared, dropped)."""
-        self._forget(set(_parse(_Removed, message).ids))
+        self._forget(set(parse_message(_Removed, message).ids))
         return {"ok": True}
 
     def _forget(self, ids: set[str]) -> None:

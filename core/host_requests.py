@@ -26,7 +26,7 @@ class HostMessage(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
 
 
-def parse_message[M: HostMessage](model: type[M], message: dict[str, Any]) -> M:
+def parse_message[M: BaseModel](model: type[M], message: dict[str, Any]) -> M:
     """The message as `model`, or -32602 naming the message type and the wrong fields."""
     try:
         return model.model_validate(message)
