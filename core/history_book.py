@@ -47,7 +47,7 @@ class _Load(BaseModel):
 class _Changed(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
 
-    meta: Meta
+    metas: list[Meta]
 
 
 class _Refused(BaseModel):
@@ -84,15 +84,21 @@ class HistoryBook:
         return {"interrupted": running, "note": INTERRUPTED_NOTE, "evict": self._evict(None)}
 
     def changed(self, message: dict[str, Any]) -> dict[str, Any]:
-        """`history/changed {meta}` → `{evict, dropItem}`: the oldest entries past the bounds (never the one
-        that changed), and the note to keep instead of the call's arguments when they are too large."""
-        meta = parse_message(_Changed, message).meta
-        self._index = [entry for entry in self._index if entry.id != meta.id]
-        self._index.insert(0, _Entry(meta.id, meta.bytes))
-        answer: dict[str, Any] = {"evict": self._evict(meta.id), "dropItem": None}
-        if meta.itemBytes > MAX_ITEM_BYTES:
-            answer["dropItem"] = f"The call's arguments ({meta.itemBytes} bytes) were too large to keep."
-        return answer
+        """`history/changed {metas}` (the changes since the last, oldest first; the worker batches them like
+        its writes) → `{evict, dropItems}`: after each change the oldest entries past the bounds go (never
+        the one that changed); `dropItems` maps a kept entry whose call's arguments are too large to the note
+        to keep instead."""
+        evicted: list[str] = []
+        too_large: dict[str, str] = {}
+        for meta in parse_message(_Changed, message).metas:
+            self._index = [entry for entry in self._index if entry.id != meta.id]
+            self._index.insert(0, _Entry(meta.id, meta.bytes))
+            evicted += self._evict(meta.id)
+            if meta.itemBytes > MAX_ITEM_BYTES:
+                too_large[meta.id] = f"The call's arguments ({meta.itemBytes} bytes) were too large to keep."
+        kept = {entry.id for entry in self._index}
+        drops = {key: note for key, note in too_large.items() if key in kept}
+        return {"evict": [key for key in evicted if key not in kept], "dropItems": drops}
 
     def refused(self, message: dict[str, Any]) -> dict[str, Any]:
         """`history/refused {id, hasAnswer}`: the storage refused the entry alone. Kept without its answer

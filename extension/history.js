@@ -21,6 +21,9 @@ let writing = Promise.resolve();
 let writeTimer = null;
 let listeners = { changed: () => {}, removed: () => {} };
 let python = null;
+let undecided = []; // metas of the changes Python has not been told yet, oldest first
+let decideTimer = null;
+let deciding = Promise.resolve(); // Python's latest decision, applied: reads wait for it, so none exceeds the bounds
 
 const encoder = new TextEncoder();
 const bytesOf = (value) => encoder.encode(JSON.stringify(value ?? null)).length;
@@ -69,8 +72,8 @@ export function recordEnd(id, record, finishedAt = Date.now()) {
   loaded.then(() => change({ ...entry, status, finishedAt, answer, ...(truncated ? { truncated } : {}) }));
 }
 
-// One entry changed: in memory now, in storage with the next write; Python then says what is evicted and
-// whether the call's arguments are too large to keep.
+// One entry changed: in memory now, in storage with the next write; Python, shortly after, says what is
+// evicted and whether the call's arguments are too large to keep.
 function change(entry) {
   entry = { ...entry, changedAt: Date.now() };
   const meta = { id: entry.id, startedAt: entry.startedAt, changedAt: entry.changedAt, status: entry.status };
@@ -83,16 +86,32 @@ function change(entry) {
   totalBytes += meta.bytes;
   pending.set(entry.id, entry);
   listeners.changed(entry);
-  // A start is written at once: a new worker can only mark as interrupted what reached the storage.
-  if (entry.status === "running") writeNow();
-  else scheduleWrite();
-  python
-    .call({ type: "history/changed", meta: { ...meta, itemBytes: bytesOf(entry.item) } })
+  undecided.push({ ...meta, itemBytes: bytesOf(entry.item) });
+  // A start is written as soon as Python has said what of its arguments is kept: a new worker can only mark
+  // as interrupted what reached the storage.
+  if (entry.status === "running") decide().then(writeNow);
+  else {
+    scheduleWrite();
+    decideTimer ??= setTimeout(decide, WRITE_DELAY_MS);
+  }
+}
+
+// The changes since the last time go to Python together (like the writes, one call per burst), off the
+// answers' path; its answer is applied: evictions, and arguments too large to keep.
+function decide() {
+  clearTimeout(decideTimer);
+  decideTimer = null;
+  const metas = undecided.splice(0);
+  if (!metas.length) return deciding;
+  const asked = python.call({ type: "history/changed", metas });
+  deciding = deciding
+    .then(() => asked)
     .then((decided) => {
       evict(decided.evict);
-      if (decided.dropItem) dropItem(entry.id, decided.dropItem);
+      return Promise.all(Object.entries(decided.dropItems).map(([id, note]) => dropItem(id, note)));
     })
     .catch((e) => console.warn("tabgate: history bounds not applied", e));
+  return deciding;
 }
 
 // The entry as it is now (pending or stored) without its call's arguments, with Python's note instead.
@@ -115,6 +134,8 @@ function evict(ids) {
 
 // Entries taken out here (cleared, or lost from the storage): Python hears it too.
 function remove(ids) {
+  const gone = new Set(ids);
+  undecided = undecided.filter((m) => !gone.has(m.id));
   evict(ids);
   python.notify({ type: "history/removed", ids });
 }
@@ -196,6 +217,7 @@ async function entriesFor(metas) {
 // Entries newest first: all of them, the `limit` newest, or those changed at or after `since` (ms).
 export async function list({ since, limit } = {}) {
   await loaded;
+  await decide();
   let metas = typeof since === "number" ? index.filter((m) => m.changedAt >= since) : index;
   if (typeof limit === "number") metas = metas.slice(0, Math.max(0, limit));
   return entriesFor(metas);

@@ -20,7 +20,7 @@ def meta(entry_id: str, size: int = 100, status: str = "done", item_bytes: int =
 
 
 def changed(book: HistoryBook, entry: dict[str, Any]) -> dict[str, Any]:
-    return book.changed({"type": "history/changed", "meta": entry})
+    return book.changed({"type": "history/changed", "metas": [entry]})
 
 
 def test_the_101st_entry_evicts_the_oldest() -> None:
@@ -55,9 +55,9 @@ def test_an_entry_that_changes_again_moves_to_the_front_and_counts_once() -> Non
 
 def test_arguments_over_64_kib_are_replaced_by_a_note_naming_their_size() -> None:
     book = HistoryBook()
-    assert changed(book, meta("a", item_bytes=MAX_ITEM_BYTES))["dropItem"] is None
-    dropped = changed(book, meta("b", item_bytes=MAX_ITEM_BYTES + 1))["dropItem"]
-    assert dropped == f"The call's arguments ({MAX_ITEM_BYTES + 1} bytes) were too large to keep."
+    assert changed(book, meta("a", item_bytes=MAX_ITEM_BYTES))["dropItems"] == {}
+    dropped = changed(book, meta("b", item_bytes=MAX_ITEM_BYTES + 1))["dropItems"]
+    assert dropped == {"b": f"The call's arguments ({MAX_ITEM_BYTES + 1} bytes) were too large to keep."}
 
 
 def test_a_refused_write_keeps_the_outcome_without_the_answer_else_nothing() -> None:
