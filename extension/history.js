@@ -87,9 +87,9 @@ function change(entry) {
   pending.set(entry.id, entry);
   listeners.changed(entry);
   undecided.push({ ...meta, itemBytes: bytesOf(entry.item) });
-  // A start is written as soon as Python has said what of its arguments is kept: a new worker can only mark
-  // as interrupted what reached the storage.
-  if (entry.status === "running") decide().then(writeNow);
+  // A start is written as soon as Python has said what of its arguments is kept (asked after the call itself
+  // is on its way): a new worker can only mark as interrupted what reached the storage.
+  if (entry.status === "running") setTimeout(() => decide().then(writeNow));
   else {
     scheduleWrite();
     decideTimer ??= setTimeout(decide, WRITE_DELAY_MS);

@@ -28,7 +28,7 @@ def refused(ext: Extension, message: dict[str, Any]) -> dict[str, Any]:
         ({"type": "tools/filter", "text": 5}, McpErrorCode.INVALID_PARAMS, "text must be a string"),
         ({"type": "elicitation/answer", "id": "gone", "action": "accept"}, McpErrorCode.INVALID_PARAMS,
          "already answered"),
-        ({"type": "history/changed", "meta": {"id": 1}}, McpErrorCode.INVALID_PARAMS, "meta.id"),
+        ({"type": "history/changed", "metas": [{"id": 1}]}, McpErrorCode.INVALID_PARAMS, "metas.0.id"),
         ({"type": "servers/restart", "server": "notes"}, McpErrorCode.SERVER_UNAVAILABLE,
          "native host is not connected"),
     ],
