@@ -11,6 +11,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
+from buildsys.error_codes import write_error_codes
 from buildsys.identity import EXTENSION_KEY, extension_id
 from buildsys.lockfile import make_lockfile
 from buildsys.pins import EXTENSION_WHEELS, PYODIDE_VERSION
@@ -35,6 +36,7 @@ def build(py: Path | None = None) -> Path:
     shutil.copytree(EXT_SRC, staging)
     # Each file the build adds to the sources is one step here (a file generated from Python's tables too).
     _write_manifest(staging, version)
+    write_error_codes(staging / "error_codes.js")
     runtime = staging / "pyodide"
     stage_runtime(pyodide_dir, runtime)
     shutil.copy2(lock, runtime / "pyodide-lock.json")

@@ -89,6 +89,18 @@ class HostMcp:
         return reply.get("result")
 
 
+def _browser_error(error: Any, fallback: str) -> BrowserToolError:
+    """The executor's `{code, message, data?}` as sent (a code that is no integer: an internal error)."""
+    if not isinstance(error, dict):
+        return BrowserToolError(str(error) or fallback)
+    code = error.get("code")
+    return BrowserToolError(
+        str(error.get("message", fallback)),
+        code if isinstance(code, int) and not isinstance(code, bool) else McpErrorCode.INTERNAL_ERROR,
+        error.get("data"),
+    )
+
+
 class ServiceWorkerBrowser:
     """BrowserCapability: chrome.* calls made by the service worker (offscreen documents have no tabs API)."""
 
@@ -98,7 +110,7 @@ class ServiceWorkerBrowser:
     async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
         reply = await _ask(self._api, "browser", {"tool": tool, "args": args, "timeoutMs": timeout_ms})
         if "error" in reply:
-            raise BrowserToolError(str(reply["error"].get("message", "browser tool failed")))
+            raise _browser_error(reply["error"], "browser tool failed")
         return reply.get("result")
 
 
@@ -111,7 +123,7 @@ class ServiceWorkerTabGroups:
     async def _tabs(self, payload: dict[str, Any]) -> dict[str, Any]:
         reply = await _ask(self._api, "tabs", payload)
         if "error" in reply:
-            raise BrowserToolError(str(reply["error"].get("message", "tab group call failed")))
+            raise _browser_error(reply["error"], "tab group call failed")
         result: dict[str, Any] = reply.get("result") or {}
         return result
 

@@ -20,6 +20,7 @@ from core.browser.actions import describe
 from core.browser.registry import BROWSER_TOOLS
 from core.browser.target import site_of
 from core.consent import Question, summarize
+from core.tool_facts import needs_yes
 from core.validation import format_validation_error
 
 type Answer = dict[str, Any]
@@ -27,12 +28,8 @@ type Answer = dict[str, Any]
 PAUSED = (
     "paused by the person: Tabgate refuses every acting call until the person resumes agents in its popup"
 )
-# MCP-derived tools offered as built-ins: agents get them only with `gatewayMcp` (contract §8.1).
-RESOURCE_TOOLS = frozenset({"list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"})
 # Tab moves whose destination the tab's history decides, after the question.
 HISTORY_MOVES = frozenset({("browser_navigation", "back"), ("browser_navigation", "forward")})
-# Built-ins that change nothing in the browser or elsewhere.
-READING_BUILTINS = frozenset({"update_plan"}) | RESOURCE_TOOLS
 
 
 class Refusal(Exception):
@@ -167,12 +164,7 @@ class CallChecks:
     def _prepare_other(self, agent: AgentState, tool: dict[str, Any], arguments: dict[str, Any]) -> Prepared:
         name = tool["name"]
         action = action_of(arguments)
-        if tool.get("source") == "mcp":
-            annotations = tool.get("annotations")
-            reads = isinstance(annotations, dict) and annotations.get("readOnlyHint") is True
-        else:
-            reads = name in READING_BUILTINS
-        if reads:
+        if not needs_yes(tool, "agent"):
             return Prepared(arguments, None, None, None)
         if self._paused():
             raise Refusal(f"Tabgate refused {name}: {PAUSED}.")

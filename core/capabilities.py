@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 
 
 class McpErrorCode(IntEnum):
-    """JSON-RPC error codes of the host wire protocol (contract §4); the host uses this same table."""
+    """The one table of error codes: the host wire protocol's (contract §4; the host uses this same table),
+    the runtime API's and the browser executors'. The build writes it into the extension as
+    `error_codes.js`, which is where the JavaScript takes every code from."""
 
     PARSE_ERROR = -32700
     INVALID_REQUEST = -32600
@@ -28,6 +30,9 @@ class McpErrorCode(IntEnum):
     RESULT_TOO_LARGE = -32010
     UNKNOWN_SERVER = -32011
     TOOL_DISABLED = -32012
+    # A browser executor found the tab showing another site than the one Python approved; `data.shown`
+    # names what it shows, and Python words the answer.
+    PAGE_CHANGED = -32003
 
 
 class McpRequestError(Exception):
@@ -55,11 +60,14 @@ class McpRequestError(Exception):
 
 
 class BrowserToolError(Exception):
-    """A browser tool call that failed in the service worker; the message goes back to the model."""
+    """A browser tool call that failed in the service worker, with the executor's code and data as it sent
+    them; the message goes back to the model."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, code: int = McpErrorCode.INTERNAL_ERROR, data: Any = None) -> None:
         super().__init__(message)
         self.message = message
+        self.code = code
+        self.data = data
 
     def __str__(self) -> str:
         return self.message

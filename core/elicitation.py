@@ -12,20 +12,23 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+import uuid
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from core.capabilities import McpErrorCode
 from core.errors import RequestError
-from core.validation import format_validation_error
+from core.events import Emit
+from core.host_requests import parse_message
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
 
 
 class ElicitationCheck(BaseModel):
-    """`{type: "elicitation/check", schema, action, content?}` from the popup."""
+    """The popup's answer `{action, content?}` with the `schema` the server asked for."""
 
     model_config = ConfigDict(extra="ignore", strict=True, populate_by_name=True)
 
@@ -133,12 +136,7 @@ def field_error(value: object, schema: dict[str, Any]) -> str | None:
 
 def check_answer(message: dict[str, Any]) -> dict[str, Any]:
     """The `ElicitResult` to send for the popup's answer; raises FieldErrors when the content does not fit."""
-    try:
-        check = ElicitationCheck.model_validate(message)
-    except ValidationError as error:
-        raise RequestError(
-            McpErrorCode.INVALID_PARAMS, f"elicitation/check: {format_validation_error(error)}"
-        ) from None
+    check = parse_message(ElicitationCheck, message)
     if check.action != "accept" or check.requested_schema is None:
         return {"result": {"action": check.action}}
     properties = check.requested_schema.get("properties") or {}
@@ -158,3 +156,91 @@ def check_answer(message: dict[str, Any]) -> dict[str, Any]:
     if errors:
         raise FieldErrors(errors)
     return {"result": {"action": "accept", "content": content}}
+
+
+# --- the lifecycle of a server's question -----------------------------------------------------------------
+
+# A question whose server gave no time limit waits this long for the person.
+DEFAULT_TIMEOUT_MS = 10 * 60 * 1000
+GONE = "This question was already answered, or its time ran out."
+
+
+class _Ask(BaseModel):
+    """`{type:"elicitation/ask", request, pagesOpen, windowOpen}` from the service worker."""
+
+    model_config = ConfigDict(extra="ignore", strict=True, populate_by_name=True)
+
+    request: dict[str, Any]
+    pages_open: bool = Field(alias="pagesOpen")
+    window_open: bool = Field(alias="windowOpen")
+
+
+@dataclass(slots=True)
+class _Question:
+    request: dict[str, Any]
+    in_window: bool
+
+
+def _limit_ms(limit: Any) -> int:
+    """The server's time limit for the person when it gave a usable one, else the default."""
+    if isinstance(limit, bool) or not isinstance(limit, int | float):
+        return DEFAULT_TIMEOUT_MS
+    return int(limit) if math.isfinite(limit) and limit > 0 else DEFAULT_TIMEOUT_MS
+
+
+class Questions:
+    """Servers' questions waiting for the person: kept until answered, timed out or their window is closed.
+    Python decides each question's time, whether it needs a window of its own, the words of its end, and
+    whether an answer fits; the service worker holds the host's request open, runs the timer and the
+    window."""
+
+    def __init__(self, emit: Emit) -> None:
+        self._emit = emit
+        self._pending: dict[str, _Question] = {}
+
+    def ask(self, message: dict[str, Any]) -> dict[str, Any]:
+        """→ `{id, limitMs, openWindow, timeout: {code, message}}`: the worker shows it in a window when no
+        extension page is open or the questions' window already is; `timeout` is what the server hears."""
+        ask = parse_message(_Ask, message)
+        limit_ms = _limit_ms(ask.request.get("timeoutMs"))
+        question_id = uuid.uuid4().hex
+        in_window = ask.window_open or not ask.pages_open
+        self._pending[question_id] = _Question(ask.request, in_window)
+        self._emit({"type": "elicitation", "id": question_id, "request": ask.request})
+        words = f"nobody answered within {round(limit_ms / 1000)} s"
+        return {
+            "id": question_id,
+            "limitMs": limit_ms,
+            "openWindow": in_window,
+            "timeout": {"code": McpErrorCode.TIMED_OUT, "message": words},
+        }
+
+    def listed(self) -> dict[str, Any]:
+        return {"pending": [{"id": key, "request": q.request} for key, q in self._pending.items()]}
+
+    def answer(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The person's answer → `{answered: action, result: ElicitResult}`, or the fields that do not fit."""
+        question = self._pending.get(str(message.get("id")))
+        if question is None:
+            raise RequestError(McpErrorCode.INVALID_PARAMS, GONE)
+        schema = question.request.get("requestedSchema")
+        result = check_answer({**message, "schema": schema})["result"]
+        self._done(str(message["id"]))
+        return {"answered": result["action"], "result": result}
+
+    def expire(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The worker's timer ran out: the question is dropped (the worker answers the server)."""
+        question_id = str(message.get("id"))
+        return {"expired": question_id in self._pending and self._done(question_id)}
+
+    def window_closed(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The person closed the questions' window: what it showed is cancelled."""
+        shown = [key for key, q in self._pending.items() if q.in_window]
+        for question_id in shown:
+            self._done(question_id)
+        return {"cancelled": shown, "result": {"action": "cancel"}}
+
+    def _done(self, question_id: str) -> bool:
+        del self._pending[question_id]
+        self._emit({"type": "elicitation/done", "id": question_id})
+        return True

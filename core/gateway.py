@@ -24,12 +24,13 @@ from core.activity import ActivityLog, Outcome, make_entry, outcome_of_answer
 from core.agent_controls import STOPPED, AgentControls
 from core.agent_tabs import AgentTabs
 from core.agents import AgentBook, AgentIdentity, AgentState, RunningCall, TabGroups
-from core.call_checks import RESOURCE_TOOLS, CallChecks, Refusal, action_of
+from core.call_checks import CallChecks, Refusal, action_of
 from core.call_result import AgentCallResult, from_dispatch
 from core.capabilities import BrowserCapability
 from core.consent import ConsentBoard, ConsentRefused, ConsentWithdrawn
 from core.events import Emit
 from core.history import record_for
+from core.tool_facts import RESOURCE_TOOLS
 from core.validation import format_validation_error
 
 type Message = dict[str, Any]

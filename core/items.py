@@ -120,8 +120,9 @@ def mcp_result_to_wire(result: CallToolResult | str) -> dict[str, Any]:
 class FunctionCallOutputPayload(_Output):
     content: str
     content_items: tuple[ContentItem, ...] | None = None
-    # Kept for the caller; codex never puts it on the wire.
+    # Kept for the caller; codex never puts them on the wire.
     success: bool | None = None
+    pages: Any = None  # core.output.Pages of a paged listing
 
     @model_serializer
     def _wire(self) -> str | list[dict[str, Any]]:

@@ -20,6 +20,18 @@ class FunctionOutput:
     content: str
     success: bool | None = True
     content_items: tuple[ContentItem, ...] | None = None
+    # A listing that comes in pages, for the popup's pager (never on the model's wire).
+    pages: Pages | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pages:
+    """A paged listing's place: the cursor of the next page, None on the last."""
+
+    next_cursor: str | None
+
+    def to_wire(self) -> dict[str, str | None]:
+        return {"next": self.next_cursor}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +51,9 @@ def response_item(call_id: str, output: ToolOutput, *, custom: bool) -> Response
     if custom:
         return CustomToolCallOutputItem(call_id=call_id, output=output.content, success=output.success)
     payload = FunctionCallOutputPayload(
-        content=output.content, content_items=output.content_items, success=output.success
+        content=output.content,
+        content_items=output.content_items,
+        success=output.success,
+        pages=output.pages,
     )
     return FunctionCallOutputItem(call_id=call_id, output=payload)

@@ -13,17 +13,21 @@ from core.capabilities import BrowserCapability, HostLink, McpCapability, McpErr
 from core.catalog import build_registry
 from core.config import ConfigError, ToolsConfig, load_stored_config
 from core.deadline import DeadlineExceeded, within
-from core.elicitation import check_answer
+from core.elicitation import Questions
 from core.errors import Fatal, RequestError
 from core.events import Emit
 from core.handlers.plan import PlanBoard
+from core.history_book import HistoryBook
 from core.host_views import prompt_get, prompts, server_logs
-from core.items import ItemError, parse_response_item
+from core.items import FunctionCallOutputItem, ItemError, parse_response_item
 from core.mcp_tools import McpTool, McpToolDirectory
+from core.output import Pages
 from core.parallel import TurnGates
 from core.registry import ToolRegistry
 from core.router import handle_response_item, tool_name_of
+from core.server_controls import CONTROLS
 from core.servers import TIMEOUT_MARGIN_MS, HostState, ServerBoard, parse_statuses
+from core.tool_facts import ranked, shown
 from core.validation import format_validation_error
 
 type Message = dict[str, Any]
@@ -50,6 +54,8 @@ class Service:
         self._servers = ServerBoard(margin_ms=timeout_margin_ms)
         self._config = ToolsConfig()
         self._plan = PlanBoard()
+        self._questions = Questions(emit)
+        self._history = HistoryBook()
         # Gates per turn for the service's lifetime: calls started under an older registry still count.
         self._gates = TurnGates()
         self._mcp_tools = McpToolDirectory()
@@ -68,11 +74,25 @@ class Service:
             "prompts": self._host_view(prompts),
             "prompt/get": self._host_view(prompt_get),
             "server/logs": self._host_view(server_logs),
-            "elicitation/check": self._elicitation_check,
+            "elicitation/ask": self._sync(self._questions.ask),
+            "elicitation/answer": self._sync(self._questions.answer),
+            "elicitation/expire": self._sync(self._questions.expire),
+            "elicitation/windowClosed": self._sync(self._questions.window_closed),
+            "elicitations": self._sync(lambda message: self._questions.listed()),
+            "history/load": self._sync(self._history.load),
+            "history/changed": self._sync(self._history.changed),
+            "history/refused": self._sync(self._history.refused),
+            "history/removed": self._sync(self._history.removed),
+            "tools/filter": self._tools_filter,
         }
+        self._routes |= {kind: self._host_view(control) for kind, control in CONTROLS.items()}
 
-    async def _elicitation_check(self, message: Message) -> Answer:
-        return check_answer(message)
+    @staticmethod
+    def _sync(answer: Callable[[Message], Answer]) -> Callable[[Message], Awaitable[Answer]]:
+        async def route(message: Message) -> Answer:
+            return answer(message)
+
+        return route
 
     async def handle(self, message: Message) -> Answer:
         kind = message.get("type") if isinstance(message, dict) else None
@@ -175,10 +195,21 @@ class Service:
 
     async def _tools(self, message: Message) -> Answer:
         registry = await self._registry_with_mcp_tools()
-        answer: Answer = {"tools": registry.offered()}
+        answer: Answer = {"tools": [shown(tool) for tool in registry.offered()]}
         if self._mcp_tools.error is not None:
             answer["mcpError"] = self._mcp_tools.error
         return answer
+
+    async def _tools_filter(self, message: Message) -> Answer:
+        """The popup's and the options page's filter: the offered tools, and the disabled ones no longer
+        offered, that match `text`, best first."""
+        text = message.get("text")
+        if not isinstance(text, str):
+            raise RequestError(McpErrorCode.INVALID_PARAMS, "text must be a string")
+        offered = self._registry_now().offered()
+        names = {tool["name"] for tool in offered}
+        gone = [{"name": name} for name in self._config.disabledTools if name not in names]
+        return {"matches": ranked([*offered, *gone], text)}
 
     async def _dispatch(self, message: Message) -> Answer:
         try:
@@ -204,7 +235,10 @@ class Service:
             output = await handle_response_item(item, registry, turn, target)
         except Fatal as error:
             return {"fatal": error.message}
-        return {"output": output.to_wire(), "success": output.success}
+        answer: Answer = {"output": output.to_wire(), "success": output.success}
+        if isinstance(output, FunctionCallOutputItem) and isinstance(output.output.pages, Pages):
+            answer["pages"] = output.output.pages.to_wire()
+        return answer
 
     async def _config_get(self, message: Message) -> Answer:
         return self._config.to_wire()

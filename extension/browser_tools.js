@@ -4,6 +4,7 @@
 // call (Python checked the tab; the page may have moved since).
 import { rpcError } from "./host.js";
 import { checkSite, openDialog, readBuffer, runCommands, shownSite } from "./cdp.js";
+import { ErrorCode } from "./error_codes.js";
 
 const TOOL_STORAGE_PREFIX = "tool:"; // browser_storage lives in its own namespace, apart from Tabgate's state
 
@@ -21,7 +22,7 @@ export function tabInfo(tab) {
 async function targetTab(tabId) {
   if (tabId !== undefined && tabId !== null) return chrome.tabs.get(tabId);
   const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
-  if (!tab) throw rpcError(-32602, "no active tab; pass tabId");
+  if (!tab) throw rpcError(ErrorCode.INVALID_PARAMS, "no active tab; pass tabId");
   return tab;
 }
 
@@ -46,7 +47,7 @@ function watchTab(tabId, { timeoutMs, url, onChange }, resolve, reject) {
     chrome.tabs.onRemoved.removeListener(removed);
     (ok ? resolve : reject)(value);
   };
-  const closed = () => finish(false, rpcError(-32001, `tab ${tabId} was closed while loading`));
+  const closed = () => finish(false, rpcError(ErrorCode.TIMED_OUT, `tab ${tabId} was closed while loading`));
   const seen = (change, tab) => {
     if (settled) return;
     lastUrl = tab.url;
@@ -66,7 +67,7 @@ function watchTab(tabId, { timeoutMs, url, onChange }, resolve, reject) {
   chrome.tabs.onRemoved.addListener(removed);
   const poll = setInterval(check, TAB_POLL_MS);
   const after = (ms, fn) => timers.push(setTimeout(fn, ms));
-  after(timeoutMs, () => finish(false, rpcError(-32001, `tab ${tabId} did not finish loading within ${timeoutMs} ms`)));
+  after(timeoutMs, () => finish(false, rpcError(ErrorCode.TIMED_OUT, `tab ${tabId} did not finish loading within ${timeoutMs} ms`)));
   return { finish, after, check, settled: () => settled };
 }
 
@@ -101,7 +102,7 @@ function navigateTab(tab, start, { waitForLoad, timeoutMs, notStarted }) {
       .then(() => {
         if (watch.settled()) return;
         watch.after(Math.min(NAVIGATION_START_MS, timeoutMs), () => {
-          if (!started) watch.finish(false, rpcError(-32602, notStarted));
+          if (!started) watch.finish(false, rpcError(ErrorCode.INVALID_PARAMS, notStarted));
         });
       })
       .catch((e) => watch.finish(false, e));
@@ -116,7 +117,7 @@ async function inPage(a, func, args = []) {
   const dialog = openDialog(tab.id);
   if (dialog) {
     throw rpcError(
-      -32602,
+      ErrorCode.INVALID_PARAMS,
       `Tab ${tab.id}: a JavaScript ${dialog.type} is open. Answer it first: ` +
         `browser_dom {"action": "dialog", "accept": true|false}.`,
     );
@@ -127,15 +128,15 @@ async function inPage(a, func, args = []) {
     [result] = await chrome.scripting.executeScript({ target: { tabId: tab.id }, func, args: [a.site ?? null, a.siteChanged ?? "", ...args] });
   } catch (e) {
     if (/showing error page/.test(e.message)) {
-      throw rpcError(-32602, `tab ${tab.id} shows Chrome's error page: ${tab.url} did not load`);
+      throw rpcError(ErrorCode.INVALID_PARAMS, `tab ${tab.id} shows Chrome's error page: ${tab.url} did not load`);
     }
     throw e;
   }
   // The page functions catch their own exceptions; a missing result means the page went away meanwhile.
   if (result === undefined || result.result === undefined || result.result === null) {
-    throw rpcError(-32603, `tab ${tab.id}: the page gave no answer (it may have navigated away)`);
+    throw rpcError(ErrorCode.INTERNAL_ERROR, `tab ${tab.id}: the page gave no answer (it may have navigated away)`);
   }
-  if (result.result.error) throw rpcError(-32602, result.result.error);
+  if (result.result.error) throw rpcError(ErrorCode.INVALID_PARAMS, result.result.error);
   return result.result;
 }
 
@@ -185,14 +186,14 @@ async function historyStep(tab, delta, viaPage) {
   const none = `tab ${tab.id} has no ${delta < 0 ? "earlier page to go back" : "later page to go forward"} to`;
   if (viaPage) {
     const [step] = await chrome.scripting.executeScript({ target: { tabId: tab.id }, func: pageHistoryStep, args: [delta] });
-    if (step?.result?.none) throw rpcError(-32602, none);
+    if (step?.result?.none) throw rpcError(ErrorCode.INVALID_PARAMS, none);
     return;
   }
   try {
     await (delta < 0 ? chrome.tabs.goBack(tab.id) : chrome.tabs.goForward(tab.id));
   } catch (e) {
     // Chrome words both directions as "Cannot find a next page in history."
-    if (/Cannot find a next page/.test(e.message)) throw rpcError(-32602, none);
+    if (/Cannot find a next page/.test(e.message)) throw rpcError(ErrorCode.INVALID_PARAMS, none);
     throw e;
   }
 }
@@ -206,7 +207,7 @@ const executors = {
   // What Python decides from: the tab (tabId, or the active tab) and whether the user granted its site.
   async tab(a) {
     const tab = await targetTab(a.tabId).catch((e) => {
-      throw e.rpc ? e : rpcError(-32602, String(e.message ?? e));
+      throw e.rpc ? e : rpcError(ErrorCode.INVALID_PARAMS, String(e.message ?? e));
     });
     const site = shownSite(tab);
     const granted = /^https?:/.test(site) && (await chrome.permissions.contains({ origins: [`${site}/*`] }));
@@ -252,7 +253,7 @@ const executors = {
       return await runCommands(tab, a);
     } catch (e) {
       // Attaching failed (another debugger holds the tab, the page became one Chrome protects, …).
-      throw e.rpc ? e : rpcError(-32603, `Chrome's debugger on tab ${tab.id}: ${e.message ?? e}`);
+      throw e.rpc ? e : rpcError(ErrorCode.INTERNAL_ERROR, `Chrome's debugger on tab ${tab.id}: ${e.message ?? e}`);
     }
   },
 
@@ -290,17 +291,17 @@ const executors = {
 
 export async function executeBrowserTool(tool, args, timeoutMs = 30000) {
   const run = executors[tool];
-  if (!run) throw rpcError(-32601, `no browser executor for ${tool}`);
+  if (!run) throw rpcError(ErrorCode.METHOD_NOT_FOUND, `no browser executor for ${tool}`);
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(rpcError(-32001, `${tool} timed out after ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(() => reject(rpcError(ErrorCode.TIMED_OUT, `${tool} timed out after ${timeoutMs} ms`)), timeoutMs);
   });
   try {
     const result = await Promise.race([run(args), timeout]);
-    if (result === undefined) throw rpcError(-32602, `${tool}: unknown action ${args.action}`);
+    if (result === undefined) throw rpcError(ErrorCode.INVALID_PARAMS, `${tool}: unknown action ${args.action}`);
     return result;
   } catch (e) {
-    throw e.rpc ? e : rpcError(-32603, `${tool} ${args.action}: ${e.message ?? e}`);
+    throw e.rpc ? e : rpcError(ErrorCode.INTERNAL_ERROR, `${tool} ${args.action}: ${e.message ?? e}`);
   } finally {
     clearTimeout(timer);
   }

@@ -3,6 +3,7 @@
 // requests and dialogs, and runs the lists of CDP commands Python builds. It decides nothing about pages:
 // which commands to send, in which order and what their results mean is Python's (core/browser/).
 import { rpcError } from "./host.js";
+import { ErrorCode } from "./error_codes.js";
 
 const PROTOCOL_VERSION = "1.3";
 const BUFFER_LIMIT = 1000; // entries kept per buffer (console, network, dialogs) and tab
@@ -59,12 +60,13 @@ export function shownSite(tab) {
   return url;
 }
 
-// A call that carries `site` acts only on a tab that shows that site now; the answer otherwise is the words
-// Python gave (`siteChanged`).
+// A call that carries `site` acts only on a tab that shows that site now; otherwise PAGE_CHANGED with what the
+// tab shows, and Python words the answer.
 export function checkSite(tab, a) {
   if (a.site === undefined) return;
   const shown = shownSite(tab);
-  if (shown !== a.site) throw rpcError(-32602, `${a.siteChanged} (tab ${tab.id} shows ${shown || "nothing"})`);
+  if (shown !== a.site)
+    throw rpcError(ErrorCode.PAGE_CHANGED, `tab ${tab.id} shows ${shown || "nothing"}`, { tabId: tab.id, shown });
 }
 
 const tabs = new Map(); // tabId → TabState, while attached
@@ -260,7 +262,7 @@ export async function readBuffer(tab, a) {
   const state = await attachedTab(tab.id);
   const buffers = { console: state.console, network: [...state.network.values()], dialogs: state.dialogs };
   const entries = buffers[a.buffer];
-  if (!entries) throw rpcError(-32602, `unknown buffer ${a.buffer}`);
+  if (!entries) throw rpcError(ErrorCode.INVALID_PARAMS, `unknown buffer ${a.buffer}`);
   const answer = { ...describe(state, await chrome.tabs.get(tab.id)), entries, loaderId: state.loaderId };
   return { ...answer, recordingSince: fresh ? "now" : undefined };
 }

@@ -1,16 +1,16 @@
-// Servers' questions to the person (the host's `elicitation/create` requests, protocol §2): each is kept
-// until it is answered or its time is up, shown in every open popup, and in a small window of its own when no
-// extension page is open to show it. Python checks an answer against the form before it goes back.
+// Servers' questions to the person (the host's `elicitation/create` requests, protocol §2). Python keeps each
+// question and decides its time, whether it needs a window of its own, the words of its end and whether an
+// answer fits (core/elicitation.py: Questions); this module holds the host's request open until Python says how
+// it ends, runs the timer and opens or watches the questions' window.
 import { rpcError } from "./host.js";
 
 const WINDOW = { type: "popup", width: 480, height: 640 };
-const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 
-export function createElicitations({ python, broadcast, pagesOpen }) {
-  const pending = new Map(); // id → {request, resolve, reject, timer, windowId}
+export function createElicitations({ python, pagesOpen }) {
+  const open = new Map(); // id → {resolve, reject, timer}: the host's requests waiting for their answer
   let questionWindow = null; // the window this module opened, while it is open: later questions show there too
 
-  function showInWindow(entry) {
+  function showInWindow() {
     questionWindow ??= chrome.windows.create({ ...WINDOW, url: "popup.html?questions=1" }).then(
       (w) => w.id,
       (e) => {
@@ -19,56 +19,45 @@ export function createElicitations({ python, broadcast, pagesOpen }) {
         return null;
       },
     );
-    questionWindow.then((windowId) => (entry.windowId = windowId));
   }
 
   function settle(id) {
-    const entry = pending.get(id);
-    if (!entry) return null;
-    pending.delete(id);
-    clearTimeout(entry.timer);
-    broadcast({ type: "elicitation/done", id });
+    const entry = open.get(id);
+    open.delete(id);
+    clearTimeout(entry?.timer);
     return entry;
   }
 
-  function create(request) {
-    const id = crypto.randomUUID();
-    const limitMs = Number.isFinite(request.timeoutMs) && request.timeoutMs > 0 ? request.timeoutMs : DEFAULT_TIMEOUT_MS;
+  async function create(request) {
+    const asked = await python.call({ type: "elicitation/ask", request, pagesOpen: pagesOpen(), windowOpen: questionWindow !== null });
+    if (asked.error) throw rpcError(asked.error.code, asked.error.message);
+    if (asked.openWindow) showInWindow();
     return new Promise((resolve, reject) => {
-      // The person's time is up: the server hears why, and every page drops the question.
       const timer = setTimeout(() => {
-        settle(id);
-        reject(rpcError(-32001, `nobody answered within ${Math.round(limitMs / 1000)} s`));
-      }, limitMs);
-      const entry = { request, resolve, reject, timer, windowId: null };
-      pending.set(id, entry);
-      broadcast({ type: "elicitation", id, request });
-      if (questionWindow || !pagesOpen()) showInWindow(entry);
+        settle(asked.id);
+        python.call({ type: "elicitation/expire", id: asked.id }).catch(() => {});
+        reject(rpcError(asked.timeout.code, asked.timeout.message));
+      }, asked.limitMs);
+      open.set(asked.id, { resolve, reject, timer });
     });
   }
 
-  async function answer({ id, action, content }) {
-    const entry = pending.get(id);
-    if (!entry) return { error: { code: -32602, message: "This question was already answered, or its time ran out." } };
-    const checked = await python.call({ type: "elicitation/check", schema: entry.request.requestedSchema, action, content });
-    if (checked.error) return checked;
-    settle(id);
-    entry.resolve(checked.result);
-    return { answered: checked.result.action };
+  // The person's answer: Python checks it; the host's request gets the result it made.
+  async function answer(message) {
+    const checked = await python.call(message);
+    if (!checked.error) settle(message.id)?.resolve(checked.result);
+    return checked;
   }
 
-  // The person closed the window opened for questions: what it showed is cancelled.
   chrome.windows.onRemoved.addListener(async (windowId) => {
     if (!questionWindow || (await questionWindow) !== windowId) return;
     questionWindow = null;
-    for (const [id, entry] of pending) if (entry.windowId === windowId && settle(id)) entry.resolve({ action: "cancel" });
+    const closed = await python.call({ type: "elicitation/windowClosed" });
+    for (const id of closed.cancelled ?? []) settle(id)?.resolve(closed.result);
   });
 
   return {
     hostRequests: { "elicitation/create": create },
-    handlers: {
-      elicitations: async () => ({ pending: [...pending].map(([id, e]) => ({ id, request: e.request })) }),
-      "elicitation/answer": (m) => answer(m),
-    },
+    handlers: { "elicitation/answer": (m) => answer(m) },
   };
 }

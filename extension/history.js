@@ -1,22 +1,16 @@
 // Recent calls, kept in chrome.storage.session so a call that finishes while the popup is closed is there
 // when it opens again. One storage key per call, plus a small index (id, times, status, size of each) written
 // with them: the worker keeps a running size tally without reading entries back, and a new worker finds the
-// calls the stopped one left running. Python shortens what is stored (record.answer ≤ 256 KiB); this module
-// bounds the whole (entries and bytes). Changes are made in memory at once (and pushed to the popup) and
-// written shortly after in one storage call per batch, so recording stays off the answers' path.
+// calls the stopped one left running. Python decides what is kept (core/history_book.py: the bounds, which
+// entries are evicted, a call's arguments too large to keep, what a refused write keeps, what a stopped worker
+// left) and shortens each answer (record.answer); this module does the storage I/O. Changes are made in
+// memory at once (and pushed to the popup), told to Python, and written shortly after in one storage call per
+// batch, so recording stays off the answers' path.
 
 const PREFIX = "history:";
 const INDEX_KEY = "history-index";
-export const MAX_ENTRIES = 100;
-export const MAX_BYTES = 5 * 1024 * 1024;
-// A call's own arguments are kept so the popup can fill its form again; past this size only their size is.
-const MAX_ITEM_BYTES = 64 * 1024;
 // Other changes within this time share one storage write (the ends of a burst of calls).
 const WRITE_DELAY_MS = 50;
-export const INTERRUPTED_NOTE =
-  "The service worker stopped while this call ran, so its outcome is unknown: it may have finished or not. " +
-  "Check what the tool does before running it again.";
-const NOT_KEPT_NOTE = "The answer was not kept: the extension's session storage is full.";
 
 let index = []; // [{id, startedAt, changedAt, status, bytes}], newest first
 let totalBytes = 0;
@@ -26,41 +20,45 @@ let loaded = null;
 let writing = Promise.resolve();
 let writeTimer = null;
 let listeners = { changed: () => {}, removed: () => {} };
+let python = null;
+let undecided = []; // metas of the changes Python has not been told yet, oldest first
+let decideTimer = null;
+let deciding = Promise.resolve(); // Python's latest decision, applied: reads wait for it, so none exceeds the bounds
 
 const encoder = new TextEncoder();
 const bytesOf = (value) => encoder.encode(JSON.stringify(value ?? null)).length;
 
-// Loads the index and marks what a stopped worker left running as interrupted. Called once when the worker
-// starts; everything else waits for it.
+// Loads the index; Python says which entries a stopped worker left running (they become interrupted, with
+// its note) and what is past the bounds. Called once when the worker starts; everything else waits for it.
+// `on.python`: the PythonConnection that answers `history/*`.
 export function start(on) {
   listeners = on;
+  python = on.python;
   loaded = (async () => {
     const { [INDEX_KEY]: stored = [] } = await chrome.storage.session.get(INDEX_KEY);
     index = stored;
     totalBytes = index.reduce((sum, m) => sum + m.bytes, 0);
-    const left = index.filter((m) => m.status === "running").map((m) => m.id);
-    if (!left.length) return;
-    const got = await chrome.storage.session.get(left.map((id) => PREFIX + id));
+    const decided = await python.call({ type: "history/load", index, fresh: true });
+    const got = decided.interrupted.length ? await chrome.storage.session.get(decided.interrupted.map((id) => PREFIX + id)) : {};
     const finishedAt = Date.now();
-    for (const id of left) {
+    for (const id of decided.interrupted) {
       const entry = got[PREFIX + id];
-      if (entry) change({ ...entry, status: "interrupted", finishedAt, note: INTERRUPTED_NOTE });
+      if (entry) change({ ...entry, status: "interrupted", finishedAt, note: decided.note });
       else remove([id]);
     }
+    evict(decided.evict);
   })().catch((e) => console.error("tabgate: history could not be loaded", e));
   return loaded;
 }
 
-function storedItem(item) {
-  const bytes = bytesOf(item);
-  if (bytes <= MAX_ITEM_BYTES) return { item };
-  const { type, name, call_id } = item;
-  return { item: { type, name, call_id }, itemNotStored: `The call's arguments (${bytes} bytes) were too large to keep.` };
+// A new Python document learns the index from this worker (nothing in it was left by a stopped worker).
+export function tellPython() {
+  loaded?.then(() => python.notify({ type: "history/load", index, fresh: false }));
 }
 
 // `caller`: the agent that made the call through the gateway (absent for the person's own calls).
 export function recordStart({ id, name, item, startedAt, caller }) {
-  const entry = { id, name, status: "running", startedAt, ...(caller ? { caller: String(caller) } : {}), ...storedItem(item) };
+  const entry = { id, name, status: "running", startedAt, ...(caller ? { caller: String(caller) } : {}), item };
   unfinished.set(id, entry);
   loaded.then(() => change(entry));
 }
@@ -74,7 +72,8 @@ export function recordEnd(id, record, finishedAt = Date.now()) {
   loaded.then(() => change({ ...entry, status, finishedAt, answer, ...(truncated ? { truncated } : {}) }));
 }
 
-// One entry changed: in memory now (oldest entries evicted past the bounds), in storage with the next write.
+// One entry changed: in memory now, in storage with the next write; Python, shortly after, says what is
+// evicted and whether the call's arguments are too large to keep.
 function change(entry) {
   entry = { ...entry, changedAt: Date.now() };
   const meta = { id: entry.id, startedAt: entry.startedAt, changedAt: entry.changedAt, status: entry.status };
@@ -86,26 +85,59 @@ function change(entry) {
   } else index.unshift(meta);
   totalBytes += meta.bytes;
   pending.set(entry.id, entry);
-  const evicted = [];
-  for (let i = index.length - 1; i >= 0 && (index.length > MAX_ENTRIES || totalBytes > MAX_BYTES); i--) {
-    if (index[i] === meta) continue;
-    evicted.push(index[i].id);
-    totalBytes -= index[i].bytes;
-    index.splice(i, 1);
-  }
   listeners.changed(entry);
-  if (evicted.length) forget(evicted);
-  // A start is written at once: a new worker can only mark as interrupted what reached the storage.
-  if (entry.status === "running") writeNow();
-  else scheduleWrite();
+  undecided.push({ ...meta, itemBytes: bytesOf(entry.item) });
+  // A start is written as soon as Python has said what of its arguments is kept (asked after the call itself
+  // is on its way): a new worker can only mark as interrupted what reached the storage.
+  if (entry.status === "running") setTimeout(() => decide().then(writeNow));
+  else {
+    scheduleWrite();
+    decideTimer ??= setTimeout(decide, WRITE_DELAY_MS);
+  }
 }
 
-function remove(ids) {
+// The changes since the last time go to Python together (like the writes, one call per burst), off the
+// answers' path; its answer is applied: evictions, and arguments too large to keep.
+function decide() {
+  clearTimeout(decideTimer);
+  decideTimer = null;
+  const metas = undecided.splice(0);
+  if (!metas.length) return deciding;
+  const asked = python.call({ type: "history/changed", metas });
+  deciding = deciding
+    .then(() => asked)
+    .then((decided) => {
+      evict(decided.evict);
+      return Promise.all(Object.entries(decided.dropItems).map(([id, note]) => dropItem(id, note)));
+    })
+    .catch((e) => console.warn("tabgate: history bounds not applied", e));
+  return deciding;
+}
+
+// The entry as it is now (pending or stored) without its call's arguments, with Python's note instead.
+async function dropItem(id, note) {
+  const [entry] = await entriesFor(index.filter((m) => m.id === id));
+  if (!entry?.item) return;
+  const { type, name, call_id } = entry.item;
+  change({ ...entry, item: { type, name, call_id }, itemNotStored: note });
+}
+
+// Entries Python evicted: out of the index now, their keys go with the next write.
+function evict(ids) {
+  if (!ids?.length) return;
   const gone = new Set(ids);
   index = index.filter((m) => !gone.has(m.id));
   totalBytes = index.reduce((sum, m) => sum + m.bytes, 0);
   forget(ids);
   scheduleWrite();
+}
+
+// Entries taken out here (cleared, or lost from the storage): Python hears it too.
+function remove(ids) {
+  const gone = new Set(ids);
+  undecided = undecided.filter((m) => !gone.has(m.id));
+  evict(ids);
+  python.notify({ type: "history/removed", ids });
 }
 
 // Ids already out of the index: their keys go with the next write.
@@ -130,7 +162,8 @@ function writeNow() {
 }
 
 // One storage call for everything changed since the last write. When the storage refuses it (quota), each
-// entry is tried alone, then without its answer, then dropped: nothing is ever left `running` for lack of room.
+// entry is tried alone, then Python says what it keeps (without its answer, or nothing): nothing is ever left
+// `running` for lack of room.
 async function write() {
   if (removing.size) {
     const ids = [...removing];
@@ -143,11 +176,17 @@ async function write() {
   if (await store([...batch.values()])) return settle(batch);
   for (const entry of batch.values()) {
     if (pending.get(entry.id) !== entry) continue; // changed again meanwhile: the next write has it
-    if (await store([entry])) settle(new Map([[entry.id, entry]]));
-    else if (entry.answer !== undefined) shrink(entry);
-    else {
+    if (await store([entry])) {
+      settle(new Map([[entry.id, entry]]));
+      continue;
+    }
+    const decided = await python.call({ type: "history/refused", id: entry.id, hasAnswer: entry.answer !== undefined });
+    if (decided.keep === "withoutAnswer") {
+      const { answer: _, truncated: __, ...small } = entry;
+      change({ ...small, note: decided.note });
+    } else {
       console.warn("tabgate: history entry dropped, storage full", entry.id);
-      remove([entry.id]);
+      evict([entry.id]);
     }
   }
 }
@@ -167,11 +206,6 @@ function settle(batch) {
   for (const [id, entry] of batch) if (pending.get(id) === entry) pending.delete(id);
 }
 
-function shrink(entry) {
-  const { answer: _, truncated: __, ...small } = entry;
-  change({ ...small, note: NOT_KEPT_NOTE });
-}
-
 async function entriesFor(metas) {
   // What is pending is taken now: a write may store and settle it while the storage is being read.
   const held = new Map(metas.filter((m) => pending.has(m.id)).map((m) => [m.id, pending.get(m.id)]));
@@ -183,6 +217,7 @@ async function entriesFor(metas) {
 // Entries newest first: all of them, the `limit` newest, or those changed at or after `since` (ms).
 export async function list({ since, limit } = {}) {
   await loaded;
+  await decide();
   let metas = typeof since === "number" ? index.filter((m) => m.changedAt >= since) : index;
   if (typeof limit === "number") metas = metas.slice(0, Math.max(0, limit));
   return entriesFor(metas);

@@ -1,5 +1,6 @@
 // The native messaging host connection: one long-lived port, JSON-RPC requests, `$/chunk` reassembly,
 // and Chrome's disconnect messages mapped to the contract's host states.
+import { ErrorCode } from "./error_codes.js";
 
 export const HOST_NAME = "dev.tabgate.host";
 const PROTOCOL_VERSION = "1";
@@ -90,7 +91,7 @@ export class HostConnection {
     if (this.port !== port) return;
     const message = chrome.runtime.lastError?.message ?? "Native host has exited.";
     this.port = null;
-    for (const { reject } of this.pending.values()) reject(rpcError(-32000, `native host disconnected: ${message}`));
+    for (const { reject } of this.pending.values()) reject(rpcError(ErrorCode.SERVER_UNAVAILABLE, `native host disconnected: ${message}`));
     this.pending.clear();
     this.chunks.clear();
     this.#setState({ host: hostStateFor(message), hostError: message, servers: [] });
@@ -115,7 +116,7 @@ export class HostConnection {
   }
 
   request(method, params = {}, { onSent } = {}) {
-    if (!this.port) return Promise.reject(rpcError(-32000, this.state.hostError ?? "native host not connected"));
+    if (!this.port) return Promise.reject(rpcError(ErrorCode.SERVER_UNAVAILABLE, this.state.hostError ?? "native host not connected"));
     return this.#send(this.port, method, params, onSent);
   }
 
@@ -137,7 +138,7 @@ export class HostConnection {
     try {
       reply = { jsonrpc: "2.0", id, result: await this.onRequest(method, params ?? {}) };
     } catch (e) {
-      reply = { jsonrpc: "2.0", id, error: e.rpc ?? { code: -32603, message: String(e.message ?? e) } };
+      reply = { jsonrpc: "2.0", id, error: e.rpc ?? { code: ErrorCode.INTERNAL_ERROR, message: String(e.message ?? e) } };
     }
     try {
       port.postMessage(reply);
@@ -155,7 +156,7 @@ export class HostConnection {
         onSent?.(id);
       } catch (e) {
         this.pending.delete(id);
-        reject(rpcError(-32000, String(e.message)));
+        reject(rpcError(ErrorCode.SERVER_UNAVAILABLE, String(e.message)));
       }
     });
   }
@@ -186,7 +187,7 @@ export class HostConnection {
     } catch (e) {
       const waiter = this.pending.get(id);
       this.pending.delete(id);
-      waiter?.reject(rpcError(-32700, `unreadable chunked response: ${e.message}`));
+      waiter?.reject(rpcError(ErrorCode.PARSE_ERROR, `unreadable chunked response: ${e.message}`));
     }
   }
 }

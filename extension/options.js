@@ -11,8 +11,7 @@ const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const state = { config: { mcpTools: false, disabledTools: [] }, tools: [], status: null };
 
 function errorText(answer) {
-  const e = answer?.error;
-  return typeof e === "string" ? e : JSON.stringify(e);
+  return String(answer?.error?.message ?? "no answer");
 }
 
 async function saveConfig(patch, note) {
@@ -98,13 +97,18 @@ async function toggleTool(name, input) {
   }
 }
 
-function applyFilter() {
-  const words = $("tool-filter").value.toLowerCase().split(/\s+/).filter(Boolean);
+// The same filter as the popup's: Python says which tools match (`tools/filter`); only the newest answer is drawn.
+let filtering = null;
+async function applyFilter() {
+  const text = $("tool-filter").value;
+  filtering = text;
+  const answer = text.trim() ? await send({ type: "tools/filter", text }).catch(() => null) : null;
+  if (filtering !== text) return;
+  const matching = answer?.matches ? new Set(answer.matches.map((m) => m.name)) : null;
   for (const group of $("tool-checks").querySelectorAll(".tool-group")) {
     let shown = 0;
     for (const row of group.querySelectorAll(".tool-check")) {
-      const hay = `${row.dataset.tool} ${row.title}`.toLowerCase();
-      row.hidden = !words.every((w) => hay.includes(w));
+      row.hidden = matching !== null && !matching.has(row.dataset.tool);
       if (!row.hidden) shown++;
     }
     group.hidden = shown === 0;
@@ -210,7 +214,7 @@ function serverSwitch(srv) {
   });
   input.addEventListener("change", async () => {
     input.disabled = true;
-    const reply = await send({ type: "host/request", method: "servers/setEnabled", params: { server: name, enabled: input.checked } }).catch(
+    const reply = await send({ type: "servers/enable", server: name, enabled: input.checked }).catch(
       (e) => ({ error: { message: String(e.message) } }),
     );
     input.disabled = false;

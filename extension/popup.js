@@ -8,7 +8,7 @@ import { ToolForm } from "./ui_form.js";
 import { renderResult } from "./ui_result.js";
 import { renderSiteAccess } from "./ui_site_access.js";
 import { mountGateway, renderApprovals, renderTabSharing } from "./ui_approvals.js";
-import { toolTitle, toolMarks, isDestructive } from "./ui_tools.js";
+import { toolTitle, toolMarks } from "./ui_tools.js";
 import { ToolList } from "./ui_tool_list.js";
 import { mountElicitations, onElicitationEvent } from "./ui_elicit.js";
 import { showServer, closeServer, onServerEvent } from "./ui_server_view.js";
@@ -122,7 +122,7 @@ async function setMcpTools(on) {
   input.disabled = true;
   try {
     const config = await send({ type: "config/set", patch: { mcpTools: on } });
-    if (config?.error) throw new Error(typeof config.error === "string" ? config.error : JSON.stringify(config.error));
+    if (config?.error) throw new Error(config.error.message);
     input.checked = config.mcpTools === true;
   } catch (e) {
     input.checked = !on;
@@ -202,9 +202,9 @@ function setCall(callId, { cancellable = true } = {}) {
   if (state.form) state.form.runButton.disabled = false;
 }
 
-// A destructive tool runs only after the person says yes, once per tool while the popup is open.
+// A tool Python says needs a yes runs only after the person says it, once per tool while the popup is open.
 function run(tool, args) {
-  if (isDestructive(tool) && !state.confirmed.has(tool.name)) askToRun(tool, args);
+  if (tool.needsYes && !state.confirmed.has(tool.name)) askToRun(tool, args);
   else dispatch(tool, args);
 }
 
@@ -257,7 +257,7 @@ async function dispatch(tool, args) {
     clear(
       $("result"),
       renderResult({ name: tool.name, answer, cancelled, durationMs: performance.now() - started }),
-      pagerFor(tool.name, args, answer, (page) => {
+      pagerFor(args, answer, (page) => {
         state.form?.setArguments(page);
         run(tool, page);
       }),

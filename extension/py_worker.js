@@ -9,6 +9,7 @@
 //                  {kind:"reply", id, result | error}  the bridge's answer to a call
 //                  {kind:"request", id, request}       Python asking the service worker (id 0: event / cancel)
 // Calls that arrive while Python boots wait for it; none fails for being early.
+import { ErrorCode } from "./error_codes.js";
 const base = new URL("./", import.meta.url).href;
 // Python's inputs are read from this worker's first line, while the runtime's 1.2 MB of JavaScript loads:
 // that is why py_boot.mjs (which imports it) comes in by a dynamic import. The names are build.py's.
@@ -34,7 +35,7 @@ let documentStart = null; // the offscreen document's time origin: boot time cou
 let state = { python: "booting", pythonError: null, bootMs: null, bootedAt: null, bootPhase: "loading" };
 
 function answerPending(message) {
-  for (const resolve of pending.values()) resolve(JSON.stringify({ error: { code: -32000, message } }));
+  for (const resolve of pending.values()) resolve(JSON.stringify({ error: { code: ErrorCode.SERVER_UNAVAILABLE, message } }));
   pending.clear();
 }
 
@@ -42,7 +43,7 @@ function answerPending(message) {
 const api = {
   request(kind, payloadJson) {
     return new Promise((resolve) => {
-      if (!sw) return resolve(JSON.stringify({ error: { code: -32000, message: "service worker not reachable" } }));
+      if (!sw) return resolve(JSON.stringify({ error: { code: ErrorCode.SERVER_UNAVAILABLE, message: "service worker not reachable" } }));
       const id = nextId++;
       pending.set(id, resolve);
       sw.postMessage({ kind: "request", id, request: { kind, ...JSON.parse(payloadJson) } });

@@ -1,6 +1,7 @@
 // The Python side as seen from the service worker: the offscreen document, created lazily, whose worker runs
 // Pyodide. The document opens the "python" runtime port (the lifeline: it breaks when either side goes) and
 // hands this service worker one end of a MessageChannel to the Python worker, which carries the calls.
+import { ErrorCode } from "./error_codes.js";
 
 const OFFSCREEN_URL = "offscreen.html";
 const CALL_TIMEOUT_MS = 10 * 60 * 1000;
@@ -115,7 +116,7 @@ export class PythonConnection {
         try {
           reply = { kind: "reply", id: msg.id, result: await this.onRequest(msg.request) };
         } catch (e) {
-          reply = { kind: "reply", id: msg.id, error: e.rpc ?? { code: -32603, message: String(e.message) } };
+          reply = { kind: "reply", id: msg.id, error: e.rpc ?? { code: ErrorCode.INTERNAL_ERROR, message: String(e.message) } };
         }
         try {
           port.postMessage(reply);

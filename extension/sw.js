@@ -9,6 +9,7 @@ import { createElicitations } from "./elicitation.js";
 import { signInRequests } from "./oauth.js";
 import { storedActivity } from "./activity_store.js";
 import { listenForClicks } from "./approval_notices.js";
+import { ErrorCode } from "./error_codes.js";
 
 const CONFIG_KEY = "config";
 const eventPorts = new Set();
@@ -43,7 +44,7 @@ const host = new HostConnection({
   },
   onRequest: (method, params) => {
     const handler = hostRequestHandlers[method];
-    if (!handler) throw rpcError(-32601, `method not found: ${method}`);
+    if (!handler) throw rpcError(ErrorCode.METHOD_NOT_FOUND, `method not found: ${method}`);
     return handler(params);
   },
 });
@@ -58,6 +59,7 @@ const python = new PythonConnection({
     python.notify({ type: "agents/activity/load", entries: await storedActivity() });
     const { [CONFIG_KEY]: config = {} } = await chrome.storage.local.get(CONFIG_KEY);
     python.notify({ type: "config/load", config });
+    history.tellPython();
     python.notify({ type: "host/state", connected: host.connected, servers: host.state.servers });
   },
   onRequest: (req) => pythonRequest(req),
@@ -65,11 +67,12 @@ const python = new PythonConnection({
 
 const gateway = createGatewayRelay({ host, python, history, broadcast });
 listenForClicks();
-const elicitations = createElicitations({ python, broadcast, pagesOpen: () => eventPorts.size > 0 });
+const elicitations = createElicitations({ python, pagesOpen: () => eventPorts.size > 0 });
 // The host's requests to the browser, by method: each module answers its own.
 const hostRequestHandlers = { ...gateway.hostRequests, ...elicitations.hostRequests, ...signInRequests };
 
 history.start({
+  python,
   changed: (entry) => broadcast({ type: "history", entry }),
   removed: (ids) => broadcast({ type: "history/removed", ids }),
 });
@@ -92,7 +95,7 @@ async function pythonRequest(req) {
     case "cancel":
       return cancelRequest(req.callId);
     default:
-      throw rpcError(-32601, `unknown request kind ${req.kind}`);
+      throw rpcError(ErrorCode.METHOD_NOT_FOUND, `unknown request kind ${req.kind}`);
   }
 }
 
@@ -223,10 +226,15 @@ const handlers = {
     try {
       return { result: await host.request(m.method, m.params ?? {}) };
     } catch (e) {
-      return { error: e.rpc ?? { code: -32603, message: String(e.message) } };
+      return { error: errorOf(e) };
     }
   },
 };
+
+// Pages get every error in one shape, {code, message, data?}: a JSON-RPC error as it came, anything else internal.
+function errorOf(e) {
+  return e?.rpc ?? { code: ErrorCode.INTERNAL_ERROR, message: String(e?.message ?? e) };
+}
 
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   // Only this extension's own pages may drive it; content scripts and web pages are not senders here.
@@ -235,9 +243,9 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
     dispatch(message, sendResponse);
     return true;
   }
-  // Python answers every type the worker does not handle itself, unknown ones with error -32601.
+  // Python answers every type the worker does not handle itself, unknown ones with METHOD_NOT_FOUND.
   const handler = handlers[message.type] ?? ((m) => python.call(m));
-  handler(message).then(sendResponse, (e) => sendResponse({ error: String(e.message ?? e) }));
+  handler(message).then(sendResponse, (e) => sendResponse({ error: errorOf(e) }));
   return true;
 });
 

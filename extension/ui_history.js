@@ -59,7 +59,7 @@ export class HistoryList {
     button.disabled = true;
     try {
       const answer = await send({ type: "history/clear" });
-      if (typeof answer?.cleared !== "number") throw new Error(answer?.error ?? "no answer");
+      if (typeof answer?.cleared !== "number") throw new Error(answer?.error?.message ?? "no answer");
       this.entries.clear();
       this.render();
     } catch (e) {

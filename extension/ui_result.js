@@ -266,7 +266,7 @@ export function describeAnswer(answer) {
   if (!answer || typeof answer !== "object") return { kind: "error", label: "No answer", parts: [jsonBlock(answer)] };
   if (answer.fatal !== undefined) return { kind: "fatal", label: "Fatal error", parts: [pre(String(answer.fatal), "text")] };
   if (answer.error !== undefined && answer.output === undefined)
-    return { kind: "error", label: "Error", parts: [typeof answer.error === "string" ? pre(answer.error, "text") : jsonBlock(answer.error)] };
+    return { kind: "error", label: "Error", parts: [jsonBlock(answer.error)] };
   const out = answer.output ?? {};
   let failed = answer.success === false;
   let parts;

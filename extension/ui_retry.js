@@ -12,7 +12,7 @@ async function retry(server, rerender) {
   rerender();
   let reply;
   try {
-    reply = await send({ type: "host/request", method: "servers/restart", params: { server } });
+    reply = await send({ type: "servers/restart", server });
   } catch (e) {
     reply = { error: { message: String(e.message ?? e) } };
   }

@@ -9,7 +9,7 @@ let current = null; // {name, logs: <ol>}
 let serial = 0;
 
 function errorText(answer) {
-  return answer?.error ? `${answer.error.message ?? answer.error}` : null;
+  return answer?.error ? String(answer.error.message) : null;
 }
 
 function logLine({ level, logger, data, at }) {

@@ -14,18 +14,16 @@ async function ask(method, server, rerender) {
   rerender();
   let reply;
   try {
-    reply = await send({ type: "host/request", method, params: { server } });
+    reply = await send({ type: method, server });
   } catch (e) {
     reply = { error: { message: String(e.message ?? e) } };
   }
   busy.delete(server);
   if (reply?.error) failures.set(server, String(reply.error.message ?? "the host refused"));
-  else if (reply?.result?.signedOut && reply.result.revoked === false) notes.set(server, NOT_REVOKED);
+  else if (reply?.note) notes.set(server, String(reply.note));
   rerender();
 }
 
-const NOT_REVOKED =
-  "Signed out here. The server offers no way to take the sign-in back: to end it there too, remove Tabgate's access in your account on the server's site.";
 
 // The controls of one server row, with its error line for OAuth servers (`serverError` draws the others').
 export function signInControls(srv, rerender) {

@@ -1,7 +1,7 @@
 // The popup's tool list: the tools the service worker offers, grouped by where they come from, with a filter
-// that ranks them (ui_tools.filterRank) and gives the best match to Enter. All text goes in as textContent.
+// that Python ranks (`tools/filter`) and whose best match Enter opens. All text goes in as textContent.
 import { $, el, clear, send } from "./ui_dom.js";
-import { toolTitle, toolMarks, filterRank, filterWords } from "./ui_tools.js";
+import { toolTitle, toolMarks } from "./ui_tools.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 
@@ -16,11 +16,13 @@ export class ToolList {
     Object.assign(this, { onOpen, listShown });
     const filter = $("tool-filter");
     filter.addEventListener("input", () => this.filter());
+    this.filtering = null; // the filter text Python is ranking now: only the newest answer is drawn
+    this.filtered = Promise.resolve(); // the newest filter drawn: Enter waits for it
     filter.addEventListener("keydown", (e) => {
       if (e.key !== "Enter") return;
       e.preventDefault();
       if (!this.tools.length) this.enterPending = true;
-      else this.openBest();
+      else this.filtered.then(() => this.openBest());
     });
   }
 
@@ -34,12 +36,12 @@ export class ToolList {
     try {
       answer = await send({ type: "tools" });
     } catch (e) {
-      answer = { error: e.message };
+      answer = { error: { message: e.message } };
     }
     if (this.key !== key) return; // a newer load started
     if (!answer || answer.error || !Array.isArray(answer.tools)) {
       this.key = null;
-      $("tools-note").textContent = `Could not list the tools: ${answer?.error ?? "no answer"}`;
+      $("tools-note").textContent = `Could not list the tools: ${answer?.error?.message ?? "no answer"}`;
       return;
     }
     this.tools = answer.tools;
@@ -73,8 +75,9 @@ export class ToolList {
     }
     const focused = document.activeElement?.classList?.contains("tool") ? document.activeElement.dataset.tool : undefined;
     clear($("tool-groups"), sections);
-    this.filter();
-    if (this.enterPending && this.listShown()) this.openBest();
+    this.filter().then(() => {
+      if (this.enterPending && this.listShown()) this.openBest();
+    });
     if (focused !== undefined)
       [...$("tool-groups").querySelectorAll("button.tool")].find((b) => b.dataset.tool === focused)?.focus();
   }
@@ -92,9 +95,19 @@ export class ToolList {
     return button;
   }
 
-  // Shows the tools matching every word, each group's best first; the best of all gets Enter.
   filter() {
-    const words = filterWords($("tool-filter").value);
+    this.filtered = this.#filter();
+    return this.filtered;
+  }
+
+  // Shows the tools matching every word, each group's best first; the best of all gets Enter.
+  async #filter() {
+    const text = $("tool-filter").value;
+    this.filtering = text;
+    const answer = text.trim() ? await send({ type: "tools/filter", text }).catch(() => null) : null;
+    if (this.filtering !== text) return; // typed on meanwhile
+    const ranks = answer?.matches ? new Map(answer.matches.map((m) => [m.name, m.rank])) : null;
+    const words = text.trim() ? [text] : [];
     let shown = 0;
     let best = null;
     for (const group of $("tool-groups").querySelectorAll(".tool-group")) {
@@ -103,7 +116,8 @@ export class ToolList {
         const button = li.querySelector("button.tool");
         const order = Number(li.dataset.order ?? i);
         li.dataset.order = String(order);
-        return { li, button, order, rank: filterRank(this.toolOf.get(button), words) };
+        const name = this.toolOf.get(button).name;
+        return { li, button, order, rank: ranks ? (ranks.get(name) ?? null) : 0 };
       });
       rows.sort((a, b) => (a.rank ?? 9) - (b.rank ?? 9) || a.order - b.order);
       if (rows.some((r, i) => list.children[i] !== r.li)) list.append(...rows.map((r) => r.li));

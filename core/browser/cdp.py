@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.browser.fence import fence
-from core.browser.target import Guard
+from core.browser.target import Guard, refusal
 from core.capabilities import BrowserCapability, BrowserToolError
 from core.errors import RespondToModel
 
@@ -151,12 +151,13 @@ class Cdp:
         self._guard = None
 
     async def _ask(self, kind: str, args: dict[str, Any]) -> Any:
-        if self._guard is not None:
-            args = {**args, **self._guard.to_wire()}
+        guard = self._guard
+        if guard is not None:
+            args = {**args, **guard.to_wire()}
         try:
             return await self._browser.call(kind, args, timeout_ms=self._timeout_ms)
         except BrowserToolError as error:
-            raise RespondToModel(error.message) from None
+            raise refusal(error, guard) from None
 
     async def run(
         self,

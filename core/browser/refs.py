@@ -34,8 +34,12 @@ class PageKey:
     id: int
 
 
-def stale_ref(ref: str, why: str) -> RespondToModel:
-    return RespondToModel(
+class StaleRef(RespondToModel):
+    """A ref that no longer names an element: callers that wait for an element tell it apart by type."""
+
+
+def stale_ref(ref: str, why: str) -> StaleRef:
+    return StaleRef(
         f"ref {ref} is stale ({why}). "
         "Take a new snapshot (browser_page {action: 'snapshot'}) and use its refs."
     )

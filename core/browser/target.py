@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from core.browser.fence import PageText
+from core.capabilities import BrowserToolError, McpErrorCode
 from core.errors import RespondToModel
 
 PAGE_CHANGED = "the page changed since you approved; ask again"
@@ -96,6 +97,14 @@ class Guard:
 
     def to_wire(self) -> dict[str, str]:
         return {"site": self.site, "siteChanged": self.changed}
+
+
+def refusal(error: BrowserToolError, guard: Guard | None, prefix: str = "") -> RespondToModel:
+    """A failed executor call as the model reads it: a tab found showing another site (by its code) is
+    answered with the guard's words; anything else with the executor's message."""
+    if error.code == McpErrorCode.PAGE_CHANGED and guard is not None:
+        return RespondToModel(f"{guard.changed} ({error.message})")
+    return RespondToModel(f"{prefix}{error.message}")
 
 
 def require_page(tab: TabFacts) -> None:

@@ -12,6 +12,7 @@ from core.browser.context import PageContext
 from core.browser.dom_args import BrowserDomArgs
 from core.browser.elements import center, locate
 from core.browser.page_walk import walk_page
+from core.browser.refs import StaleRef
 from core.browser.snapshot import build_outline
 from core.errors import RespondToModel
 
@@ -54,9 +55,9 @@ async def wait_for(ctx: PageContext, a: BrowserDomArgs) -> str:
             state, element = await locate(ctx, a.tabId, ref=ref, selector=None)
             try:
                 await center(ctx, state, element)
-            except RespondToModel as error:
-                if "stale" in error.message:
-                    raise
+            except StaleRef:
+                raise
+            except RespondToModel:
                 return False
             return True
 

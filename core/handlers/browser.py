@@ -15,7 +15,7 @@ from core.browser.cdp import Cdp
 from core.browser.context import PageContext, refs_of
 from core.browser.fence import PageText, fence
 from core.browser.spec import BrowserToolSpec
-from core.browser.target import CallTarget, Guard, TabFacts, guard_for, not_shared
+from core.browser.target import CallTarget, Guard, TabFacts, guard_for, not_shared, refusal
 from core.capabilities import BrowserCapability, BrowserToolError, McpCapability
 from core.deadline import DeadlineExceeded, within
 from core.errors import RespondToModel
@@ -96,7 +96,7 @@ class BrowserHandler:
         try:
             result: Any = await within(request, timeout_ms + LOCAL_TIMEOUT_MARGIN_MS)
         except BrowserToolError as error:
-            raise RespondToModel(error.message) from None
+            raise refusal(error, guard) from None
         except DeadlineExceeded as error:
             raise RespondToModel(f"{self._spec.name} {error}") from None
         if call.target is not None and self._spec.name == "browser_tab" and isinstance(result, list):

@@ -17,7 +17,7 @@ from core.errors import RespondToModel
 from core.events import CANCELLED, Emit, McpCallSpan, McpInvocation
 from core.host_requests import ask_host
 from core.items import CallToolResult
-from core.output import FunctionOutput
+from core.output import FunctionOutput, Pages
 from core.payload import FunctionPayload, PayloadKind, ToolCall
 from core.servers import ServerBoard
 from core.spec import ToolSpec, parameters_schema
@@ -246,7 +246,7 @@ class McpResourceHandler:
                 answer["nextCursor"] = page.nextCursor
             return answer
 
-        return await self._run(call_id, invocation, payload)
+        return await self._run(call_id, invocation, payload, paged=True)
 
     async def _list_all(self, listing: _Listing) -> Json:
         limit_ms = self._servers.all_servers_limit_ms()
@@ -292,12 +292,18 @@ class McpResourceHandler:
             raise RespondToModel(f"{method} failed: {error}") from None
 
     async def _run(
-        self, call_id: str, invocation: McpInvocation, payload: Callable[[], Awaitable[Json]]
+        self,
+        call_id: str,
+        invocation: McpInvocation,
+        payload: Callable[[], Awaitable[Json]],
+        *,
+        paged: bool = False,
     ) -> FunctionOutput:
         """Begin event, the host calls, end event with the payload's compact JSON text or the error."""
         span = McpCallSpan(self._emit, call_id, invocation)
         try:
-            content = json.dumps(await payload(), ensure_ascii=False, separators=(",", ":"))
+            answer = await payload()
+            content = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
         except RespondToModel as error:
             span.end(error.message)
             raise
@@ -305,4 +311,6 @@ class McpResourceHandler:
             span.end(CANCELLED)
             raise
         span.end(CallToolResult(content=[{"type": "text", "text": content}], isError=False))
-        return FunctionOutput(content)
+        cursor = answer.get("nextCursor") if paged and isinstance(answer, dict) else None
+        pages = Pages(cursor if isinstance(cursor, str) and cursor else None) if paged else None
+        return FunctionOutput(content, pages=pages)

@@ -20,7 +20,8 @@ from core_fakes import (
     function_call,
 )
 
-from core.bridge import Bridge
+from core.bridge import Bridge, ServiceWorkerBrowser
+from core.capabilities import BrowserToolError, McpErrorCode
 from tests.core.fenced import block, fenced
 
 pytestmark = pytest.mark.unit
@@ -219,3 +220,35 @@ async def test_the_gateway_switch_reaches_the_host_as_an_event() -> None:
     await ask(bridge, {"type": "config/set", "patch": {"gateway": True}})
     states = [event for event in api.events if event["type"] == "gateway/state"]
     assert states[-1] == {"type": "gateway/state", "enabled": True}
+
+
+# --- browser errors ---------------------------------------------------------------------------------------
+
+
+class RefusingWorker:
+    """A service worker whose browser executor answers every call with this error."""
+
+    def __init__(self, error: Any) -> None:
+        self.error = error
+
+    async def request(self, kind: str, payload_json: str) -> str:
+        return json.dumps({"error": self.error})
+
+    def emit(self, event_json: str) -> None: ...
+
+    def cancel(self, request_key: str) -> None: ...
+
+
+async def test_a_browser_error_reaches_python_with_its_code_and_data_intact() -> None:
+    data = {"tabId": 5, "shown": "https://b.test"}
+    worker = RefusingWorker({"code": McpErrorCode.PAGE_CHANGED, "message": "tab 5 shows it", "data": data})
+    with pytest.raises(BrowserToolError) as refused:
+        await ServiceWorkerBrowser(worker).call("cdp", {}, timeout_ms=10)
+    assert (refused.value.code, refused.value.message, refused.value.data) == (-32003, "tab 5 shows it", data)
+
+
+@pytest.mark.parametrize("error", [{"message": "no code"}, {"code": "x", "message": "no code"}, "no code"])
+async def test_a_browser_error_without_an_integer_code_is_an_internal_error(error: Any) -> None:
+    with pytest.raises(BrowserToolError) as refused:
+        await ServiceWorkerBrowser(RefusingWorker(error)).call("cdp", {}, timeout_ms=10)
+    assert (refused.value.code, refused.value.message) == (McpErrorCode.INTERNAL_ERROR, "no code")

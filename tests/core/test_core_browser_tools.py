@@ -895,12 +895,13 @@ async def test_the_approved_site_goes_with_every_command_list_for_the_executor_t
     assert set(page.sites[2:]) == {None}
 
 
-async def test_the_executor_words_a_moved_page_as_python_says() -> None:
+async def test_a_moved_page_is_known_by_its_code_and_worded_by_python() -> None:
     class MovedAway(RecordedPage):
         async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
             if tool == "cdp" and args.get("site") is not None:
                 self.tools.append(tool)  # the executor's check: the tab shows another site now
-                raise BrowserToolError(f"{args['siteChanged']} (tab 5 shows https://b.test)")
+                data = {"tabId": 5, "shown": "https://b.test"}
+                raise BrowserToolError("tab 5 shows https://b.test", McpErrorCode.PAGE_CHANGED, data)
             return await super().call(tool, args, timeout_ms=timeout_ms)
 
     page = MovedAway()
@@ -909,6 +910,19 @@ async def test_the_executor_words_a_moved_page_as_python_says() -> None:
         False, f"{PAGE_CHANGED} (tab 5 shows https://b.test)"
     )  # fmt: skip
     assert page.sent == []
+
+
+async def test_another_executor_failure_reaches_the_model_with_the_executors_words() -> None:
+    class Refusing(RecordedPage):
+        async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+            if tool == "cdp" and args.get("site") is not None:
+                raise BrowserToolError("tab 5 shows https://b.test", McpErrorCode.INTERNAL_ERROR)
+            return await super().call(tool, args, timeout_ms=timeout_ms)
+
+    target = {"tabs": [5], "tabId": 5, "site": "http://127.0.0.1:8001"}
+    assert await targeted(Refusing(), "browser_dom", target, action="press", key="a") == (
+        False, "tab 5 shows https://b.test"
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from core.capabilities import McpErrorCode
+from core.elicitation import GONE
 from core.service import Service
 
 pytestmark = pytest.mark.unit
@@ -53,11 +54,26 @@ GOOD = {
 }
 
 
-def check(**message: Any) -> dict[str, Any]:
-    answer: dict[str, Any] = asyncio.run(
-        Service(emit=lambda _e: None).handle({"type": "elicitation/check", **message})
-    )
-    return answer
+def check(*, schema: dict[str, Any] | None = None, **message: Any) -> dict[str, Any]:
+    """The person's answer to a question asking for `schema`, as the service answers the popup."""
+
+    async def asked_then_answered() -> dict[str, Any]:
+        service = Service(emit=lambda _e: None)
+        request = {"mode": "form", "message": "?", **({"requestedSchema": schema} if schema else {})}
+        asked = await service.handle(ask(request))
+        answer: dict[str, Any] = await service.handle(
+            {"type": "elicitation/answer", "id": asked["id"], **message}
+        )
+        if "error" in answer:
+            return answer
+        assert answer["answered"] == answer["result"]["action"]
+        return {"result": answer["result"]}
+
+    return asyncio.run(asked_then_answered())
+
+
+def ask(request: dict[str, Any], *, pages_open: bool = True, window_open: bool = False) -> dict[str, Any]:
+    return {"type": "elicitation/ask", "request": request, "pagesOpen": pages_open, "windowOpen": window_open}
 
 
 def test_an_answer_that_fits_the_form_is_accepted_with_its_content() -> None:
@@ -111,3 +127,88 @@ def test_a_malformed_check_names_what_is_wrong() -> None:
     answer = check(schema=SCHEMA, action="maybe")
     assert answer["error"]["code"] == McpErrorCode.INVALID_PARAMS
     assert "action" in answer["error"]["message"]
+
+
+# --- the lifecycle: kept, shown, timed, answered once ------------------------------------------------------
+
+
+class Recorded:
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.service = Service(emit=self.events.append)
+
+    async def send(self, message: dict[str, Any]) -> dict[str, Any]:
+        answer: dict[str, Any] = await self.service.handle(message)
+        return answer
+
+
+QUESTION = {"mode": "form", "message": "Your name?", "requestedSchema": {"type": "object", "properties": {}}}
+
+
+async def test_a_question_is_shown_on_every_page_and_listed_until_it_is_answered() -> None:
+    side = Recorded()
+    asked = await side.send(ask(QUESTION | {"server": "s", "timeoutMs": 30_000}))
+    assert side.events == [
+        {"type": "elicitation", "id": asked["id"], "request": QUESTION | {"server": "s", "timeoutMs": 30_000}}
+    ]
+    assert [q["id"] for q in (await side.send({"type": "elicitations"}))["pending"]] == [asked["id"]]
+    answer = await side.send({"type": "elicitation/answer", "id": asked["id"], "action": "decline"})
+    assert answer == {"answered": "decline", "result": {"action": "decline"}}
+    assert side.events[-1] == {"type": "elicitation/done", "id": asked["id"]}
+    assert (await side.send({"type": "elicitations"}))["pending"] == []
+
+
+async def test_a_question_answered_already_or_out_of_time_is_refused_saying_so() -> None:
+    side = Recorded()
+    asked = await side.send(ask(QUESTION))
+    await side.send({"type": "elicitation/answer", "id": asked["id"], "action": "cancel"})
+    again = await side.send(
+        {"type": "elicitation/answer", "id": asked["id"], "action": "accept", "content": {}}
+    )
+    assert again == {"error": {"code": McpErrorCode.INVALID_PARAMS, "message": GONE}}
+
+
+@pytest.mark.parametrize(
+    ("limit", "ms", "words"),
+    [(30_000, 30_000, "30 s"), (None, 600_000, "600 s"), (-5, 600_000, "600 s"), (True, 600_000, "600 s")],
+)
+async def test_the_servers_time_limit_is_the_persons_else_ten_minutes(
+    limit: Any, ms: int, words: str
+) -> None:
+    asked = await Recorded().send(ask(QUESTION | ({} if limit is None else {"timeoutMs": limit})))
+    assert asked["limitMs"] == ms
+    assert asked["timeout"] == {"code": McpErrorCode.TIMED_OUT, "message": f"nobody answered within {words}"}
+
+
+async def test_a_question_out_of_time_is_dropped_from_every_page() -> None:
+    side = Recorded()
+    asked = await side.send(ask(QUESTION))
+    assert await side.send({"type": "elicitation/expire", "id": asked["id"]}) == {"expired": True}
+    assert side.events[-1] == {"type": "elicitation/done", "id": asked["id"]}
+    assert await side.send({"type": "elicitation/expire", "id": asked["id"]}) == {"expired": False}
+
+
+@pytest.mark.parametrize(
+    ("pages_open", "window_open", "opens"), [(True, False, False), (False, False, True), (True, True, True)]
+)
+async def test_a_window_shows_the_question_when_no_page_is_open_or_the_questions_window_is(
+    pages_open: bool, window_open: bool, opens: bool
+) -> None:
+    asked = await Recorded().send(ask(QUESTION, pages_open=pages_open, window_open=window_open))
+    assert asked["openWindow"] is opens
+
+
+async def test_closing_the_questions_window_cancels_what_it_showed_and_nothing_else() -> None:
+    side = Recorded()
+    in_popup = await side.send(ask(QUESTION))
+    in_window = await side.send(ask(QUESTION, pages_open=False))
+    closed = await side.send({"type": "elicitation/windowClosed"})
+    assert closed == {"cancelled": [in_window["id"]], "result": {"action": "cancel"}}
+    assert [q["id"] for q in (await side.send({"type": "elicitations"}))["pending"]] == [in_popup["id"]]
+
+
+async def test_a_malformed_question_is_refused_naming_the_field() -> None:
+    answer = await Recorded().send(
+        {"type": "elicitation/ask", "request": "x", "pagesOpen": True, "windowOpen": False}
+    )
+    assert answer["error"]["code"] == McpErrorCode.INVALID_PARAMS and "request" in answer["error"]["message"]

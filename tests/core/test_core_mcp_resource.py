@@ -98,6 +98,32 @@ async def test_list_resources_for_a_server_copies_the_next_cursor_and_passes_a_c
     }
 
 
+async def test_a_listings_answer_says_where_the_next_page_starts_as_a_field_for_the_pager() -> None:
+    svc, _, _ = await resource_service()
+    first = await svc.handle(dispatch(function_call("list_mcp_resources", '{"server":"alpha"}', "r1")))
+    assert first["pages"] == {"next": "1"} and first["success"] is True
+    last = await svc.handle(
+        dispatch(function_call("list_mcp_resources", '{"server":"alpha","cursor":"1"}', "r2"))
+    )
+    assert last["pages"] == {"next": None}
+
+
+async def test_a_resource_read_and_other_tools_are_not_paged() -> None:
+    svc, _, _ = await resource_service()
+    read = await svc.handle(
+        dispatch(function_call("read_mcp_resource", '{"server":"figma","uri":"memo://123"}', "r1"))
+    )
+    assert read["success"] is True and "pages" not in read
+    plan = await svc.handle(dispatch(function_call("update_plan", '{"plan":[]}', "p1")))
+    assert "pages" not in plan
+
+
+async def test_the_cursor_field_stays_off_the_models_wire() -> None:
+    svc, _, _ = await resource_service()
+    first = await svc.handle(dispatch(function_call("list_mcp_resources", '{"server":"alpha"}', "r1")))
+    assert set(first["output"]) == {"type", "call_id", "output"}
+
+
 @pytest.mark.parametrize("arguments", ["{}", "", "  \n\t"])
 async def test_list_resources_of_all_servers_is_merged_and_sorted_by_server_name(arguments: str) -> None:
     svc, fake, events = await resource_service()

@@ -107,6 +107,9 @@ async def test_with_mcp_usable_resource_tools_and_mcp_tools_are_offered_with_san
         },
         "supportsParallel": False,
         "server": "notes",
+        "label": "mcp__notes__add",
+        "marks": [],
+        "needsYes": False,
     }
 
 

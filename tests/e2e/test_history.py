@@ -100,6 +100,25 @@ def test_history_keeps_the_newest_100_entries(demo: Extension) -> None:
     assert all(e["status"] == "done" for e in entries)
 
 
+def test_a_calls_arguments_over_64_kib_are_kept_only_as_their_size(demo: Extension) -> None:
+    small, large = f"args-s-{uuid.uuid4().hex[:6]}", f"args-l-{uuid.uuid4().hex[:6]}"
+    assert call(demo, "update_plan", {"plan": [{"step": "s", "status": "pending"}]}, small)["success"] is True
+    big_plan = {"plan": [{"step": "x" * 70_000, "status": "pending"}]}
+    assert call(demo, "update_plan", big_plan, large)["success"] is True
+    assert json.loads(entry_of(demo, small)["item"]["arguments"])["plan"][0]["step"] == "s"
+    entry = wait_for(
+        lambda: next((e for e in history(demo) if e["id"] == large and "itemNotStored" in e), None),
+        "the large call's arguments to be dropped",
+        timeout_s=5,
+    )
+    assert entry["item"] == {"type": "function_call", "name": "update_plan", "call_id": large}
+    assert (
+        entry["itemNotStored"].startswith("The call's arguments (")
+        and "too large to keep" in entry["itemNotStored"]
+    )
+    assert entry["status"] == "done"
+
+
 def test_history_holds_at_most_5_mib(demo: Extension) -> None:
     # Answers of 0.3 MiB each are stored shortened (≤ 256 KiB): 45 of them are more than 5 MiB.
     ids = [f"bytes-{i}-{uuid.uuid4().hex[:6]}" for i in range(45)]

@@ -221,7 +221,8 @@ PAGE_LOOP = """async ([message, n]) => {
 
 def extension_round_trips() -> list[Figure]:
     """From an extension page's chrome.runtime.sendMessage to the answer, median of 200 each:
-    a host `ping` (page→SW→host), `browser_tab` query and a trivial tool on the bundled notes server."""
+    a host `ping` (page→SW→host), `browser_tab` query, a trivial tool on the bundled notes server and the
+    tool filter Python ranks."""
     with sync_playwright() as pw, tempfile.TemporaryDirectory() as tmp:
         profile = Path(tmp) / "profile"
         profile.mkdir()
@@ -254,6 +255,7 @@ def extension_round_trips() -> list[Figure]:
             ping = loop({"type": "host/request", "method": "ping"})
             tab = loop(dispatch("browser_tab", {"action": "query", "active": True}))
             note = loop(dispatch("mcp__notes__search_notes", {"query": "bench", "limit": 1}))
+            ranked = loop({"type": "tools/filter", "text": "note sea"})
     return [
         Figure("native_round_trip_ping", ping, "ms", note="page→SW→host ping→page, median of 200"),
         Figure(
@@ -269,6 +271,12 @@ def extension_round_trips() -> list[Figure]:
             "ms",
             "≤ 4",
             "page→SW→Python→host→notes server→page, median of 200",
+        ),
+        Figure(
+            "tools_filter_round_trip",
+            ranked,
+            "ms",
+            note="page→SW→Python ranks the offered tools→page (popup filter, per key), median of 200",
         ),
     ]
 
