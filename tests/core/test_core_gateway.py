@@ -636,7 +636,8 @@ async def test_asked_with_the_active_tab_each_agent_says_whether_that_tab_is_its
         [agent] = (await setup.send({"type": "agents", "activeTabId": tab_id}))["agents"]
         return str(agent["activeTab"])
 
-    assert [await stands(own), await stands(SHOP["id"]), await stands(BANK["id"])] == ["own", "shared", "none"]
+    stood = [await stands(tab_id) for tab_id in (own, SHOP["id"], BANK["id"])]
+    assert stood == ["own", "shared", "none"]
     assert "activeTab" not in (await setup.agents())[0]
 
 

@@ -117,8 +117,8 @@ def test_a_question_going_back_says_the_destination_is_unknown() -> None:
     assert summarize(
         "browser_navigation", "back", {}, tab=(3, "Shop"), site="https://a.example", unknown_destination=True
     ) == (
-        "go back a page in tab 3 “Shop” on https://a.example (to whatever page the tab's history holds, which "
-        "may be another site)"
+        "go back a page in tab 3 “Shop” on https://a.example (to whatever page the tab's history holds, "
+        "which may be another site)"
     )
 
 
