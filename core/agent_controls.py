@@ -155,7 +155,7 @@ def _tab(agent: AgentState, tab_id: int, tab: dict[str, Any] | None) -> dict[str
         "tabId": tab_id,
         "title": str(tab.get("title", "")) if tab is not None else "",
         "url": url,
-        "site": site_of(url) or url,
+        "site": site_of(url) or "",  # none for about:blank and the browser's own pages
         "shared": tab_id in agent.shared and tab_id not in agent.own,
     }
 

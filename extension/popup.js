@@ -7,7 +7,8 @@ import { describeStatus, statusFix, serverState, serverToolCount } from "./ui_st
 import { ToolForm } from "./ui_form.js";
 import { renderResult } from "./ui_result.js";
 import { renderSiteAccess } from "./ui_site_access.js";
-import { mountGateway, renderApprovals, renderTabSharing } from "./ui_approvals.js";
+import { mountGateway, renderApprovals } from "./ui_approvals.js";
+import { mountAgentsView, renderAgentsView } from "./ui_agents.js";
 import { toolTitle, toolMarks, isDestructive } from "./ui_tools.js";
 import { ToolList } from "./ui_tool_list.js";
 import { mountElicitations, onElicitationEvent } from "./ui_elicit.js";
@@ -396,9 +397,10 @@ function onEvent(e) {
       return;
     case "approval":
       renderApprovals(e.pending ?? [], e.withdrawn ?? []);
+      renderAgentsView();
       return;
     case "agents/changed":
-      renderTabSharing();
+      renderAgentsView();
       return;
     case "PlanUpdate":
       renderPlan(e);
@@ -439,5 +441,6 @@ recent.fetch({ limit: HISTORY_SHOWN });
 refreshPlan();
 renderSiteAccess();
 mountGateway();
+mountAgentsView();
 $("tool-filter").focus();
 mountElicitations(); // after the filter's focus: a waiting question takes it
