@@ -7,6 +7,7 @@
 // Python decides every word shown of an agent's call and how each agent stands to the active tab; this file
 // draws it. Text from agents and pages goes in with textContent only (ui_dom.el).
 import { $, el, clear, send, formatDuration } from "./ui_dom.js";
+import { mountGateway, renderApprovals } from "./ui_approvals.js";
 
 const POLL_MS = 1000; // a running call shows no event when it starts: the popup asks again while it is open
 
@@ -138,7 +139,15 @@ export async function renderAgentsView() {
   }
 }
 
+// The popup's events about agents: their questions changed, or an agent came, went or changed its tabs.
+export function onAgentsEvent(e) {
+  if (e.type === "approval") renderApprovals(e.pending ?? [], e.withdrawn ?? []);
+  if (e.type === "approval" || e.type === "agents/changed") renderAgentsView();
+}
+
+// The gateway switch and the questions waiting (ui_approvals.js), then the agents themselves.
 export function mountAgentsView() {
+  mountGateway();
   $("agents-pause").addEventListener("click", () =>
     act({ type: "agents/pause", paused: $("agents-pause").getAttribute("aria-pressed") !== "true" }, renderAgentsView),
   );

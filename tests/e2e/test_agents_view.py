@@ -74,8 +74,8 @@ def popup_over(ext: Extension, site: str) -> tuple[Page, Page]:
 
 
 def shoot(popup: Page, name: str) -> None:
-    """The popup's header (where the agents are) in light and dark, kept as dist/artifacts/<name>-<scheme>.png,
-    each with no axe violation on the whole page."""
+    """The popup's header (where the agents are) in light and dark, kept as
+    dist/artifacts/<name>-<scheme>.png, each with no axe violation on the whole page."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for scheme in ("light", "dark"):
         popup.emulate_media(color_scheme=scheme)
@@ -265,9 +265,9 @@ def test_with_no_popup_open_a_notification_raises_the_question_and_clicking_it_o
         # (chrome.Event.dispatch), which runs the listener sw.js registered, as Chrome does on a click.
         worker = ext.context.service_workers[0]
         worker.evaluate("(id) => chrome.notifications.onClicked.dispatch(id)", notice)
-        # The popup opens over the active tab (chrome.action.openPopup); Playwright does not list action popups,
-        # so the options page reaches it as Chrome's extension pages reach each other (getViews) and the person
-        # clicks *Allow once* there.
+        # The popup opens over the active tab (chrome.action.openPopup); Playwright does not list action
+        # popups, so the options page reaches it as Chrome's extension pages reach each other (getViews) and
+        # the person clicks *Allow once* there.
         opened = wait_for(
             lambda: ext.page.evaluate(
                 """(id) => {
