@@ -94,6 +94,7 @@ def _question(agent: AgentState, tool: str, action: str | None, scope: str, summ
         agent_id=agent.id,
         agent=agent.identity.name,
         executable=agent.identity.executable,
+        label=agent.label,
         tool=tool,
         action=action,
         scope=scope,

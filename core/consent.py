@@ -65,6 +65,7 @@ class Question:
     agent_id: str
     agent: str
     executable: str
+    label: str  # `name — executable`, as the popup names the agent
     tool: str
     action: str | None
     scope: str
@@ -81,6 +82,7 @@ class Question:
             "agentId": self.agent_id,
             "agent": self.agent,
             "executable": self.executable,
+            "label": self.label,
             "tool": self.tool,
             "summary": self.summary,
         }

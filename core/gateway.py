@@ -211,7 +211,7 @@ class AgentGateway:
                 at_s=call.started_at,
                 ended_s=time.time(),
                 agent_id=agent.id,
-                agent=f"{agent.identity.name} — {agent.identity.executable}",
+                agent=agent.label,
                 tool=call.tool,
                 action=call.action,
                 site=call.site,

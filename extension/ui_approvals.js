@@ -14,10 +14,6 @@ export function renderGatewaySwitch(config) {
   $("gateway-agents").checked = config.gateway === true;
 }
 
-export function agentLabel(request) {
-  return `${request.agent} — ${request.executable}`;
-}
-
 let shown = ""; // the ids on screen: an unchanged list is not rebuilt under the person's pointer
 
 export function renderApprovals(pending, withdrawn = []) {
@@ -34,7 +30,7 @@ export function renderApprovals(pending, withdrawn = []) {
         el(
           "div",
           { class: "approval-head" },
-          el("strong", { class: "approval-client" }, agentLabel(request)),
+          el("strong", { class: "approval-client" }, String(request.label)),
           el("span", { class: "muted" }, ` · ${formatTime(request.requestedAt)}`),
         ),
         el("div", { class: "approval-summary" }, String(request.summary)),
@@ -65,7 +61,7 @@ export function renderApprovals(pending, withdrawn = []) {
       el(
         "li",
         { class: "approval-withdrawn", dataset: { approval: String(request.id), withdrawn: "true" } },
-        el("strong", { class: "approval-client" }, agentLabel(request)),
+        el("strong", { class: "approval-client" }, String(request.label)),
         el("span", { class: "muted" }, ` — request withdrawn (${request.withdrawn}); nothing will run`),
         el("div", { class: "approval-summary" }, String(request.summary)),
       ),

@@ -388,6 +388,7 @@ async def test_acting_asks_naming_agent_executable_action_tab_and_site_and_binds
         "agentId": await setup.agent_id(),
         "agent": "codex",
         "executable": "/usr/local/bin/codex",
+        "label": "codex — /usr/local/bin/codex",
         "tool": "browser_tab",
         "action": "activate",
         "site": "https://shop.example",
