@@ -33,6 +33,7 @@ from tests.support.gateway_browser import (
     desktop_env,
     gateway,
     gateway_profile,
+    notifications,
     open_popup,
     open_site_tab,
     person_tab_id,
@@ -228,11 +229,6 @@ def test_the_popup_shows_both_agents_their_tabs_and_calls_and_stops_pauses_and_s
 
 def executable_of(ext: Extension, agent: str) -> str:
     return str(next(a["executable"] for a in ext.send({"type": "agents"})["agents"] if a["id"] == agent))
-
-
-def notifications(ext: Extension) -> list[str]:
-    ids: list[str] = ext.page.evaluate("async () => Object.keys(await chrome.notifications.getAll())")
-    return ids
 
 
 def test_with_no_popup_open_a_notification_raises_the_question_and_clicking_it_opens_the_popup_to_answer(
