@@ -11,9 +11,16 @@ import { mountGateway, renderApprovals } from "./ui_approvals.js";
 
 const POLL_MS = 1000; // a running call shows no event when it starts: the popup asks again while it is open
 
+// One of the person's controls; what Python refused is said in the popup's agents view (the options page has
+// no place for it and logs it).
 async function act(message, redraw) {
   const answer = await send(message);
-  if (answer?.error) throw new Error(String(answer.error.message ?? answer.error));
+  const refused = answer?.error ? String(answer.error.message ?? answer.error) : "";
+  const shown = $("agents-error");
+  if (shown) {
+    shown.textContent = refused;
+    shown.hidden = !refused;
+  } else if (refused) console.warn("tabgate:", refused);
   await redraw();
 }
 
