@@ -9,7 +9,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr, ValidationError
 
 from core.agent_tabs import AgentTabs
-from core.agents import AgentBook
+from core.agents import AgentBook, AgentState
+from core.browser.target import site_of
 from core.consent import AnswerOutcome, ConsentBoard, Decision
 from core.validation import format_validation_error
 
@@ -43,6 +44,9 @@ class AgentControls:
         self.paused = False  # every acting call is refused while set (core/call_checks.py)
 
     async def agents(self, message: Message) -> Answer:
+        """Every agent as the popup shows it; with `activeTabId`, how each stands to that tab (`activeTab`:
+        "own", "shared" or "none": what *Share this tab with …* offers)."""
+        active = message.get("activeTabId")
         trusted = await self._trusted()
         looked_up = await self._tabs.all()
         open_tabs = looked_up or {}
@@ -50,29 +54,27 @@ class AgentControls:
         for agent in self._book.all():
             for gone in agent.tabs() - set(open_tabs) if looked_up is not None else ():
                 self._book.tab_removed(gone)  # closed while no event reached Python
-            agents.append(
-                {
-                    "id": agent.id,
-                    "name": agent.identity.name,
-                    "version": agent.identity.version,
-                    "executable": agent.identity.executable,
-                    "connected": bool(agent.sessions),
-                    "calls": agent.calls,
-                    "trusted": agent.identity.executable in trusted,
-                    "grants": self._consent.grants_of(agent.id),
-                    "tabs": [
-                        {
-                            "tabId": tab_id,
-                            "title": str(open_tabs.get(tab_id, {}).get("title", "")),
-                            "url": str(open_tabs.get(tab_id, {}).get("url", "")),
-                            "shared": tab_id in agent.shared and tab_id not in agent.own,
-                        }
-                        for tab_id in sorted(agent.tabs())
-                    ],
-                    "running": [call.to_wire() for call in agent.running.values()],
-                    "pending": self._consent.pending(agent.id),
-                }
-            )
+            wire = {
+                "id": agent.id,
+                "name": agent.identity.name,
+                "version": agent.identity.version,
+                "executable": agent.identity.executable,
+                "label": agent.label,
+                "connected": bool(agent.sessions),
+                "calls": agent.calls,
+                "trusted": agent.identity.executable in trusted,
+                "grants": self._consent.grants_of(agent.id),
+                "tabs": [_tab(agent, tab_id, open_tabs.get(tab_id)) for tab_id in sorted(agent.tabs())],
+                "running": [
+                    call.to_wire(open_tabs.get(call.tab_id or -1)) for call in agent.running.values()
+                ],
+                "pending": self._consent.pending(agent.id),
+            }
+            if type(active) is int:
+                wire["activeTab"] = (
+                    "own" if active in agent.own else "shared" if active in agent.shared else "none"
+                )
+            agents.append(wire)
         return {"paused": self.paused, "agents": agents}
 
     async def share(self, message: Message) -> Answer:
@@ -145,6 +147,17 @@ class AgentControls:
         """The executables the person trusts to act unasked, as the config holds them."""
         trusted: list[str] = (await self._handle({"type": "config/get"})).get("gatewayTrusted", [])
         return trusted
+
+
+def _tab(agent: AgentState, tab_id: int, tab: dict[str, Any] | None) -> dict[str, Any]:
+    url = str(tab.get("url", "")) if tab is not None else ""
+    return {
+        "tabId": tab_id,
+        "title": str(tab.get("title", "")) if tab is not None else "",
+        "url": url,
+        "site": site_of(url) or "",  # none for about:blank and the browser's own pages
+        "shared": tab_id in agent.shared and tab_id not in agent.own,
+    }
 
 
 def _no_agent(agent_id: object) -> Answer:

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
+
+from core.browser.target import site_of
+from core.plain_words import call_words, placed
 
 
 def is_absolute(path: str) -> bool:
@@ -54,17 +58,32 @@ class RunningCall:
     task: asyncio.Task[Any]
     asking: bool = False  # waiting for the person: ended by withdrawing its question, not by cancelling
     stopped: str | None = None  # why it was cancelled
+    # Known once its checks passed: the completed arguments, the tab it works on, whether an MCP tool.
+    arguments: dict[str, Any] = field(default_factory=dict)
+    tab_id: int | None = None
+    mcp: bool = False
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self, tab: Mapping[str, Any] | None) -> dict[str, Any]:
+        """What the popup shows of it; `tab`: its tab as the person sees it (title and URL), if known."""
+        site = self.site or (site_of(str(tab.get("url", ""))) if tab is not None else None)
+        where = (
+            (self.tab_id, str(tab.get("title", "")) if tab is not None else None)
+            if self.tab_id is not None
+            else None
+        )
         wire: dict[str, Any] = {
             "callId": self.call_id,
             "tool": self.tool,
             "startedAt": round(self.started_at * 1000),
+            "summary": placed(call_words(self.tool, self.action, self.arguments, mcp=self.mcp), where, site),
+            "waiting": self.asking,
         }
         if self.action is not None:
             wire["action"] = self.action
-        if self.site is not None:
-            wire["site"] = self.site
+        if site is not None:
+            wire["site"] = site
+        if self.tab_id is not None:
+            wire["tabId"] = self.tab_id
         return wire
 
 

@@ -91,6 +91,7 @@ def _question(agent: AgentState, tool: str, action: str | None, scope: str, summ
         agent_id=agent.id,
         agent=agent.identity.name,
         executable=agent.identity.executable,
+        label=agent.label,
         tool=tool,
         action=action,
         scope=scope,
@@ -144,19 +145,16 @@ class CallChecks:
             site, bound = tab_site, tab_site
         # Back and forward go wherever the tab's history says: the site is not known when asking.
         leaves_for_unknown = (name, action) in HISTORY_MOVES
-        summary = summarize(name, action, arguments)
-        if tab_id is not None:
-            title = str(tab.get("title", "")) if tab is not None else ""
-            summary += f" in tab {tab_id}" + (f" “{title}”" if title else "")
-        if site is not None:
-            summary += f" on {site}"
-        if leaves_for_unknown:
-            summary += " (to whatever page the tab's history holds, which may be another site)"
+        title = str(tab.get("title", "")) if tab is not None else None
+        where = (tab_id, title) if tab_id is not None else None
+        summary = summarize(
+            name, action, arguments, tab=where, site=site, unknown_destination=leaves_for_unknown
+        )
         question = replace(
             _question(agent, name, action, site or f"{name} {action}", summary),
             site=site,
             tab_id=tab_id,
-            tab_title=str(tab.get("title", "")) if tab is not None else None,
+            tab_title=title,
             grantable=not leaves_for_unknown,
         )
         return Prepared(arguments, question, tab_id, bound, creates_tab)
@@ -169,5 +167,6 @@ class CallChecks:
         if self._paused():
             raise Refusal(f"Tabgate refused {name}: {PAUSED}.")
         scope = f"mcp tool {name}" if tool.get("source") == "mcp" else name
-        question = _question(agent, name, action, scope, summarize(name, action, arguments))
+        words = summarize(name, action, arguments, mcp=tool.get("source") == "mcp")
+        question = _question(agent, name, action, scope, words)
         return Prepared(arguments, question, None, None)

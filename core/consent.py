@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from core.plain_words import call_words, placed
+
 type Emit = Callable[[dict[str, Any]], None]
 
-SUMMARY_ARGUMENTS = ("url", "ref", "selector", "key", "text", "values", "paths", "checked", "accept")
-MAX_SUMMARY_VALUE = 60
 # How many withdrawn questions the popup can still be shown (and answered with "withdrawn"), and how long.
 KEPT_WITHDRAWN = 20
 WITHDRAWN_SHOWN_S = 300
@@ -65,6 +65,7 @@ class Question:
     agent_id: str
     agent: str
     executable: str
+    label: str  # `name — executable`, as the popup names the agent
     tool: str
     action: str | None
     scope: str
@@ -81,6 +82,7 @@ class Question:
             "agentId": self.agent_id,
             "agent": self.agent,
             "executable": self.executable,
+            "label": self.label,
             "tool": self.tool,
             "summary": self.summary,
         }
@@ -95,15 +97,21 @@ class Question:
         return wire
 
 
-def summarize(tool: str, action: str | None, arguments: Mapping[str, Any]) -> str:
-    words = [tool if action is None else f"{tool} {action}"]
-    for key in SUMMARY_ARGUMENTS:
-        if key in arguments:
-            value = str(arguments[key])
-            if len(value) > MAX_SUMMARY_VALUE:
-                value = value[: MAX_SUMMARY_VALUE - 1] + "…"
-            words.append(f"{key}={value}")
-    return " ".join(words)
+def summarize(
+    tool: str,
+    action: str | None,
+    arguments: Mapping[str, Any],
+    *,
+    tab: tuple[int, str | None] | None = None,
+    site: str | None = None,
+    mcp: bool = False,
+    unknown_destination: bool = False,
+) -> str:
+    """The question in plain words: what the call does, with its arguments, in which tab, on which site."""
+    summary = placed(call_words(tool, action, arguments, mcp=mcp), tab, site)
+    if unknown_destination:
+        summary += " (to whatever page the tab's history holds, which may be another site)"
+    return summary
 
 
 @dataclass
@@ -121,6 +129,13 @@ class Pending:
         if self.withdrawn is not None:
             wire["withdrawn"] = self.withdrawn
             wire["withdrawnAt"] = round(self.withdrawn_at * 1000)
+        else:
+            # The Chrome notification raised while no popup is open (contract §9), worded here.
+            wire["notice"] = {
+                "title": f"{self.question.agent} is waiting for your answer",
+                "message": f"Allow it to {self.question.summary}?",
+                "contextMessage": self.question.executable,
+            }
         return wire
 
 

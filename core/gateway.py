@@ -212,7 +212,7 @@ class AgentGateway:
                 at_s=call.started_at,
                 ended_s=time.time(),
                 agent_id=agent.id,
-                agent=f"{agent.identity.name} — {agent.identity.executable}",
+                agent=agent.label,
                 tool=call.tool,
                 action=call.action,
                 site=call.site,
@@ -264,6 +264,8 @@ class AgentGateway:
             running = agent.running.get(call_id)
             if running is not None:
                 running.site = prepared.question.site if prepared.question else None
+                running.arguments, running.tab_id = prepared.arguments, prepared.tab_id
+                running.mcp = tool.get("source") == "mcp"
             trusted = agent.identity.executable in config.get("gatewayTrusted", [])
             if prepared.question is not None and not trusted:
                 if running is not None:

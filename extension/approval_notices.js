@@ -1,6 +1,6 @@
 // A Chrome notification for each new pending approval while no popup page is open (contract §9). Python
-// emits the approvals as they change; the worker shows, for each one it has not seen pending before, a
-// notification naming agent, action and site, and clears it once the approval is no longer pending
+// emits the approvals as they change, each with its notification's words; the worker shows, for each one it
+// has not seen pending before, that notification, and clears it once the approval is no longer pending
 // (answered, denied, unanswered or withdrawn). Clicking it opens the popup, or a window with the popup page.
 const PREFIX = "approval:";
 const ICON = "icons/notice-128.png";
@@ -11,15 +11,6 @@ async function popupOpen() {
   const popup = chrome.runtime.getURL("popup.html");
   const contexts = await chrome.runtime.getContexts({});
   return contexts.some((c) => typeof c.documentUrl === "string" && c.documentUrl.startsWith(popup));
-}
-
-function words(approval) {
-  const action = approval.action ? `${approval.tool} ${approval.action}` : approval.tool;
-  return {
-    title: `${approval.agent} is waiting for your answer`,
-    message: approval.site ? `${action} on ${approval.site}` : action,
-    contextMessage: approval.executable,
-  };
 }
 
 async function update(pending) {
@@ -38,7 +29,7 @@ async function update(pending) {
       iconUrl: chrome.runtime.getURL(ICON),
       requireInteraction: true,
       priority: 2,
-      ...words(approval),
+      ...approval.notice, // title, message and contextMessage, worded by Python
     });
   }
 }

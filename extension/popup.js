@@ -7,7 +7,7 @@ import { describeStatus, statusFix, serverState, serverToolCount } from "./ui_st
 import { ToolForm } from "./ui_form.js";
 import { renderResult } from "./ui_result.js";
 import { renderSiteAccess } from "./ui_site_access.js";
-import { mountGateway, renderApprovals, renderTabSharing } from "./ui_approvals.js";
+import { mountAgentsView, onAgentsEvent } from "./ui_agents.js";
 import { toolTitle, toolMarks } from "./ui_tools.js";
 import { ToolList } from "./ui_tool_list.js";
 import { mountElicitations, onElicitationEvent } from "./ui_elicit.js";
@@ -17,6 +17,7 @@ import { serverError, signInControls } from "./ui_signin.js";
 import { retryControl } from "./ui_retry.js";
 import { HistoryList, HISTORY_SHOWN, entryArguments, noteResult } from "./ui_history.js";
 import { refreshPlan, renderPlan } from "./ui_plan.js";
+import { setCall, cancelCall, onProgress } from "./ui_call.js";
 
 const state = {
   status: null,
@@ -163,7 +164,7 @@ function openTool(tool, { args, focus = true } = {}) {
   if (args) state.form.setArguments(args);
   clear($("form-slot"), state.form.node);
   clear($("result"));
-  setCall(null);
+  setCall(state, null);
   showView("tool");
   if (focus) state.form.focusFirst();
 }
@@ -186,20 +187,6 @@ function backToList() {
   state.viewing = null;
   showView("list");
   $("tool-filter").focus();
-}
-
-// The progress row for the call the tool view shows (null hides it).
-function setCall(callId, { cancellable = true } = {}) {
-  state.viewing = callId;
-  state.viewingRunning = Boolean(callId);
-  $("call").hidden = !callId;
-  const progress = $("progress");
-  progress.removeAttribute("value");
-  progress.removeAttribute("max");
-  $("progress-text").textContent = callId ? "Running…" : "";
-  $("cancel").hidden = !cancellable;
-  $("cancel").disabled = false;
-  if (state.form) state.form.runButton.disabled = false;
 }
 
 // A tool Python says needs a yes runs only after the person says it, once per tool while the popup is open.
@@ -235,7 +222,7 @@ async function dispatch(tool, args) {
   const callId = `popup-${crypto.randomUUID()}`;
   const item = { type: "function_call", name: tool.name, arguments: JSON.stringify(args), call_id: callId };
   state.running.set(callId, { name: tool.name, source: tool.source });
-  setCall(callId, { cancellable: tool.source === "mcp" });
+  setCall(state, callId, { cancellable: tool.source === "mcp" });
   state.form.runButton.disabled = true;
   clear($("result"), renderResult({ name: tool.name, status: "running" }));
   $("result").scrollIntoView({ block: "nearest" });
@@ -252,7 +239,7 @@ async function dispatch(tool, args) {
   }
   state.running.delete(callId);
   if (state.viewing === callId) {
-    setCall(null);
+    setCall(state, null);
     const cancelled = state.cancelling.has(callId);
     clear(
       $("result"),
@@ -265,34 +252,6 @@ async function dispatch(tool, args) {
     if (state.form) state.form.runButton.disabled = false;
     $("result").scrollIntoView({ block: "nearest" });
   }
-}
-
-async function cancel() {
-  const callId = state.viewing;
-  if (!callId) return;
-  $("cancel").disabled = true;
-  $("progress-text").textContent = "Cancelling…";
-  state.cancelling.add(callId);
-  try {
-    const answer = await send({ type: "cancel", call_id: callId });
-    if (!answer?.cancelled) $("progress-text").textContent = "This call cannot be cancelled (it is not a running MCP call).";
-  } catch (e) {
-    $("progress-text").textContent = `Cancel failed: ${e.message}`;
-  }
-}
-
-function onProgress(e) {
-  if (e.call_id !== state.viewing) return;
-  const progress = $("progress");
-  const hasTotal = typeof e.total === "number" && e.total > 0;
-  if (hasTotal) {
-    progress.max = e.total;
-    progress.value = Math.min(Number(e.progress) || 0, e.total);
-  } else {
-    progress.removeAttribute("value"); // indeterminate: a bare count has no end to fill towards
-  }
-  const count = hasTotal ? `${e.progress} / ${e.total}` : `${e.progress ?? ""}`;
-  $("progress-text").textContent = [count, e.message ? String(e.message) : ""].filter(Boolean).join(" · ");
 }
 
 // ------------------------------------------------------------------ history (the list is ui_history.js)
@@ -328,7 +287,7 @@ function unrecorded(callId) {
   state.awaiting.delete(callId);
   recent.forget(callId);
   if (state.viewing !== callId) return;
-  setCall(null);
+  setCall(state, null);
   const note = "The service worker stopped before it recorded this call, so its outcome is unknown.";
   clear($("result"), noteResult(state.tool?.name ?? "", "interrupted", note));
 }
@@ -345,7 +304,7 @@ function onHistoryEntry(entry) {
 
 function showEntryResult(entry) {
   if (entry.status !== "running") {
-    setCall(null);
+    setCall(state, null);
     state.viewing = entry.id;
     if (state.form) state.form.runButton.disabled = false;
   }
@@ -372,7 +331,7 @@ function openEntry(entry) {
   if (tool) openTool(tool, { args: entryArguments(entry.item) ?? undefined, focus: false });
   else openUnknownTool(entry.name);
   const running = entry.status === "running";
-  if (running) setCall(entry.id, { cancellable: !tool || tool.source === "mcp" });
+  if (running) setCall(state, entry.id, { cancellable: !tool || tool.source === "mcp" });
   else state.viewing = entry.id;
   showEntryResult(entry);
   recent.render();
@@ -385,6 +344,7 @@ function openEntry(entry) {
 function onEvent(e) {
   if (e) onElicitationEvent(e);
   if (e) onServerEvent(e);
+  if (e) onAgentsEvent(e);
   switch (e?.type) {
     case "status": {
       const { type: _, ...s } = e;
@@ -392,13 +352,7 @@ function onEvent(e) {
       return;
     }
     case "progress":
-      onProgress(e);
-      return;
-    case "approval":
-      renderApprovals(e.pending ?? [], e.withdrawn ?? []);
-      return;
-    case "agents/changed":
-      renderTabSharing();
+      onProgress(state, e);
       return;
     case "PlanUpdate":
       renderPlan(e);
@@ -420,7 +374,7 @@ function onEvent(e) {
 
 $("back").addEventListener("click", backToList);
 $("server-back").addEventListener("click", backToList);
-$("cancel").addEventListener("click", cancel);
+$("cancel").addEventListener("click", () => cancelCall(state));
 $("reconnect").addEventListener("click", reconnect);
 $("confirm-run").addEventListener("click", () => confirmRun(true));
 $("confirm-no").addEventListener("click", () => confirmRun(false));
@@ -438,6 +392,6 @@ refreshStatus();
 recent.fetch({ limit: HISTORY_SHOWN });
 refreshPlan();
 renderSiteAccess();
-mountGateway();
+mountAgentsView();
 $("tool-filter").focus();
 mountElicitations(); // after the filter's focus: a waiting question takes it

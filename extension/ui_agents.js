@@ -1,8 +1,170 @@
-// The options page's agent section: every agent seen since the browser started, named `name — executable`
-// (trust and grants bind to the executable), its tabs (shared ones can be taken back), what it may do
-// without asking for the rest of its session (its grants), "act without asking", Stop and Forget; and the
-// switches for the gateway, the MCP tools offered to agents, and pausing every agent's acting calls.
-import { $, el, clear, send } from "./ui_dom.js";
+// The agents, as Python's `agents` answer describes them (contract §9), drawn in two places:
+// - the popup's control room: each agent (`name — executable`, connected, trusted), its tabs with *Stop
+//   sharing*, its running calls in plain words with the time so far and *Stop*, how many of its requests
+//   wait above, *Pause all agents*, and *Share this tab with …* for the person's active tab;
+// - the options page's agent section: the same agents with their session grants, "act without asking",
+//   Stop and Forget, and the switches for the gateway, the MCP tools offered to agents and the pause.
+// Python decides every word shown of an agent's call and how each agent stands to the active tab; this file
+// draws it. Text from agents and pages goes in with textContent only (ui_dom.el).
+import { $, el, clear, send, formatDuration } from "./ui_dom.js";
+import { mountGateway, renderApprovals } from "./ui_approvals.js";
+
+const POLL_MS = 1000; // a running call shows no event when it starts: the popup asks again while it is open
+
+// One of the person's controls; what Python refused is said in the popup's agents view (the options page has
+// no place for it and logs it).
+async function act(message, redraw) {
+  const answer = await send(message);
+  const refused = answer?.error ? String(answer.error.message ?? answer.error) : "";
+  const shown = $("agents-error");
+  if (shown) {
+    shown.textContent = refused;
+    shown.hidden = !refused;
+  } else if (refused) console.warn("tabgate:", refused);
+  await redraw();
+}
+
+function tabRow(agent, tab, redraw) {
+  return el(
+    "li",
+    { class: "agent-tab", dataset: { tab: String(tab.tabId) } },
+    el("span", { class: "agent-tab-title" }, tab.title || tab.url || `tab ${tab.tabId}`),
+    el("span", { class: "muted" }, `${tab.site ? ` · ${tab.site}` : ""} · tab ${tab.tabId}${tab.shared ? ", shared by you" : ""}`),
+    tab.shared
+      ? el(
+          "button",
+          {
+            type: "button",
+            class: "link",
+            dataset: { unshare: String(tab.tabId) },
+            "aria-label": `Stop sharing tab ${tab.tabId} with ${agent.name}`,
+            onclick: () => act({ type: "agents/share", id: agent.id, tabId: tab.tabId, shared: false }, redraw),
+          },
+          "Stop sharing",
+        )
+      : null,
+  );
+}
+
+// ------------------------------------------------------------------ the popup's control room
+
+function runningRow(call) {
+  return el(
+    "li",
+    { class: "agent-call", dataset: { call: String(call.callId), waiting: String(call.waiting === true) } },
+    el("span", { class: "agent-call-summary" }, String(call.summary)),
+    el(
+      "span",
+      { class: "muted" },
+      " · ",
+      el("span", { class: "elapsed", dataset: { since: String(call.startedAt) } }, formatDuration(Date.now() - call.startedAt)),
+      call.waiting ? " · waiting for your answer" : " so far",
+    ),
+  );
+}
+
+function agentCard(agent, redraw) {
+  const busy = agent.running.length + agent.pending.length > 0;
+  return el(
+    "li",
+    { class: "agent-card", dataset: { agent: agent.id, connected: String(agent.connected) } },
+    el(
+      "div",
+      { class: "agent-head" },
+      el("span", { class: `dot ${agent.connected ? "ready" : "off"}`, "aria-hidden": "true" }),
+      el("strong", { class: "agent-label" }, String(agent.label)),
+    ),
+    el(
+      "div",
+      { class: "muted" },
+      [agent.connected ? "connected" : "not connected", agent.trusted ? "trusted: acts without asking" : "asks before acting"].join(" · "),
+      agent.pending.length ? ` · ${agent.pending.length} request(s) waiting above` : "",
+    ),
+    agent.tabs.length
+      ? el("ul", { class: "agent-tabs", "aria-label": `Tabs of ${agent.name}` }, agent.tabs.map((tab) => tabRow(agent, tab, redraw)))
+      : el("div", { class: "muted" }, "No tabs."),
+    agent.running.length
+      ? el("ul", { class: "agent-calls", "aria-label": `Running calls of ${agent.name}` }, agent.running.map(runningRow))
+      : null,
+    busy
+      ? el(
+          "button",
+          {
+            type: "button",
+            class: "danger agent-stop",
+            dataset: { stop: agent.id },
+            onclick: () => act({ type: "agents/stop", id: agent.id }, redraw),
+          },
+          `Stop ${agent.name}`,
+        )
+      : null,
+  );
+}
+
+// "Share this tab with …": one button per connected agent; Python says how each stands to the active tab.
+function shareButtons(agents, tab, redraw) {
+  return agents
+    .filter((agent) => agent.connected && agent.activeTab !== "own")
+    .map((agent) => {
+      const shared = agent.activeTab === "shared";
+      return el(
+        "button",
+        {
+          type: "button",
+          class: "link",
+          dataset: { shareAgent: agent.id, shared: String(shared) },
+          title: agent.executable,
+          onclick: () => act({ type: "agents/share", id: agent.id, tabId: tab.id, shared: !shared }, redraw),
+        },
+        shared ? `Stop sharing this tab with ${agent.name}` : `Share this tab with ${agent.name}`,
+      );
+    });
+}
+
+let drawn = ""; // what is on screen: an unchanged answer is not rebuilt under the person's pointer
+
+export async function renderAgentsView() {
+  const [tab] = await chrome.tabs.query({ active: true, currentWindow: true });
+  const answer = await send(tab ? { type: "agents", activeTabId: tab.id } : { type: "agents" });
+  if (!answer || answer.error) return;
+  const { agents = [], paused = false } = answer;
+  const key = JSON.stringify([tab?.id, answer]);
+  if (key !== drawn) {
+    drawn = key;
+    $("agents-view").hidden = !agents.length && !paused;
+    const pause = $("agents-pause");
+    pause.textContent = paused ? "Resume agents" : "Pause all agents";
+    pause.setAttribute("aria-pressed", String(paused));
+    $("agents-paused-note").hidden = !paused;
+    const share = tab ? shareButtons(agents, tab, renderAgentsView) : [];
+    clear($("agent-share"), share);
+    $("agent-share").hidden = !share.length;
+    clear($("agent-cards"), agents.map((agent) => agentCard(agent, renderAgentsView)));
+  }
+  for (const node of document.querySelectorAll("#agent-cards .elapsed")) {
+    node.textContent = formatDuration(Date.now() - Number(node.dataset.since));
+  }
+}
+
+// The popup's events about agents: their questions changed, or an agent came, went or changed its tabs.
+export function onAgentsEvent(e) {
+  if (e.type === "approval") renderApprovals(e.pending ?? [], e.withdrawn ?? []);
+  if (e.type === "approval" || e.type === "agents/changed") renderAgentsView();
+}
+
+// The gateway switch and the questions waiting (ui_approvals.js), then the agents themselves.
+export function mountAgentsView() {
+  mountGateway();
+  $("agents-pause").addEventListener("click", () =>
+    act({ type: "agents/pause", paused: $("agents-pause").getAttribute("aria-pressed") !== "true" }, renderAgentsView),
+  );
+  // Agents come and go with an event (agents/changed); their calls do not, so the view is asked again while
+  // it shows agents (which also moves each call's time so far on).
+  const tick = () => (!$("agents-view").hidden ? renderAgentsView() : Promise.resolve()).catch(() => {}).finally(() => setTimeout(tick, POLL_MS));
+  renderAgentsView().finally(() => setTimeout(tick, POLL_MS));
+}
+
+// ------------------------------------------------------------------ the options page
 
 async function setTrusted(executable, trusted) {
   const config = await send({ type: "config/get" });
@@ -11,40 +173,23 @@ async function setTrusted(executable, trusted) {
   await renderAgents();
 }
 
-async function act(message) {
-  await send(message);
-  await renderAgents();
-}
-
-function tabRow(agent, tab) {
-  return el(
-    "li",
-    { dataset: { tab: String(tab.tabId) } },
-    `${tab.title || tab.url} `,
-    el("span", { class: "muted" }, `(tab ${tab.tabId}${tab.shared ? ", shared by you" : ""})`),
-    tab.shared
-      ? el("button", { type: "button", class: "link", onclick: () => act({ type: "agents/share", id: agent.id, tabId: tab.tabId, shared: false }) }, " Stop sharing")
-      : null,
-  );
-}
-
 function agentRow(agent) {
   const state = `${agent.version} · ${agent.connected ? "connected" : "gone"} · ${agent.running.length} running · ${agent.pending.length} waiting`;
   return el(
     "li",
     { class: "agent", dataset: { agent: agent.id } },
-    el("strong", {}, `${agent.name} — ${agent.executable}`),
+    el("strong", {}, String(agent.label)),
     el("span", { class: "muted" }, ` ${state}`),
     el("div", { class: "muted" }, agent.grants.length ? `Allowed this session: ${agent.grants.join(", ")}` : "No session grants."),
-    agent.tabs.length ? el("ul", { class: "agent-tabs" }, agent.tabs.map((tab) => tabRow(agent, tab))) : el("div", { class: "muted" }, "No tabs."),
+    agent.tabs.length ? el("ul", { class: "agent-tabs" }, agent.tabs.map((tab) => tabRow(agent, tab, renderAgents))) : el("div", { class: "muted" }, "No tabs."),
     el(
       "label",
       { class: "check" },
       el("input", { type: "checkbox", checked: agent.trusted, onchange: (event) => setTrusted(agent.executable, event.target.checked) }),
       "Act without asking",
     ),
-    el("button", { type: "button", class: "link", dataset: { stop: agent.id }, onclick: () => act({ type: "agents/stop", id: agent.id }) }, "Stop"),
-    el("button", { type: "button", class: "link", dataset: { forget: agent.id }, onclick: () => act({ type: "agents/forget", id: agent.id }) }, "Forget"),
+    el("button", { type: "button", class: "link", dataset: { stop: agent.id }, onclick: () => act({ type: "agents/stop", id: agent.id }, renderAgents) }, "Stop"),
+    el("button", { type: "button", class: "link", dataset: { forget: agent.id }, onclick: () => act({ type: "agents/forget", id: agent.id }, renderAgents) }, "Forget"),
   );
 }
 
@@ -59,6 +204,6 @@ export async function renderAgents() {
 export function mountAgents() {
   $("gateway-on").addEventListener("change", (e) => send({ type: "config/set", patch: { gateway: e.target.checked } }));
   $("gateway-mcp").addEventListener("change", (e) => send({ type: "config/set", patch: { gatewayMcp: e.target.checked } }));
-  $("agents-paused").addEventListener("change", (e) => act({ type: "agents/pause", paused: e.target.checked }));
+  $("agents-paused").addEventListener("change", (e) => act({ type: "agents/pause", paused: e.target.checked }, renderAgents));
   return renderAgents();
 }

@@ -1,7 +1,7 @@
 // The popup's agent gateway row: the switch "Let agents on this computer use Tabgate", the requests agents
-// are waiting on (Allow once / Allow for this session / Deny), each naming the agent as `name — executable`,
-// the action, the tab and the site, and requests withdrawn because their agent went away. Sharing the
-// person's current tab with an agent. Text from agents goes in with textContent only.
+// are waiting on (Allow once / Allow for this session / Deny), each naming the agent as `name — executable`
+// and, in Python's plain words, the action with its arguments, the tab and the site; and requests withdrawn
+// because their agent went away. Text from agents goes in with textContent only.
 import { $, el, clear, send, formatTime } from "./ui_dom.js";
 
 const DECISIONS = [
@@ -12,15 +12,6 @@ const DECISIONS = [
 
 export function renderGatewaySwitch(config) {
   $("gateway-agents").checked = config.gateway === true;
-}
-
-export function agentLabel(request) {
-  return `${request.agent} — ${request.executable}`;
-}
-
-function where(request) {
-  const tab = request.tab ? ` in tab ${request.tab.tabId}${request.tab.title ? ` “${request.tab.title}”` : ""}` : "";
-  return `${tab}${request.site ? ` on ${request.site}` : ""}`;
 }
 
 let shown = ""; // the ids on screen: an unchanged list is not rebuilt under the person's pointer
@@ -39,8 +30,7 @@ export function renderApprovals(pending, withdrawn = []) {
         el(
           "div",
           { class: "approval-head" },
-          el("strong", { class: "approval-client" }, agentLabel(request)),
-          el("span", { class: "muted" }, ` wants to ${request.action ?? request.tool}${where(request)}`),
+          el("strong", { class: "approval-client" }, String(request.label)),
           el("span", { class: "muted" }, ` · ${formatTime(request.requestedAt)}`),
         ),
         el("div", { class: "approval-summary" }, String(request.summary)),
@@ -71,7 +61,7 @@ export function renderApprovals(pending, withdrawn = []) {
       el(
         "li",
         { class: "approval-withdrawn", dataset: { approval: String(request.id), withdrawn: "true" } },
-        el("strong", { class: "approval-client" }, agentLabel(request)),
+        el("strong", { class: "approval-client" }, String(request.label)),
         el("span", { class: "muted" }, ` — request withdrawn (${request.withdrawn}); nothing will run`),
         el("div", { class: "approval-summary" }, String(request.summary)),
       ),
@@ -83,38 +73,6 @@ export function renderApprovals(pending, withdrawn = []) {
   item?.scrollIntoView({ block: "nearest" });
 }
 
-// "Share this tab with …": one button per connected agent that cannot see the person's current tab yet.
-export async function renderTabSharing() {
-  const row = $("agent-share");
-  const [[tab], { agents = [] }] = await Promise.all([
-    chrome.tabs.query({ active: true, currentWindow: true }),
-    send({ type: "agents" }),
-  ]);
-  const connected = agents.filter((agent) => agent.connected);
-  row.hidden = !tab || !connected.length;
-  if (row.hidden) return;
-  clear(
-    row,
-    connected.map((agent) => {
-      const shared = agent.tabs.some((t) => t.tabId === tab.id);
-      return el(
-        "button",
-        {
-          type: "button",
-          class: "link",
-          dataset: { shareAgent: agent.id, shared: String(shared) },
-          title: agent.executable,
-          onclick: async () => {
-            await send({ type: "agents/share", id: agent.id, tabId: tab.id, shared: !shared });
-            await renderTabSharing();
-          },
-        },
-        shared ? `Stop sharing this tab with ${agent.name}` : `Share this tab with ${agent.name}`,
-      );
-    }),
-  );
-}
-
 export async function mountGateway() {
   $("gateway-agents").addEventListener("change", async (event) => {
     const config = await send({ type: "config/set", patch: { gateway: event.target.checked } });
@@ -123,5 +81,4 @@ export async function mountGateway() {
   const [config, approvals] = await Promise.all([send({ type: "config/get" }), send({ type: "approvals" })]);
   if (!config.error) renderGatewaySwitch(config);
   if (approvals.pending) renderApprovals(approvals.pending, approvals.withdrawn ?? []);
-  await renderTabSharing();
 }

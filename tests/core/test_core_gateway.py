@@ -349,7 +349,9 @@ async def test_a_shared_tab_is_usable_until_the_person_stops_sharing_it() -> Non
     await setup.share(SHOP["id"])
     assert page_of(text(await setup.call("browser_page", {"action": "title", "tabId": 7}))) == "Cart"
     [agent] = await setup.agents()
-    assert agent["tabs"] == [{"tabId": 7, "title": "Cart", "url": SHOP["url"], "shared": True}]
+    assert agent["tabs"] == [
+        {"tabId": 7, "title": "Cart", "url": SHOP["url"], "site": "https://shop.example", "shared": True}
+    ]
     await setup.share(SHOP["id"], shared=False)
     assert "not one of your tabs" in text(await setup.call("browser_page", {"action": "title", "tabId": 7}))
     # And the last tab it used is no longer its default: a read with no tab gets a tab of its own.
@@ -386,11 +388,17 @@ async def test_acting_asks_naming_agent_executable_action_tab_and_site_and_binds
         "agentId": await setup.agent_id(),
         "agent": "codex",
         "executable": "/usr/local/bin/codex",
+        "label": "codex — /usr/local/bin/codex",
         "tool": "browser_tab",
         "action": "activate",
         "site": "https://shop.example",
         "tab": {"tabId": 7, "title": "Cart"},
-        "summary": "browser_tab activate in tab 7 “Cart” on https://shop.example",
+        "summary": "bring tab 7 “Cart” to the front on https://shop.example",
+        "notice": {  # what a notification says while no popup is open
+            "title": "codex is waiting for your answer",
+            "message": "Allow it to bring tab 7 “Cart” to the front on https://shop.example?",
+            "contextMessage": "/usr/local/bin/codex",
+        },
     }
     assert setup.chrome.acted() == []  # nothing acts before the answer
     assert await setup.answer(request["id"], "once") == {"ok": True}
@@ -590,26 +598,48 @@ async def test_the_agents_list_shows_each_agent_with_its_tabs_running_calls_and_
     [request] = await setup.pending()
     [agent] = await setup.agents()
     [running] = agent["running"]
-    assert (running["tool"], running["action"], running["site"]) == (
-        "browser_tab",
-        "activate",
-        "https://shop.example",
-    )
+    assert running | {"callId": "-", "startedAt": 0} == {
+        "callId": "-",
+        "startedAt": 0,
+        "tool": "browser_tab",
+        "action": "activate",
+        "site": "https://shop.example",
+        "tabId": 7,
+        "summary": "bring tab 7 “Cart” to the front on https://shop.example",
+        "waiting": True,  # for the person's answer
+    }
     assert agent | {"running": []} == {
         "id": request["agentId"],
         "name": "codex",
         "version": "1.2",
         "executable": "/usr/local/bin/codex",
+        "label": "codex — /usr/local/bin/codex",
         "connected": True,
         "calls": 0,
         "trusted": False,
         "grants": [],
-        "tabs": [{"tabId": 7, "title": "Cart", "url": SHOP["url"], "shared": True}],
+        "tabs": [
+            {"tabId": 7, "title": "Cart", "url": SHOP["url"], "site": "https://shop.example", "shared": True}
+        ],
         "running": [],
         "pending": [request],
     }
     await setup.answer(request["id"], "session")
     await acting
+
+
+async def test_asked_with_the_active_tab_each_agent_says_whether_that_tab_is_its_own_shared_or_not() -> None:
+    setup = await Setup(gateway=True).start()
+    own = await setup.own_tab()
+    await setup.share(SHOP["id"])
+
+    async def stands(tab_id: int) -> str:
+        [agent] = (await setup.send({"type": "agents", "activeTabId": tab_id}))["agents"]
+        return str(agent["activeTab"])
+
+    stood = [await stands(tab_id) for tab_id in (own, SHOP["id"], BANK["id"])]
+    assert stood == ["own", "shared", "none"]
+    assert "activeTab" not in (await setup.agents())[0]
 
 
 async def test_forgetting_an_agent_drops_its_grants_and_its_trust() -> None:

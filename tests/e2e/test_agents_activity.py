@@ -15,7 +15,7 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
-from playwright.sync_api import Page, Playwright
+from playwright.sync_api import Playwright
 
 from tests.support.agents import AgentThread, codex_config, params_from_codex, text_of, wait_listed
 from tests.support.axe import shoot_both_schemes
@@ -26,6 +26,7 @@ from tests.support.gateway_browser import (
     desktop_env,
     gateway,
     gateway_profile,
+    notifications,
     open_popup,
     open_site_tab,
     person_tab_id,
@@ -56,11 +57,6 @@ def env(host_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> d
 @pytest.fixture(scope="module")
 def profile(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, site: str, env: dict[str, str]) -> Path:
     return gateway_profile(pw, tmp_path_factory.mktemp("profile-activity"), env, [site])
-
-
-def notifications(page: Page) -> list[str]:
-    ids: list[str] = page.evaluate("async () => Object.keys(await chrome.notifications.getAll())")
-    return ids
 
 
 def no_popup_open(ext: Extension) -> None:
@@ -188,9 +184,9 @@ def test_a_waiting_approval_with_no_popup_open_raises_a_notification_cleared_onc
         go.set()
         [request] = wait_pending(ext)
         notice = f"approval:{request['id']}"
-        wait_for(lambda: notice in notifications(ext.page), "no notification for the waiting approval")
+        wait_for(lambda: notice in notifications(ext), "no notification for the waiting approval")
         assert ext.send({"type": "approval/answer", "id": request["id"], "decision": "once"}) == {"ok": True}
-        wait_for(lambda: notice not in notifications(ext.page), "the notification stayed after the answer")
+        wait_for(lambda: notice not in notifications(ext), "the notification stayed after the answer")
 
         # With the popup open, the popup shows the question: no notification.
         popup = open_popup(ext)
@@ -198,7 +194,7 @@ def test_a_waiting_approval_with_no_popup_open_raises_a_notification_cleared_onc
         again.set()
         [second] = wait_pending(ext)
         time.sleep(1)
-        assert f"approval:{second['id']}" not in notifications(ext.page)
+        assert f"approval:{second['id']}" not in notifications(ext)
         assert ext.send({"type": "approval/answer", "id": second["id"], "decision": "once"}) == {"ok": True}
         first, last = running.outcome()
         assert first.is_error is False and last.is_error is False, text_of(first) + text_of(last)

@@ -217,7 +217,8 @@ def test_a_session_grant_for_one_site_never_moves_the_tab_to_another(
     assert first["site"] == site
     answer(ext, first, "session")  # covers clicking on the site, not leaving it
     [second] = wait_pending(ext)
-    assert second["site"] == other and "update" in second["summary"]
+    assert second["site"] == other and second["action"] == "update"
+    assert second["summary"].startswith(f"load “{other}” in tab {second['tab']['tabId']}")  # where it goes
     answer(ext, second, "deny")
     opened, click, moved, where = running.outcome()
     assert opened.is_error is False and click.is_error is False, text_of(click)

@@ -104,6 +104,12 @@ def wait_pending(ext: Extension, timeout: float = 60) -> list[dict[str, Any]]:
     return list(pending)
 
 
+def notifications(ext: Extension) -> list[str]:
+    """The ids of the Chrome notifications Tabgate shows now."""
+    ids: list[str] = ext.page.evaluate("async () => Object.keys(await chrome.notifications.getAll())")
+    return ids
+
+
 def desktop_env(host_env: dict[str, str], folder: Path) -> dict[str, str]:
     """What a Linux desktop gives Chrome and so its host: its own runtime and temporary folders (agents never
     see them: they find the host at the default place)."""
