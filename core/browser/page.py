@@ -121,8 +121,15 @@ async def _snapshot_outline(ctx: PageContext, a: BrowserPageArgs) -> tuple[TabSt
         cached = table.outline
         if isinstance(cached, Cache) and cached.outline.covers(a.offset, a.maxChars):
             return state, table, cached.outline
-    walked = await walk_page(ctx, a.tabId, budget=_budget(a.maxChars) + a.offset * _LINE_ESTIMATE)
-    return walked.state, *_keep(ctx, walked)
+    budget = _budget(a.maxChars) + a.offset * _LINE_ESTIMATE
+    while True:
+        walked = await walk_page(ctx, a.tabId, budget=budget)
+        table, outline = _keep(ctx, walked)
+        # Lines cost the walk more than the estimate on some pages (a table row is many nodes): walk further
+        # until the lines after `offset` fill the answer, so reading on never creeps a few lines a call.
+        if not a.offset or outline.complete or outline.covers(a.offset, a.maxChars - ROOM):
+            return walked.state, table, outline
+        budget *= 2
 
 
 # What a line costs in the walk's estimate, on average (to walk far enough to read on from an offset).

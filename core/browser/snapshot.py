@@ -123,10 +123,15 @@ class Outline:
 
     def covers(self, offset: int, max_chars: int) -> bool:
         """Whether reading on from `offset` can be answered from these lines: a whole outline can; one the
-        walk cut short only while a good part of an answer's worth of lines is left after `offset`."""
+        walk cut short only while the lines after `offset` fill an answer of `max_chars`."""
         if self.complete:
             return offset <= len(self.lines)
-        return len(self.lines) - offset > max_chars // _SHORTEST_LINE
+        used = 0
+        for line in self.lines[offset:]:
+            used += 2 * line.depth + len(line.text) + _REF_ROOM * len(line.marks) + 1
+            if used > max_chars:
+                return True
+        return False
 
     def find(self, pattern: re.Pattern[str]) -> list[Line]:
         return [Line(0, line.text, line.marks) for line in self.lines if pattern.search(line.text)]
@@ -142,7 +147,7 @@ class Outline:
 
 
 _CONTINUATION_ROOM = 160
-_SHORTEST_LINE = 20  # characters: no fewer lines than this many fill an answer
+_REF_ROOM = 12  # characters a line's " [ref=eNNNN]" takes
 
 
 def _quote(text: str, limit: int) -> str:

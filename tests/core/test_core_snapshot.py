@@ -150,6 +150,9 @@ def test_reading_on_uses_the_last_outline_only_while_it_holds_enough_lines() -> 
     assert whole.covers(1002, 20_000) and not whole.covers(1003, 20_000)
     part = build_outline(recorded("big", keep=300))
     assert part.covers(0, 1_000) and not part.covers(len(part.lines) - 10, 20_000)
+    # A walk cut short covers reading on while the lines after the offset fill the answer.
+    after = len(part.render(RefTable(0), offset=10, max_chars=10**9))
+    assert part.covers(10, after - 500) and not part.covers(10, after + 500)
 
 
 def test_a_ref_reads_one_subtree() -> None:

@@ -95,6 +95,21 @@ def test_a_1000_row_table_fits_the_budget_and_a_far_row_is_found_then_clicked_in
     )
 
 
+def test_reading_the_table_on_after_each_cut_fills_every_answer_until_row_877(
+    ext: Extension, tab: Callable[[str], int], site: str
+) -> None:
+    tab_id = tab(f"{site}/rows.html")
+    answer = says(ext, "browser_page", action="snapshot", tabId=tab_id)
+    calls = 1
+    while '"0877"' not in answer:
+        assert len(page_of(answer)) > 15_000, f"answer {calls} holds only {len(page_of(answer))} characters"
+        offset = re.search(r'"offset": (\d+)', answer.splitlines()[-1])
+        assert offset, f"answer {calls} has no way to read on: {answer.splitlines()[-1]}"
+        answer = says(ext, "browser_page", action="snapshot", tabId=tab_id, offset=int(offset[1]))
+        calls += 1
+    assert calls <= 5  # 1,000 rows of about 60 characters in answers of 20,000
+
+
 @pytest.mark.parametrize("links", ["plain", "into the page"])
 def test_a_100000_element_page_answers_within_the_budget_and_a_far_item_is_found_then_clicked(
     ext: Extension, tab: Callable[[str], int], site: str, links: str
