@@ -1,8 +1,9 @@
 """The official MCP conformance suite's client scenarios, run against a real host through the adapter in
 conformance/client.py (native-messaging frames as the service worker speaks them; `oauth/authorize` answered
-as chrome.identity would). One test per scenario of the suite's own list, except those it tags only `draft`
-or `extension` (the suite leaves them out of its own scoring too): each passes with no failed check and no
-warning, and the suite's run ends with exit code 0.
+as chrome.identity would). One test per scenario the suite says the 2025-11-25 spec revision requires of a
+client (`list --requirements 2025-11-25`: the wire the host speaks to servers of that era), and per scenario
+of its 2025-03-26 back-compat set: each passes with no failed check and no warning, and the suite's run ends
+with exit code 0.
 """
 
 from __future__ import annotations
@@ -21,21 +22,25 @@ from tests.support.npm_packages import CONFORMANCE, NODE_22, installed
 pytestmark = pytest.mark.host
 
 ADAPTER = Path(__file__).parent / "conformance" / "client.py"
-NOT_SCORED = {"draft", "extension"}
+SELECTIONS = (("--requirements", "2025-11-25"), ("--spec-version", "2025-03-26"))
 SUITE_MISSING = "(the conformance suite is not installed)"
 SCENARIO_SECONDS = 60
 
 
 def client_scenarios() -> list[str]:
-    """The suite's client scenarios with a spec version it scores, read from `conformance list`."""
+    """The client scenarios of SELECTIONS, as the suite lists them (`conformance list --client ...`)."""
     node, suite = NODE_22.path, CONFORMANCE.path
     if not (node.is_file() and suite.is_file()):
         return [SUITE_MISSING]  # its test fails, saying how to install the suite
-    listed = subprocess.run(
-        [str(node), str(suite), "list", "--client"], capture_output=True, text=True, timeout=60, check=True
-    ).stdout
-    found = re.findall(r"^\s+- (\S+) \[([^\]]*)\]", listed, re.MULTILINE)
-    return [name for name, versions in found if set(versions.split(",")) - NOT_SCORED]
+    found: list[str] = []
+    for option, version in SELECTIONS:
+        listed = subprocess.run(
+            [str(node), str(suite), "list", "--client", option, version],
+            capture_output=True, text=True, timeout=60, check=True,
+        ).stdout  # fmt: skip
+        scenarios = listed.split("Client scenarios", 1)[-1].split("\n\n", 1)[0]
+        found += [name for name in re.findall(r"^  - (\S+)", scenarios, re.MULTILINE) if name not in found]
+    return found
 
 
 def failed_checks(results: Path) -> list[dict[str, Any]]:

@@ -92,8 +92,16 @@ def status(host: HostProcess) -> dict[str, Any]:
     return servers[SERVER]
 
 
-def ready(host: HostProcess) -> None:
+def signed_in_and_ready(host: HostProcess) -> None:
+    """Click *Sign in* while the server waits for one (the host gives up on its own after 3 refusals); then
+    the server must be ready."""
     now = status(host)
+    for _ in range(SIGN_INS):
+        if now.get("auth") != "required" or now["status"] == "ready":
+            break
+        log(f"server status {now}; signing in")
+        host.call("servers/signIn", {"server": SERVER}, timeout=60)
+        now = status(host)
     if now["status"] != "ready":
         raise RuntimeError(f"the server is {now['status']}: {now.get('error')}")
 
@@ -113,11 +121,7 @@ def with_sign_in(host: HostProcess, action: Callable[[], Any]) -> Any:
 
 def drive(host: HostProcess) -> None:
     host.initialize()
-    first = status(host)
-    log(f"server status {first}")
-    if first.get("auth") == "required":
-        host.call("servers/signIn", {"server": SERVER}, timeout=60)
-    ready(host)
+    signed_in_and_ready(host)
     tools = with_sign_in(host, lambda: host.call("tools/list", {"server": SERVER})["tools"])
     log(f"tools {[tool['name'] for tool in tools]}")
     for tool in tools:
