@@ -27,7 +27,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parents[2])]  # hostproc beside the h
 import httpx2  # noqa: E402
 from hostproc import FakeBrowserSide, HostError, HostProcess, install  # noqa: E402
 
-from native_host.oauth import REDIRECT_URI  # noqa: E402
+from native_host.servers.oauth import REDIRECT_URI  # noqa: E402
 
 SERVER = "conformance"
 # The client ID metadata document URL the suite's basic-cimd scenario expects as the client id.
