@@ -30,6 +30,8 @@ def test(tiers: list[str]) -> int:
     py = setup()
     build(py)
     fetch_wheels(py, PYODIDE_TEST_WHEELS, "pyodide-test-wheels")
+    # The pinned npm inputs the tiers use (conformance suite, Node 22): fetched here, never at test time.
+    subprocess.run([str(py), "-m", "tests.support.npm_packages"], cwd=ROOT, check=True)
     return run_tiers(py, tiers)
 
 

@@ -74,9 +74,8 @@ class ServerConfig(BaseModel):
     enabled_tools: tuple[str, ...] | None = None
     disabled_tools: tuple[str, ...] = ()
     # "auto": the 2026-07-28 `server/discover` probe first (bounded to 0.5 s, handshake.py), then
-    # `initialize`. Not the default yet: on a 2026 connection the host hears no list_changed, server logs or
-    # elicitations (it does not use `subscriptions/listen` nor answer `input_required`).
-    handshake: Literal["legacy", "auto"] = "legacy"
+    # `initialize` (an initialize-era server costs at most that bound more); "legacy": `initialize` only.
+    handshake: Literal["legacy", "auto"] = "auto"
 
     def allows_tool(self, tool: str) -> bool:
         """codex's filter: the allow-list (when non-empty) first, then the deny-list."""
@@ -136,7 +135,7 @@ class _RawServer(BaseModel):
     tool_timeout_sec: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_SEC, allow_inf_nan=False)
     enabled_tools: list[str] | None = None
     disabled_tools: list[str] | None = None
-    handshake: Literal["legacy", "auto"] = "legacy"
+    handshake: Literal["legacy", "auto"] = "auto"
 
     def transport_problems(self) -> list[tuple[str, str]]:
         """(key, message) for settings that do not fit together, each one named."""

@@ -13,6 +13,7 @@ from pydantic import ConfigDict, Field
 from ..config.redact import KNOWN_SECRETS
 from ..process.jsonrpc import ErrorCode, JsonObject, McpRequestError, Request
 from ..process.outbox import Outbox
+from ..servers.input_required import call_tool
 from ..servers.manager import ConnectionManager
 from ..servers.replies import to_json
 from .params import Params, parse_params
@@ -70,15 +71,7 @@ class Calls:
             self._outbox.notify("notifications/progress", note)
 
         async def call(client: Client) -> types.CallToolResult:
-            # send_request, not call_tool: the host passes results through; checking structuredContent against
-            # outputSchema (and the extra tools/list that may take) is the caller's business.
-            return await client.session.send_request(
-                types.CallToolRequest(
-                    params=types.CallToolRequestParams(name=params.tool, arguments=params.arguments)
-                ),
-                types.CallToolResult,
-                progress_callback=report,
-            )
+            return await call_tool(client, params.tool, params.arguments, report)
 
         return to_json(await use(connection, call, timeout))
 

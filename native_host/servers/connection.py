@@ -29,7 +29,7 @@ from ..process.browser_link import BrowserLink
 from .elicitation import elicitor
 from .failures import Mend, classify
 from .handshake import CLIENT_INFO, bound_the_probe
-from .notifications import Notify, ServerMessages, drop
+from .notifications import SERVER_LOG_LEVEL, Notify, ServerMessages, drop
 from .refusals import SignInLedger
 from .replies import Unavailable, describe, list_tools, start_error, timeout_message, to_json
 from .server_logs import LogEntry, LogRing
@@ -255,6 +255,7 @@ class Connection:
                             client_info=CLIENT_INFO,
                             message_handler=self._messages.on_message,
                             logging_callback=self._messages.on_log,
+                            log_level=SERVER_LOG_LEVEL,
                             elicitation_callback=self._elicitor,
                             cache=None,
                         )
@@ -268,7 +269,10 @@ class Connection:
                     self._publish()
                     self._settle(run)
                     log.info("server %s ready (%d tools)", self.name, len(tools))
-                    await run.lost.wait()
+                    async with anyio.create_task_group() as listening:
+                        listening.start_soon(self._messages.listen, client)
+                        await run.lost.wait()
+                        listening.cancel_scope.cancel()
                     run.client = None
                     self._ended(run, CLOSED_REASON + " (the server exited or hung up)")
             if startup.cancelled_caught and run.refusal is not None:

@@ -1,5 +1,6 @@
 """What a server says unasked: its lists changed (told to the browser; the tools listed again first) and its
-log messages (kept, and told to the browser)."""
+log messages (kept, and told to the browser). An initialize-era server notifies; a 2026-07-28 server tells
+its list changes on a `subscriptions/listen` stream the host keeps open while the connection runs."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Any, Final
 import anyio
 import anyio.abc
 import mcp_types as types
-from mcp import MCPError
+from mcp import Client, MCPError
+from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
 from ..config.redact import Scrubber
@@ -28,6 +31,9 @@ LIST_CHANGED: Final[dict[type[BaseModel], str]] = {
     types.PromptListChangedNotification: "notifications/prompts/list_changed",
 }
 SERVER_LOG: Final = "notifications/serverLog"
+# A 2026-07-28 server logs only for requests that ask it to, from a level: every level, as an initialize-era
+# server logs without being asked (the host sends no logging/setLevel).
+SERVER_LOG_LEVEL: Final = "debug"
 
 
 def drop(method: str, params: dict[str, Any]) -> None:
@@ -60,6 +66,20 @@ class ServerMessages:
             self._group.start_soon(self._refresh_quietly)
         elif type(message) in LIST_CHANGED:
             self._notify(LIST_CHANGED[type(message)], {"server": self.name})
+
+    async def listen(self, client: Client) -> None:
+        """Until the run ends, a 2026-07-28 server's `subscriptions/listen` stream open: the SDK hands each of
+        its events to `on_message` as the notification it stands for, as an initialize-era server sends it."""
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return  # an initialize-era server notifies on its own
+        try:
+            async with client.listen(
+                tools_list_changed=True, prompts_list_changed=True, resources_list_changed=True
+            ) as events:
+                async for _ in events:
+                    pass
+        except (MCPError, ListenNotSupportedError, SubscriptionLost, TimeoutError) as exc:
+            log.info("server %s: no list changes heard: %s", self.name, self.scrub(describe(exc)))
 
     async def _refresh_quietly(self) -> None:
         """The tools again after the server said they changed; the browser hears of it once they are in."""

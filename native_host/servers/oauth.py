@@ -29,6 +29,7 @@ from mcp.shared.auth import (
     AuthorizationCodeResult,
     OAuthClientInformationFull,
     OAuthClientMetadata,
+    OAuthMetadata,
     OAuthToken,
 )
 from pydantic import AnyUrl, BaseModel, ValidationError
@@ -158,8 +159,9 @@ class TokenFile:
 
 
 def configured_client(client_id: str, secret: str | None) -> OAuthClientInformationFull:
-    """A client registered by hand at the authorization server: its id, and its secret when it has one
-    (sent in the token request's form, the method every authorization server accepts)."""
+    """A client registered by hand at the authorization server: its id, and its secret when it has one (sent
+    in the token request's form where the server's metadata offers that, by HTTP Basic where it offers only
+    that: `secret_method_offered`)."""
     return OAuthClientInformationFull(
         client_id=client_id,
         client_secret=secret or None,
@@ -168,6 +170,22 @@ def configured_client(client_id: str, secret: str | None) -> OAuthClientInformat
         grant_types=["authorization_code", "refresh_token"],
         response_types=["code"],
     )
+
+
+def secret_method_offered(
+    client: OAuthClientInformationFull | None, metadata: OAuthMetadata | None
+) -> OAuthClientInformationFull | None:
+    """The client with a way of sending its secret that the token endpoint offers (no list in the metadata
+    means HTTP Basic only, RFC 8414 §2): a client registered by hand was told no method by the server."""
+    if client is None or not client.client_secret or metadata is None:
+        return client
+    offered = metadata.token_endpoint_auth_methods_supported or ["client_secret_basic"]
+    if client.token_endpoint_auth_method in offered:
+        return client
+    for method in ("client_secret_post", "client_secret_basic"):
+        if method in offered:
+            return client.model_copy(update={"token_endpoint_auth_method": method})
+    return client
 
 
 class ServerOAuth(OAuthClientProvider):
@@ -239,6 +257,8 @@ class ServerOAuth(OAuthClientProvider):
     async def _perform_authorization(self) -> httpx2.Request:
         # The config's scopes are asked with whatever the server named (at the first sign-in and after).
         self.context.client_metadata.scope = union_scopes(self._scopes, self.context.client_metadata.scope)
+        context = self.context
+        context.client_info = secret_method_offered(context.client_info, context.oauth_metadata)
         return await super()._perform_authorization()
 
     async def _initialize(self) -> None:

@@ -67,8 +67,8 @@ class SignInLedger:
     def refused(self, challenge: Challenge) -> None:
         answered = self._answered
         if answered is not None:
-            same = answered.scope == challenge.scope and answered.status == challenge.status
-            self.refusals = self.refusals + 1 if same else 0
+            # Refused again for the scope the sign-in was for, whether as a 401 or as a 403 asking for it.
+            self.refusals = self.refusals + 1 if answered.scope == challenge.scope else 0
         self._answered = None
         self.challenge = challenge
         self._unreported = True

