@@ -126,8 +126,9 @@ async def _snapshot_outline(ctx: PageContext, a: BrowserPageArgs) -> tuple[TabSt
         walked = await walk_page(ctx, a.tabId, budget=budget)
         table, outline = _keep(ctx, walked)
         # Lines cost the walk more than the estimate on some pages (a table row is many nodes): walk further
-        # until the lines after `offset` fill the answer, so reading on never creeps a few lines a call.
-        if not a.offset or outline.complete or outline.covers(a.offset, a.maxChars - ROOM):
+        # until the lines after `offset` fill the answer, so no answer comes short and reading on never
+        # creeps a few lines a call.
+        if outline.complete or outline.covers(a.offset, a.maxChars - ROOM):
             return walked.state, table, outline
         budget *= 2
 
