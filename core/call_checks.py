@@ -85,7 +85,9 @@ def action_of(arguments: dict[str, Any]) -> str | None:
     return action if isinstance(action, str) else None
 
 
-def _question(agent: AgentState, tool: str, action: str | None, scope: str, summary: str) -> Question:
+def _question(
+    agent: AgentState, tool: str, action: str | None, scope: str, summary: str, told: str
+) -> Question:
     """A question from this agent; a browser call's adds its tab and site."""
     return Question(
         agent_id=agent.id,
@@ -96,6 +98,7 @@ def _question(agent: AgentState, tool: str, action: str | None, scope: str, summ
         action=action,
         scope=scope,
         summary=summary,
+        told=told,
     )
 
 
@@ -150,8 +153,12 @@ class CallChecks:
         summary = summarize(
             name, action, arguments, tab=where, site=site, unknown_destination=leaves_for_unknown
         )
+        untitled = (tab_id, None) if tab_id is not None else None
+        told = summarize(
+            name, action, arguments, tab=untitled, site=site, unknown_destination=leaves_for_unknown
+        )
         question = replace(
-            _question(agent, name, action, site or f"{name} {action}", summary),
+            _question(agent, name, action, site or f"{name} {action}", summary, told),
             site=site,
             tab_id=tab_id,
             tab_title=title,
@@ -168,5 +175,5 @@ class CallChecks:
             raise Refusal(f"Tabgate refused {name}: {PAUSED}.")
         scope = f"mcp tool {name}" if tool.get("source") == "mcp" else name
         words = summarize(name, action, arguments, mcp=tool.get("source") == "mcp")
-        question = _question(agent, name, action, scope, words)
+        question = _question(agent, name, action, scope, words, words)
         return Prepared(arguments, question, None, None)

@@ -70,6 +70,9 @@ class Question:
     action: str | None
     scope: str
     summary: str
+    # The same words as the agent is told them (denied, unanswered, withdrawn): without the tab's title, which
+    # is the page's text and goes to an agent only inside a fenced block (contract §7.1).
+    told: str
     site: str | None = None
     tab_id: int | None = None
     tab_title: str | None = None
@@ -179,16 +182,16 @@ class ConsentBoard:
             decision = await asyncio.wait_for(asyncio.shield(entry.answer), timeout_s)
         except TimeoutError:
             raise ConsentDenied(
-                f"The user did not answer the request to {question.summary} within {timeout_s:g} s, so it "
+                f"The user did not answer the request to {question.told} within {timeout_s:g} s, so it "
                 "was denied. Ask the user to open the Tabgate popup and allow it, then try again."
             ) from None
         finally:
             if self._pending.pop(entry.id, None) is not None:
                 self._changed()
         if isinstance(decision, Withdrawal):
-            raise ConsentWithdrawn(f"The request to {question.summary} was withdrawn: {decision.reason}.")
+            raise ConsentWithdrawn(f"The request to {question.told} was withdrawn: {decision.reason}.")
         if decision is Decision.DENY:
-            raise ConsentDenied(f"The user denied the request to {question.summary}.")
+            raise ConsentDenied(f"The user denied the request to {question.told}.")
         if decision is Decision.SESSION and question.grantable:
             self._grants.setdefault(session, set()).add((question.agent_id, question.scope))
 
