@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,42 +20,24 @@ from tests.support.agents import AgentThread, codex_config, params_from_codex, t
 from tests.support.axe import shoot_both_schemes
 from tests.support.browser import Extension
 from tests.support.gateway_browser import (
+    BUTTON_TITLE,
     agent_id,
     browser,
-    desktop_env,
+    env,
     gateway,
-    gateway_profile,
     notifications,
     open_popup,
     open_site_tab,
     person_tab_id,
-    serve_page,
+    profile,
+    site,
     wait_pending,
 )
 from tests.support.polling import wait_for
 
 pytestmark = pytest.mark.e2e
 
-BUTTON_PAGE = b"""<!doctype html><title>Activity fixture</title>
-<p id="count">clicks: 0</p><button id="buy">Buy</button>
-<script>let clicks = 0; document.getElementById("buy").onclick = () => {
-  document.getElementById("count").textContent = "clicks: " + ++clicks; };</script>"""
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[str]:
-    with serve_page(BUTTON_PAGE) as origin:
-        yield origin
-
-
-@pytest.fixture(scope="module")
-def env(host_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return desktop_env(host_env, tmp_path_factory.mktemp("desktop"))
-
-
-@pytest.fixture(scope="module")
-def profile(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, site: str, env: dict[str, str]) -> Path:
-    return gateway_profile(pw, tmp_path_factory.mktemp("profile-activity"), env, [site])
+__all__ = ["env", "profile", "site"]  # the shared module fixtures, imported for this module's tests
 
 
 def no_popup_open(ext: Extension) -> None:
@@ -96,7 +77,7 @@ def test_a_mixed_run_leaves_one_entry_per_call_with_its_outcome_kept_filtered_an
         wait_for(lambda: [p for p in wait_pending(ext) if p["id"] != denied["id"]], "no second question")
         assert ext.send({"type": "agents/stop", "id": codex}) == {"stopped": 1}
         done, failed, refused, withdrawn = running.outcome()
-        assert done.is_error is False and "Activity fixture" in text_of(done)
+        assert done.is_error is False and BUTTON_TITLE in text_of(done)
         assert failed.is_error is True and refused.is_error is True and withdrawn.is_error is True
 
         entries = ext.send({"type": "agents/activity", "id": codex})["entries"]

@@ -6,7 +6,6 @@ the active one, as when the popup opens over it) and, with no popup open, from a
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,43 +27,24 @@ from tests.support.agents import (
 from tests.support.axe import ARTIFACTS, assert_accessible
 from tests.support.browser import Extension
 from tests.support.gateway_browser import (
+    BUTTON_TITLE,
     agent_id,
     browser,
-    desktop_env,
+    env,
     gateway,
-    gateway_profile,
     notifications,
     open_popup,
     open_site_tab,
     person_tab_id,
-    serve_page,
+    profile,
+    site,
     wait_pending,
 )
 from tests.support.polling import wait_for
 
 pytestmark = pytest.mark.e2e
 
-TITLE = "Agents view fixture"
-BUTTON_PAGE = f"""<!doctype html><title>{TITLE}</title>
-<p id="count">clicks: 0</p><button id="buy">Buy</button>
-<script>let clicks = 0; document.getElementById("buy").onclick = () => {{
-  document.getElementById("count").textContent = "clicks: " + ++clicks; }};</script>""".encode()
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[str]:
-    with serve_page(BUTTON_PAGE) as origin:
-        yield origin
-
-
-@pytest.fixture(scope="module")
-def env(host_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return desktop_env(host_env, tmp_path_factory.mktemp("desktop"))
-
-
-@pytest.fixture(scope="module")
-def profile(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, site: str, env: dict[str, str]) -> Path:
-    return gateway_profile(pw, tmp_path_factory.mktemp("profile-agents-view"), env, [site])
+__all__ = ["env", "profile", "site"]  # the shared module fixtures, imported for this module's tests
 
 
 def popup_over(ext: Extension, site: str) -> tuple[Page, Page]:
@@ -155,7 +135,7 @@ def test_the_popup_shows_both_agents_their_tabs_and_calls_and_stops_pauses_and_s
         assert executable.startswith("/")  # the program that started tabgate-host mcp, from the OS
         expect(codex_card.locator(".agent-label")).to_have_text(f"codex — {executable}")
         expect(codex_card).to_contain_text("connected")
-        expect(codex_card.locator(f'li.agent-tab[data-tab="{tab["id"]}"]')).to_contain_text(TITLE)
+        expect(codex_card.locator(f'li.agent-tab[data-tab="{tab["id"]}"]')).to_contain_text(BUTTON_TITLE)
         expect(codex_card.locator(f'li.agent-tab[data-tab="{tab["id"]}"]')).to_contain_text(site)
         expect(codex_card.locator(f'li.agent-tab[data-tab="{tab["id"]}"]')).to_contain_text("shared by you")
         expect(cursor_card.locator("li.agent-tab")).to_have_count(1)  # its own tab, opened for it
@@ -180,7 +160,7 @@ def test_the_popup_shows_both_agents_their_tabs_and_calls_and_stops_pauses_and_s
         steps["click"].set()
         question = popup.locator("li.approval")
         expect(question).to_contain_text(
-            f"click the element matching “#buy” in tab {tab['id']} “{TITLE}” on {site}", timeout=30_000
+            f"click the element matching “#buy” in tab {tab['id']} “{BUTTON_TITLE}” on {site}", timeout=30_000
         )
         expect(codex_card).to_contain_text("1 request(s) waiting above")
         expect(codex_card.locator("li.agent-call")).to_contain_text("waiting for your answer")
@@ -217,7 +197,7 @@ def test_the_popup_shows_both_agents_their_tabs_and_calls_and_stops_pauses_and_s
         stopped = results["wait"]
         assert stopped.is_error is True and "stopped by the person" in text_of(stopped), text_of(stopped)
         assert results["click"].is_error is False, text_of(results["click"])
-        assert results["paused read"].is_error is False and TITLE in text_of(results["paused read"])
+        assert results["paused read"].is_error is False and BUTTON_TITLE in text_of(results["paused read"])
         assert results["paused act"].is_error is True and "paused by the person" in text_of(
             results["paused act"]
         )

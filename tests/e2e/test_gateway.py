@@ -40,43 +40,24 @@ from tests.support.agents import (
 )
 from tests.support.browser import Extension
 from tests.support.gateway_browser import (
+    BUTTON_TITLE,
     agent_id,
     answer_in_popup,
     approve_all,
     browser,
-    desktop_env,
+    env,
     gateway,
-    gateway_profile,
     open_popup,
     open_site_tab,
     person_tab_id,
-    serve_page,
+    profile,
+    site,
     wait_pending,
 )
 
 pytestmark = pytest.mark.e2e
 
-BUTTON_PAGE = b"""<!doctype html><title>Gateway fixture</title>
-<p id="count">clicks: 0</p><button id="buy">Buy</button>
-<script>let clicks = 0; document.getElementById("buy").onclick = () => {
-  document.getElementById("count").textContent = "clicks: " + ++clicks; };</script>"""
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[str]:
-    with serve_page(BUTTON_PAGE) as origin:
-        yield origin
-
-
-@pytest.fixture(scope="module")
-def env(host_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return desktop_env(host_env, tmp_path_factory.mktemp("desktop"))
-
-
-@pytest.fixture(scope="module")
-def profile(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, site: str, env: dict[str, str]) -> Path:
-    return gateway_profile(pw, tmp_path_factory.mktemp("profile-gateway"), env, [site])
-
+__all__ = ["env", "profile", "site"]  # the shared module fixtures, imported for this module's tests
 
 # -- the tests -----------------------------------------------------------------------------------------------
 
@@ -209,7 +190,7 @@ def test_two_agents_at_once_each_in_its_own_session(
         await anyio.to_thread.run_sync(shared.wait, 60)
         title = {"action": "title", "tabId": tab["id"]}
         results = [await client.call_tool("browser_page", title) for _ in range(5)]
-        return [r.is_error is False and "Gateway fixture" in text_of(r) for r in results]
+        return [r.is_error is False and BUTTON_TITLE in text_of(r) for r in results]
 
     with browser(pw, profile, env) as ext:
         gateway(ext, True)
@@ -378,7 +359,7 @@ def test_a_tab_the_person_shares_is_usable_until_they_stop_sharing_it(
         unshared.set()
         before, during, after = running.outcome()
         assert before.is_error is True and "Share this tab with codex" in text_of(before)
-        assert during.is_error is False and "Gateway fixture" in text_of(during)
+        assert during.is_error is False and BUTTON_TITLE in text_of(during)
         assert after.is_error is True and "not one of your tabs" in text_of(after)
         gateway(ext, False)
 

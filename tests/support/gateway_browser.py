@@ -11,6 +11,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
+import pytest
 from playwright.sync_api import Page, Playwright
 
 from tests.core.fenced import unwrapped
@@ -142,3 +143,29 @@ def gateway_profile(pw: Playwright, folder: Path, env: dict[str, str], sites: li
     install_host(folder, config, env=env)
     grant_site_access(pw, folder, sites)
     return folder
+
+
+# One page for the gateway's end-to-end files: a Buy button that counts its clicks.
+BUTTON_TITLE = "Gateway fixture"
+BUTTON_PAGE = f"""<!doctype html><title>{BUTTON_TITLE}</title>
+<p id="count">clicks: 0</p><button id="buy">Buy</button>
+<script>let clicks = 0; document.getElementById("buy").onclick = () => {{
+  document.getElementById("count").textContent = "clicks: " + ++clicks; }};</script>""".encode()
+
+
+# The module fixtures those files share (each imports them by name): the page's site, the desktop's
+# environment for the host, and a profile that lets the extension read the site.
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    with serve_page(BUTTON_PAGE) as origin:
+        yield origin
+
+
+@pytest.fixture(scope="module")
+def env(host_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return desktop_env(host_env, tmp_path_factory.mktemp("desktop"))
+
+
+@pytest.fixture(scope="module")
+def profile(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, site: str, env: dict[str, str]) -> Path:
+    return gateway_profile(pw, tmp_path_factory.mktemp("profile-gateway"), env, [site])
