@@ -6,8 +6,14 @@ relays `tools/list` and `tools/call` there. It connects once it knows its agent'
 `gateway/hello {client}`; the host learns the rest of the agent's identity from the OS. The place of the
 socket is found from the user's identity alone (every candidate of `place.socket_paths`, in order),
 never from the environment the agent passed. The browser or its host may start, close and restart under a
-running agent: the link reconnects by itself (every `RETRY_MIN_SECONDS`, backing off to `RETRY_MAX_SECONDS`)
-and every change of the tool set goes out as `notifications/tools/list_changed`.
+running agent: the link reconnects by itself (every `RETRY_MIN_SECONDS`, backing off to `RETRY_MAX_SECONDS`,
+and at once when a call finds it down) and every change of the tool set goes out as
+`notifications/tools/list_changed`.
+
+Clients know where they stand (contract §8.2): while the host does not answer, `tools/list` gives Tabgate's
+fixed tools (catalogue.py) and a call answers `isError` with what to do (standing.py), so a client that lists
+only once (codex) has the tools when the browser comes; the `initialize` instructions say whether the browser
+was reachable when the agent started.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from mcp.server.stdio import stdio_server
 from ..config.identity import HOST_VERSION
 from .place import GatewaySocketError, check_folder, peer_credentials, socket_paths
 from .results import error_result
+from .standing import Standing, Where, diagnose
 from .wire import HELLO_METHOD, LineChannel, Message, WireError
 
 log = logging.getLogger(__name__)
@@ -41,9 +48,6 @@ HELLO_TIMEOUT_SECONDS: Final = 5.0
 # A first request may come a moment after the agent identified itself: it waits that long for the link.
 SETTLE_SECONDS: Final = 3.0
 LIST_TIMEOUT_SECONDS: Final = 15.0
-NOT_THERE: Final = (
-    "Tabgate is not reachable: open Chrome with Tabgate and turn on *Let agents use Tabgate* in its popup."
-)
 LOST: Final = (
     "Tabgate went away during the call (the browser closed or restarted); the call may not have run."
 )
@@ -65,6 +69,12 @@ class HostLink:
         self._identified = anyio.Event()
         self._settled = anyio.Event()  # the first attempt after identification is over, found or not
         self._said: set[str] = set()  # warnings already given since the last connection (tried every second)
+        self.standing = diagnose([path.parent for path in socket_paths()])
+        # A call that finds the link down asks for an attempt at once rather than wait for the next one.
+        self._wake = anyio.Event()
+        self._attempts = 0  # attempts finished
+        self._trying = False  # an attempt is under way (it may have begun before the host came)
+        self._attempted = anyio.Event()  # set (and replaced) as each attempt finishes
 
     @property
     def connected(self) -> bool:
@@ -80,17 +90,33 @@ class HostLink:
         with anyio.move_on_after(SETTLE_SECONDS):
             await self._settled.wait()
 
+    async def try_now(self) -> None:
+        """If the link is down, one attempt to connect that starts after this call, waited for (bounded)."""
+        wanted = self._attempts + (2 if self._trying else 1)
+        self._wake.set()
+        with anyio.move_on_after(SETTLE_SECONDS):
+            while not self.connected and self._attempts < wanted:
+                await self._attempted.wait()
+
     async def run(self) -> None:
         await self._identified.wait()
         delay = RETRY_MIN_SECONDS
         while True:
+            self._trying = True
             channel = await self._connect()
+            self._trying = False
             self._settled.set()
+            self._attempts += 1
+            self._attempted.set()
+            self._attempted = anyio.Event()
             if channel is None:
-                await anyio.sleep(delay)
+                with anyio.move_on_after(delay):
+                    await self._wake.wait()
+                self._wake = anyio.Event()
                 delay = min(delay * 2, RETRY_MAX_SECONDS)
                 continue
             delay = RETRY_MIN_SECONDS
+            self.standing = Standing(Where.UP)
             self._channel = channel
             await self._on_change()
             try:
@@ -103,12 +129,16 @@ class HostLink:
                 with anyio.CancelScope(shield=True):
                     await channel.aclose()
             log.info("the Tabgate host went away")
+            self.standing = diagnose([path.parent for path in socket_paths()])
             await self._on_change()
             await anyio.sleep(RETRY_MIN_SECONDS)
 
     async def _connect(self) -> LineChannel | None:
-        """A channel to the host at the first place that answers our hello, or None."""
-        for path in socket_paths():
+        """A channel to the host at the first place that answers our hello, or None (and why, in
+        `standing`)."""
+        refused: str | None = None
+        paths = socket_paths()
+        for path in paths:
             try:
                 check_folder(path.parent)  # another user's folder could hide a host of theirs
             except GatewaySocketError as exc:
@@ -145,11 +175,13 @@ class HostLink:
                     .get("message", "it closed the connection unanswered (its log says why)")
                 )
                 self._warn(f"the Tabgate host at {path} did not take this agent: {why}")
+                refused = refused or why
                 await channel.aclose()
                 continue
             log.info("connected to the Tabgate host at %s", path)
             self._said.clear()
             return channel
+        self.standing = diagnose([path.parent for path in paths], refused)
         return None
 
     def _warn(self, text: str) -> None:
@@ -177,7 +209,7 @@ class HostLink:
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         channel = self._channel
         if channel is None:
-            raise LinkDown(NOT_THERE)
+            raise LinkDown(self.standing.advice)
         request_id = next(self._ids)
         send, receive = anyio.create_memory_object_stream[Message](1)
         self._pending[request_id] = send
@@ -221,7 +253,8 @@ class AgentServer:
             "tabgate",
             version=HOST_VERSION,
             title="Tabgate",
-            instructions="Browser tools of the user's Chrome, through the Tabgate extension.",
+            # Read by clients at `initialize` (Claude Code and Gemini CLI put them in the model's prompt).
+            instructions=self.link.standing.instructions,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
         )
@@ -244,20 +277,24 @@ class AgentServer:
         self._session, self._listed = ctx.session, True
         self.link.identify(_client_of(ctx.session))
         await self.link.settled()
-        if not self.link.connected:
-            return types.ListToolsResult(tools=[])
-        try:
-            with anyio.fail_after(LIST_TIMEOUT_SECONDS):
-                result = await self.link.request("tools/list", {})
-        except (LinkDown, TimeoutError) as exc:
-            log.info("tools/list: %s", exc)
-            return types.ListToolsResult(tools=[])
-        return types.ListToolsResult.model_validate(result)
+        if self.link.connected:
+            try:
+                with anyio.fail_after(LIST_TIMEOUT_SECONDS):
+                    result = types.ListToolsResult.model_validate(await self.link.request("tools/list", {}))
+            except (LinkDown, TimeoutError) as exc:
+                log.info("tools/list: %s", exc)
+            else:
+                # Empty only while the browser side is going (gateway just turned off, browser closing).
+                if result.tools:
+                    return result
+        return types.ListToolsResult(tools=_fixed_tools())
 
     async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         self._session = ctx.session
         self.link.identify(_client_of(ctx.session))
         await self.link.settled()
+        if not self.link.connected:
+            await self.link.try_now()  # the browser may have come since the last attempt
         try:
             result = await self.link.request(
                 "tools/call", {"name": params.name, "arguments": params.arguments or {}}
@@ -272,6 +309,14 @@ class AgentServer:
             group.start_soon(self.link.run)
             await self.server.run(read, write, options)
             group.cancel_scope.cancel()
+
+
+def _fixed_tools() -> list[types.Tool]:
+    # Imported when first needed: the core's tool models cost ~0.2 s, which an agent whose browser is up
+    # (it lists the browser's tools) never pays at its start.
+    from .catalogue import fixed_tools
+
+    return fixed_tools()
 
 
 def run_agent_server() -> int:

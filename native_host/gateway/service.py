@@ -48,6 +48,7 @@ from ..process.outbox import Outbox
 from .peers import Install, PeerRefused, agent_executable
 from .place import GatewaySocketError, bind_listening_socket, peer_credentials
 from .results import error_result
+from .standing import StateFile
 from .wire import HELLO_METHOD, LineChannel, Message, WireError, encode
 
 log = logging.getLogger(__name__)
@@ -152,6 +153,7 @@ class Gateway:
         self._session_ids = itertools.count(1)
         self._sessions: dict[str, Session] = {}
         self._install = Install.current()
+        self.state_file = StateFile(path.parent)  # tells agents whether the gateway is on (standing.py)
 
     # -- from the browser (on the loop thread) -----------------------------------------------------------
 
@@ -160,6 +162,7 @@ class Gateway:
             on = message.params.get("enabled") is True
             if on != self._on:
                 self._on = on
+                self.state_file.write(gateway=on)
                 self._toggled.set()  # wakes whoever waits for the switch; later waits get a fresh event
                 self._toggled = anyio.Event()
         elif message.method == GATEWAY_CHANGED:

@@ -15,9 +15,12 @@ from .jsonrpc import ErrorCode, McpRequestError, Notification, Request, Response
 from .outbox import Outbox
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from anyio import Event
     from anyio.abc import TaskGroup
 
+    from ..gateway.standing import StateFile
     from ..methods.dispatch import Dispatcher
 
 log = logging.getLogger(__name__)
@@ -110,9 +113,11 @@ class Engine:
         stop = anyio.Event()
         browser = BrowserLink(self._outbox)
         gateway = Gateway(self._outbox, socket_path(), browser)
+        gateway.state_file.write(gateway=False)  # until the browser says otherwise
         async with (
             Dispatcher(self._config_path, self._board, self._outbox, gateway, browser) as dispatcher,
             anyio.create_task_group() as requests,
+            _removed_at_exit(gateway.state_file),
         ):
             requests.start_soon(gateway.run)
             with self._lock:
@@ -127,3 +132,12 @@ class Engine:
             with self._lock:
                 self._loop = self._tasks = None
             requests.cancel_scope.cancel()  # requests still running end as the host stops
+
+
+@contextlib.asynccontextmanager
+async def _removed_at_exit(state_file: StateFile) -> AsyncIterator[None]:
+    """The host's state file lives as long as the host serves (agents read a leftover as "host stopped")."""
+    try:
+        yield
+    finally:
+        state_file.remove()

@@ -24,6 +24,8 @@ from conftest import HostDirs, running_host
 from hostproc import FakeBrowserSide, HostProcess
 from mcp import Client, StdioServerParameters
 
+from native_host.gateway.catalogue import fixed_tools
+
 pytestmark = pytest.mark.host
 
 TAB_QUERY_TOOL = {
@@ -135,19 +137,88 @@ def test_an_agent_lists_and_calls_tools_through_the_host(host_dirs: HostDirs, ru
     assert calls[0]["params"]["session"].startswith("agent-")
 
 
-def test_without_tabgate_the_agent_sees_no_tools_and_is_told_what_to_do(runtime_dir: Path) -> None:
-    async def body(client: Client, _notices: list[Any]) -> tuple[int, types.CallToolResult]:
-        tools = await client.list_tools()
-        return len(tools.tools), await client.call_tool("browser_tab", {"action": "query"})
+FIXED = [tool.name for tool in fixed_tools()]
 
-    count, result = run_agent(runtime_dir, body)
-    assert count == 0
+
+def test_with_the_browser_down_the_fixed_tools_are_listed_and_a_call_says_to_open_chrome(
+    runtime_dir: Path,
+) -> None:
+    """Contract §8.2: no client calls a tool it was not shown, so the fixed tools are there all the time."""
+
+    async def body(client: Client, _notices: list[Any]) -> tuple[str, list[str], types.CallToolResult]:
+        tools = await client.list_tools()
+        result = await client.call_tool("browser_tab", {"action": "query"})
+        return client.instructions or "", [tool.name for tool in tools.tools], result
+
+    instructions, names, result = run_agent(runtime_dir, body)
+    assert names == FIXED and "browser_tab" in names
     assert result.is_error is True
-    assert "open Chrome with Tabgate" in result.content[0].text
+    assert "Chrome with Tabgate is not running. Open Chrome with Tabgate" in result.content[0].text
+    assert "the browser was NOT reachable" in instructions and "Open Chrome with Tabgate" in instructions
+
+
+def test_with_the_gateway_off_the_fixed_tools_are_listed_and_a_call_says_to_turn_it_on(
+    host_dirs: HostDirs, runtime_dir: Path
+) -> None:
+    async def body(client: Client, _notices: list[Any]) -> tuple[str, list[str], types.CallToolResult]:
+        tools = await client.list_tools()
+        result = await client.call_tool("browser_tab", {"action": "query"})
+        return client.instructions or "", [tool.name for tool in tools.tools], result
+
+    with gateway_host(host_dirs, runtime_dir) as (host, browser):
+        host.notify("gateway/state", {"enabled": False})
+        wait_until(lambda: not (runtime_dir / "gateway.sock").exists(), "the gateway to close")
+        instructions, names, result = run_agent(runtime_dir, body)
+    assert names == FIXED
+    assert result.is_error is True
+    assert "Turn on *Let agents use Tabgate* in Tabgate's popup" in result.content[0].text
+    assert "open Chrome" not in result.content[0].text.lower()
+    assert "NOT reachable" in instructions and "Turn on *Let agents use Tabgate*" in instructions
+    assert not [m for m in browser.seen if m["method"] == "gateway/call"]
+
+
+def test_an_agent_that_lists_once_before_the_browser_can_call_once_it_comes(
+    host_dirs: HostDirs, runtime_dir: Path
+) -> None:
+    """codex 0.169 lists once and never again after list_changed: its call must just work."""
+    up, done = threading.Event(), threading.Event()
+    seen: list[dict[str, Any]] = []  # what the browser was asked
+
+    def browser_session() -> None:
+        with gateway_host(host_dirs, runtime_dir) as (_host, browser):
+            up.set()
+            done.wait(60)
+            seen.extend(browser.seen)
+
+    async def body(client: Client, _notices: list[Any]) -> tuple[list[str], types.CallToolResult]:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        thread = threading.Thread(target=browser_session, daemon=True)
+        thread.start()
+        await anyio.to_thread.run_sync(up.wait, 30)
+        result = await client.call_tool("browser_tab", {"action": "query"})  # no tools/list in between
+        done.set()
+        await anyio.to_thread.run_sync(thread.join, 30)
+        return names, result
+
+    names, result = run_agent(runtime_dir, body)
+    assert "browser_tab" in names
+    assert result.is_error is False, result.content
+    assert result.content[0].text == "test-agent called browser_tab with {'action': 'query'}"
+    assert [m["method"] for m in seen if m["method"].startswith("gateway/")] == ["gateway/call"]
+
+
+def test_with_the_browser_up_the_instructions_say_so(host_dirs: HostDirs, runtime_dir: Path) -> None:
+    async def body(client: Client, _notices: list[Any]) -> str:
+        return client.instructions or ""
+
+    with gateway_host(host_dirs, runtime_dir):
+        instructions = run_agent(runtime_dir, body)
+    assert "the browser was reachable" in instructions and "NOT" not in instructions
 
 
 def test_the_agent_hears_when_tabgate_appears_and_goes(host_dirs: HostDirs, runtime_dir: Path) -> None:
-    """A running agent survives the browser starting and closing: tools come and go with list_changed."""
+    """A running agent survives the browser starting and closing: the browser's tools come with list_changed,
+    and the fixed tools stay listed while it is away."""
     stop_host = threading.Event()
     host_up = threading.Event()
 
@@ -156,24 +227,24 @@ def test_the_agent_hears_when_tabgate_appears_and_goes(host_dirs: HostDirs, runt
             host_up.set()
             stop_host.wait(60)
 
-    async def body(client: Client, notices: list[Any]) -> list[int]:
-        counts = [len((await client.list_tools()).tools)]
+    async def body(client: Client, notices: list[Any]) -> list[list[str]]:
+        listed = [[tool.name for tool in (await client.list_tools()).tools]]
         thread = threading.Thread(target=browser_session, daemon=True)
         thread.start()
         with anyio.fail_after(30):
             while not any(isinstance(n, types.ToolListChangedNotification) for n in notices):
                 await anyio.sleep(0.05)
-        counts.append(len((await client.list_tools()).tools))
+        listed.append([tool.name for tool in (await client.list_tools()).tools])
         notices.clear()
         stop_host.set()
         with anyio.fail_after(30):
             while not any(isinstance(n, types.ToolListChangedNotification) for n in notices):
                 await anyio.sleep(0.05)
-        counts.append(len((await client.list_tools()).tools))
+        listed.append([tool.name for tool in (await client.list_tools()).tools])
         await anyio.to_thread.run_sync(thread.join, 30)
-        return counts
+        return listed
 
-    assert run_agent(runtime_dir, body) == [0, 1, 0]
+    assert run_agent(runtime_dir, body) == [FIXED, ["browser_tab"], FIXED]
 
 
 def listening_tcp_inodes() -> set[str]:

@@ -1,0 +1,24 @@
+"""Tabgate's fixed tools as an agent lists them: the built-in and browser tools, known without the browser.
+
+The browser offers agents exactly these (core/catalog.py registers the same specs, in this order) plus the
+MCP-derived tools when the person turned `gatewayMcp` on; `tabgate-host mcp` lists these while the browser is
+closed or the gateway is off, so that a client that lists once (codex) has them when the browser comes.
+tests/core/test_core_gateway_catalogue.py holds the two lists side by side.
+"""
+
+from __future__ import annotations
+
+import mcp_types as types
+
+from core.browser.registry import BROWSER_TOOLS
+from core.handlers.plan import UPDATE_PLAN
+from core.spec import ToolSpec
+
+FIXED_SPECS: tuple[ToolSpec, ...] = (UPDATE_PLAN, *(spec.tool_spec for spec in BROWSER_TOOLS))
+
+
+def fixed_tools() -> list[types.Tool]:
+    return [
+        types.Tool(name=spec.name, description=spec.description, input_schema=spec.parameters)
+        for spec in FIXED_SPECS
+    ]
