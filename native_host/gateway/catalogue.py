@@ -3,7 +3,7 @@
 The browser offers agents exactly these (core/catalog.py registers the same specs, in this order) plus the
 MCP-derived tools when the person turned `gatewayMcp` on; `tabgate-host mcp` lists these while the browser is
 closed or the gateway is off, so that a client that lists once (codex) has them when the browser comes.
-tests/core/test_core_gateway_catalogue.py holds the two lists side by side.
+tests/host/test_host_standing_unit.py compares the two lists with the real core.
 """
 
 from __future__ import annotations
