@@ -26,10 +26,12 @@ import pytest
 from mcp import Client
 from playwright.sync_api import Page, Playwright
 
+from native_host.gateway.catalogue import fixed_tools
 from tests.core.fenced import unwrapped
 from tests.support.agents import (
     AgentThread,
     codex_config,
+    default_place_free,
     host_pid,
     json_config,
     params_from_codex,
@@ -57,6 +59,7 @@ from tests.support.gateway_browser import (
 
 pytestmark = pytest.mark.e2e
 
+FIXED = [tool.name for tool in fixed_tools()]
 __all__ = ["env", "profile", "site"]  # the shared module fixtures, imported for this module's tests
 
 # -- the tests -----------------------------------------------------------------------------------------------
@@ -90,21 +93,54 @@ def test_the_readme_configs_start_an_agent_that_sees_tabgate(
         gateway(ext, False)
 
 
-def test_off_by_default_and_the_agent_is_told_what_to_do(
+def test_off_by_default_the_agent_sees_the_tools_and_is_told_to_turn_the_gateway_on(
     pw: Playwright, profile: Path, env: dict[str, str]
 ) -> None:
+    """Contract §8.2: listed all the same (no client calls a tool it was not shown), and the call and the
+    instructions say what to do."""
     params = params_from_codex(codex_config())
 
-    async def body(client: Client, _notices: list[Any]) -> tuple[int, types.CallToolResult]:
-        count = len((await client.list_tools()).tools)
-        return count, await client.call_tool("browser_tab", {"action": "query"})
+    async def body(client: Client, _notices: list[Any]) -> tuple[str, list[str], types.CallToolResult]:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        return client.instructions or "", names, await client.call_tool("browser_tab", {"action": "query"})
 
     with browser(pw, profile, env) as ext:
         assert ext.send({"type": "config/get"})["gateway"] is False
-        count, result = run_agent(params, body)
-    assert count == 0
+        instructions, names, result = run_agent(params, body)
+    assert names == FIXED
     assert result.is_error is True
-    assert "Let agents use Tabgate" in text_of(result)
+    assert "Turn on *Let agents use Tabgate* in Tabgate's popup" in text_of(result)
+    assert "NOT reachable" in instructions and "Turn on *Let agents use Tabgate*" in instructions
+
+
+def test_an_agent_that_listed_once_before_the_browser_came_calls_once_it_is_there(
+    pw: Playwright, profile: Path, env: dict[str, str]
+) -> None:
+    """codex 0.169 lists once, never again after list_changed: started before Chrome, it must still work."""
+    params = params_from_codex(codex_config())
+    listed, serving = threading.Event(), threading.Event()
+
+    async def body(client: Client, _notices: list[Any]) -> tuple[str, list[str], types.CallToolResult]:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        down = await client.call_tool("browser_tab", {"action": "query"})
+        listed.set()
+        await anyio.to_thread.run_sync(serving.wait, 120)
+        up = await client.call_tool("browser_tab", {"action": "query"})  # no tools/list in between
+        return text_of(down), names, up
+
+    default_place_free()
+    running = AgentThread(params, body)
+    running.start()
+    assert listed.wait(60)
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        serving.set()
+        down, names, up = running.outcome()
+        gateway(ext, False)
+    assert names == FIXED
+    assert "Open Chrome with Tabgate" in down
+    assert up.is_error is False, text_of(up)
+    assert json.loads(unwrapped(text_of(up))) == []  # it opened no tab and none was shared with it
 
 
 def test_reading_is_at_once_acting_asks_in_the_popup_and_allow_for_session_sticks(
@@ -207,24 +243,35 @@ def test_two_agents_at_once_each_in_its_own_session(
         gateway(ext, False)
 
 
+async def call_until(client: Client, works: bool, timeout: float = 30) -> types.CallToolResult:
+    """Call `browser_tab query` until it works (or, `works=False`, until it fails): the agent's tools stay
+    listed either way, so only a call tells where the agent stands."""
+    with anyio.fail_after(timeout):
+        while True:
+            result = await client.call_tool("browser_tab", {"action": "query"})
+            if result.is_error is not works:
+                return result
+            await anyio.sleep(0.05)
+
+
 def test_a_running_agent_survives_the_browser_closing_and_opening_again(
     pw: Playwright, profile: Path, env: dict[str, str]
 ) -> None:
     params = params_from_codex(codex_config())
     closed, reopened = threading.Event(), threading.Event()
 
-    counts: list[int] = []  # what the agent saw at each step, kept for the failure message
+    seen: list[Any] = []  # what the agent saw at each step, kept for the failure message
 
-    async def body(client: Client, notices: list[Any]) -> list[int]:
-        counts.append(len(await wait_listed(client, lambda n: "browser_page" in n)))
+    async def body(client: Client, notices: list[Any]) -> None:
+        await call_until(client, works=True)
+        tools = (await client.list_tools()).tools
+        seen.append([tool.model_dump(by_alias=True, exclude_none=True) for tool in tools])
         await anyio.to_thread.run_sync(closed.wait, 60)
-        counts.append(len(await wait_listed(client, lambda n: not n)))
-        result = await client.call_tool("browser_tab", {"action": "query"})
-        counts.append(1 if result.is_error and "open Chrome with Tabgate" in text_of(result) else -1)
+        seen.append(text_of(await call_until(client, works=False)))
+        seen.append([tool.name for tool in (await client.list_tools()).tools])
         await anyio.to_thread.run_sync(reopened.wait, 60)
-        counts.append(len(await wait_listed(client, lambda n: "browser_page" in n, timeout=60)))
+        seen.append((await call_until(client, works=True, timeout=60)).is_error)
         assert any(isinstance(n, types.ToolListChangedNotification) for n in notices)
-        return counts
 
     running = AgentThread(params, body)
     with browser(pw, profile, env) as ext:
@@ -234,14 +281,20 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
     closed.set()
     # The closed browser's host stops serving as it exits; `browser` waits for that before the next one.
     with browser(pw, profile, env) as ext:
+        gateway(ext, True)  # kept in the profile: this waits until the host serves again
         reopened.set()
         try:
             running.outcome()
         except BaseException as exc:
-            raise AssertionError(f"the agent saw {counts} before: {exc!r}") from exc
+            raise AssertionError(f"the agent saw {seen} before: {exc!r}") from exc
         finally:
             gateway(ext, False)
-    assert counts[0] > 0 and counts[1] == 0 and counts[2] == 1 and counts[3] == counts[0]
+    up, down_text, down, up_again = seen
+    # No MCP tools here: the browser lists exactly the fixed tools, as `tabgate-host mcp` does without it.
+    assert up == [tool.model_dump(by_alias=True, exclude_none=True) for tool in fixed_tools()]
+    assert down == FIXED
+    assert "open chrome with tabgate" in down_text.lower()
+    assert up_again is False
 
 
 def test_a_killed_host_is_started_again_and_the_agent_reconnects_within_5_s(
@@ -252,12 +305,11 @@ def test_a_killed_host_is_started_again_and_the_agent_reconnects_within_5_s(
     took: list[float] = []
 
     async def body(client: Client, notices: list[Any]) -> list[float]:
-        await wait_listed(client, lambda n: "browser_page" in n)
+        await client.list_tools()  # list_changed goes to an agent that has listed
+        await call_until(client, works=True)
         await anyio.to_thread.run_sync(killed.wait, 60)
         start = time.monotonic()
-        with anyio.fail_after(30):
-            while "browser_page" not in [tool.name for tool in (await client.list_tools()).tools]:
-                await anyio.sleep(0.05)
+        await call_until(client, works=True)
         took.append(time.monotonic() - start)
         assert any(isinstance(n, types.ToolListChangedNotification) for n in notices)
         return took
@@ -274,7 +326,7 @@ def test_a_killed_host_is_started_again_and_the_agent_reconnects_within_5_s(
         assert host_pid(env["TABGATE_LOG_DIR"]) != first
         assert ext.send({"type": "status"})["host"] == "connected"  # nobody pressed Reconnect
         gateway(ext, False)
-    assert seconds <= 5, f"the agent saw Tabgate's tools again {seconds:.1f} s after the host was killed"
+    assert seconds <= 5, f"the agent's call worked again {seconds:.1f} s after the host was killed"
 
 
 # -- each agent has its own tabs, and an approval binds its tab and site (contract §8.1) ---------------------

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Playwright
 
+from native_host.gateway.place import socket_paths
 from tests.core.fenced import unwrapped
-from tests.support.agents import default_place_free
+from tests.support.agents import default_place_free, served
 from tests.support.browser import Extension, grant_site_access, install_host, launch
 from tests.support.local_site import serve
 
@@ -39,7 +40,13 @@ def open_popup(ext: Extension) -> Page:
 
 
 def gateway(ext: Extension, on: bool) -> None:
+    """Switch *Let agents use Tabgate*; on, until the host serves agents (they list Tabgate's fixed tools
+    before that too, so listing does not tell a test the browser is reachable)."""
     assert ext.send({"type": "config/set", "patch": {"gateway": on}})["gateway"] is on
+    deadline = time.monotonic() + 30
+    while on and not any(served(path) for path in socket_paths()):
+        assert time.monotonic() < deadline, "the host did not start serving agents"
+        time.sleep(0.05)
 
 
 def open_site_tab(ext: Extension, site: str) -> Page:
