@@ -24,6 +24,7 @@ from hostproc import FakeBrowserSide
 from mcp import Client, StdioServerParameters
 from test_host_gateway import TAB_QUERY_TOOL, gateway_host, runtime_dir, wait_until
 
+from native_host.gateway.catalogue import fixed_tools
 from native_host.gateway.service import HANDSHAKE_SECONDS, MAX_RUNNING, MAX_SESSIONS, OUTPUT_CAP
 from tests.support.agents import codex_env, default_place_free
 from tests.support.browser import tabgate_host_bin
@@ -277,5 +278,6 @@ def test_a_tabgate_host_mcp_of_another_install_is_refused(
         tools, result = anyio.run(list_and_call, agent_started_by(str(copy), ["mcp"], runtime_dir), "codex")
         wait_until(lambda: f"{copy} mcp" in host_log(host_dirs), "the refusal in the host's log")
         assert "is not `tabgate-host mcp` of this install" in host_log(host_dirs)
-    assert tools == [] and result.is_error is True
+    assert tools == [tool.name for tool in fixed_tools()]  # listed all the same (contract §8.2)
+    assert result.is_error is True and "did not take this agent" in result.content[0].text
     assert calls_of(browser, "gateway/tools") == calls_of(browser, "gateway/call") == []
