@@ -33,6 +33,7 @@ from mcp.server import Server
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
+from pydantic import ValidationError
 
 from ..config.identity import HOST_VERSION
 from .place import GatewaySocketError, check_folder, peer_credentials, socket_paths
@@ -281,10 +282,11 @@ class AgentServer:
             try:
                 with anyio.fail_after(LIST_TIMEOUT_SECONDS):
                     result = types.ListToolsResult.model_validate(await self.link.request("tools/list", {}))
-            except (LinkDown, TimeoutError) as exc:
+            except (LinkDown, TimeoutError, ValidationError) as exc:
                 log.info("tools/list: %s", exc)
             else:
-                # Empty only while the browser side is going (gateway just turned off, browser closing).
+                # Empty only while the browser side is going (the gateway just turned off, the browser
+                # closing), or with every tool disabled by the person (a call then says so).
                 if result.tools:
                     return result
         return types.ListToolsResult(tools=_fixed_tools())
