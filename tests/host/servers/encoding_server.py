@@ -1,12 +1,14 @@
 """A test MCP server that shows a value in another form: `python encoding_server.py`.
 
-Its one tool, `show {value, form}`, answers `value` encoded as `form` (see FORMS), inside ordinary text; the
-form `split` answers two text blocks, the value's first half ending one and its second half starting the next.
+Its one tool, `show {form, value?}`, answers `value` (without one, the environment's ENC_SECRET) encoded as
+`form` (see FORMS), inside ordinary text; the form `split` answers two text blocks, the value's first half
+ending one and its second half starting the next.
 """
 
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
@@ -53,7 +55,7 @@ async def call_tool(
     ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
 ) -> types.CallToolResult:
     arguments = params.arguments or {}
-    value, form = str(arguments["value"]), str(arguments["form"])
+    value, form = str(arguments.get("value", os.environ["ENC_SECRET"])), str(arguments["form"])
     if form == "split":
         half = len(value) // 2
         blocks = [_text(f"token: {value[:half]}"), _text(f"{value[half:]} (end)")]
