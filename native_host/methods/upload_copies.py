@@ -13,10 +13,10 @@ removes its folder when it exits."""
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import threading
 from collections import deque
@@ -39,7 +39,12 @@ _PREFIX: Final = "host-"
 
 
 def _locked(path: Path) -> int | None:
-    """A descriptor of the folder `path` holding its lock, or None when another host holds it."""
+    """A descriptor of the folder `path` holding its lock, or None when another host holds it (on Windows,
+    where uploads are refused anyway, always None: nothing is removed)."""
+    if sys.platform == "win32":
+        return None
+    import fcntl
+
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -91,11 +96,13 @@ class UploadCopies:
         for _ in range(3):  # another host starting may remove a folder before we lock it: make a new one
             folder = Path(tempfile.mkdtemp(prefix=_PREFIX, dir=self._root))
             fd = _locked(folder)
-            if fd is not None and os.stat(folder).st_ino == os.fstat(fd).st_ino:
-                self._own, self._own_fd = folder, fd
-                return folder
-            if fd is not None:
-                os.close(fd)
+            if fd is None:
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                if os.stat(folder).st_ino == os.fstat(fd).st_ino:  # still the folder we made
+                    self._own, self._own_fd = folder, fd
+                    return folder
+            os.close(fd)
         raise OSError(f"could not claim a folder for upload copies in {self._root}")
 
     def copy(self, paths: Sequence[str], folders: Sequence[str]) -> list[str]:
@@ -104,6 +111,10 @@ class UploadCopies:
         checked = check_upload(paths, folders)
         if not checked:
             return []
+        if sys.platform == "win32":
+            raise UploadRefused(
+                paths[0], "cannot be uploaded: opening it without following links is not done on Windows"
+            )
         with self._lock:
             try:
                 upload = Path(tempfile.mkdtemp(prefix=f"{self._count:04d}-", dir=self._folder()))

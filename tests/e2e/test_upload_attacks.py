@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from playwright.sync_api import Page, Playwright
 from tests.e2e.conftest import empty_config
 from tests.support.browser import Extension, grant_site_access, install_host, launch
 from tests.support.gateway_browser import open_site_tab, person_tab_id, serve_page
+from tests.support.polling import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -48,10 +48,7 @@ def ext(
     grant_site_access(pw, profile, [site])
     with launch(pw, profile, env=host_env) as ext:
         ext.wait_python_ready()
-        deadline = time.monotonic() + 30
-        while ext.send({"type": "status"})["host"] != "connected":
-            assert time.monotonic() < deadline, "the host did not connect"
-            time.sleep(0.1)
+        wait_for(lambda: ext.send({"type": "status"})["host"] == "connected", "the host connected")
         yield ext
 
 
@@ -99,26 +96,25 @@ def look_alike(original: Path, forged: Path, text: str) -> None:
     os.utime(forged, ns=(status.st_atime_ns, status.st_mtime_ns))
 
 
-def test_a_folder_swapped_for_a_link_after_the_check_never_reaches_the_page(
-    ext: Extension, page: Page, disk: Path
-) -> None:
-    notes = disk / "allowed" / "sub" / "notes.txt"
-    uploaded = upload(ext, page, notes)
-    assert uploaded["success"] is True, uploaded["output"]["output"]
-    look_alike(notes, disk / "outside" / "notes.txt", "SECRET text")
+def folder_to_link(disk: Path) -> None:
+    """The checked file's folder becomes a link to another holding a look-alike of the file."""
+    look_alike(disk / "allowed" / "sub" / "notes.txt", disk / "outside" / "notes.txt", "SECRET text")
     (disk / "allowed" / "sub").rename(disk / "allowed" / "sub-was")
     (disk / "allowed" / "sub").symlink_to(disk / "outside")
-    assert page.evaluate("readFiles()") == ["notes.txt: checked text"]
 
 
-def test_a_file_swapped_for_a_fifo_after_the_check_never_reaches_the_page(
-    ext: Extension, page: Page, disk: Path
+def file_to_fifo(disk: Path) -> None:
+    (disk / "allowed" / "sub" / "notes.txt").unlink()
+    os.mkfifo(disk / "allowed" / "sub" / "notes.txt")
+
+
+@pytest.mark.parametrize("change", [folder_to_link, file_to_fifo])
+def test_a_path_changed_after_the_check_never_reaches_the_page(
+    ext: Extension, page: Page, disk: Path, change: Callable[[Path], None]
 ) -> None:
-    notes = disk / "allowed" / "sub" / "notes.txt"
-    uploaded = upload(ext, page, notes)
+    uploaded = upload(ext, page, disk / "allowed" / "sub" / "notes.txt")
     assert uploaded["success"] is True, uploaded["output"]["output"]
-    notes.unlink()
-    os.mkfifo(notes)
+    change(disk)
     assert page.evaluate("readFiles()") == ["notes.txt: checked text"]
 
 
