@@ -2,8 +2,9 @@
 and URL-safe, padded or not, and at each of the 3 byte alignments inside a longer base64 text), hex (lower and
 upper case) and URL-encoded; with whitespace and zero-width or other format characters (Cf) inside it ignored.
 
-Cost: a text is first stripped of ignorable characters in one regex pass and each form looked up with `in`;
-only a form found there is matched again, tolerantly, to find its place in the original. Secrets shorter than
+Cost: a text is first stripped of ignorable characters (as bytes when it is ASCII, by a regex otherwise) and
+each form looked up with `in`; only a form found there is matched again, tolerantly, to find its place in the
+original. Secrets shorter than
 `MIN_ENCODED` characters are matched as written only: their encodings are a few characters long and would
 blank out ordinary words."""
 
@@ -26,6 +27,7 @@ IGNORED_CLASS: Final = (
     r"\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
 )
 _IGNORED: Final = re.compile(f"[{IGNORED_CLASS}]+")
+_ASCII_SPACE: Final = bytes(code for code in range(128) if chr(code).isspace())
 _PERCENT: Final = re.compile(r"%[0-9A-F]{2}")
 
 
@@ -76,16 +78,21 @@ def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
 class SecretForms:
     """Every form of a set of secrets; `spans` says where they are in a text."""
 
-    forms: frozenset[str]
+    forms: tuple[tuple[str, bytes], ...]  # each form, and its bytes for ASCII texts
 
     @classmethod
     def of(cls, secrets: Iterable[str]) -> SecretForms:
-        return cls(frozenset(form for secret in secrets for form in forms(secret)))
+        found = {form for secret in secrets for form in forms(secret)}
+        return cls(tuple((form, form.encode()) for form in sorted(found)))
+
+    def _present(self, text: str) -> list[str]:
+        if text.isascii():  # the common case, in bytes: stripping and looking up run at C speed
+            stripped = text.encode("ascii").translate(None, _ASCII_SPACE)
+            return [form for form, raw in self.forms if raw in stripped]
+        unicode = _IGNORED.sub("", text)
+        return [form for form, _ in self.forms if form in unicode]
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where any form is in `text` (ignorable characters inside included), sorted, not overlapping."""
-        if not self.forms:
-            return []
-        stripped = _IGNORED.sub("", text)
-        present = [form for form in self.forms if form in stripped]
+        present = self._present(text) if self.forms else []
         return _merged(m.span() for form in present for m in _tolerant(form).finditer(text))

@@ -9,8 +9,10 @@ import contextlib
 import json
 import re
 import shutil
+import sys
 import tempfile
 import time
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from hostproc import FakeBrowserSide
 from mcp import Client, StdioServerParameters
 
 from native_host.config.redact import REDACTED, Scrubber, scrub_data, worth_hiding
+from native_host.config.secret_forms import IGNORED_CLASS
 from tests.host.servers.encoding_server import FORMS as FORMS_SHOWN
 from tests.support.browser import tabgate_host_bin
 
@@ -213,3 +216,11 @@ def test_what_the_gateway_answers_an_agent_is_scrubbed_too(host_dirs: HostDirs, 
 
             result = anyio.run(agent)
     assert result.content == [types.TextContent(type="text", text=f"your key is {REDACTED}")]
+
+
+def test_the_ignored_characters_are_whitespace_and_every_format_character_of_this_pythons_unicode() -> None:
+    ignored = re.compile(f"[{IGNORED_CLASS}]")
+    expected = {
+        c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace() or unicodedata.category(c) == "Cf"
+    }
+    assert {c for c in map(chr, range(sys.maxunicode + 1)) if ignored.match(c)} == expected
