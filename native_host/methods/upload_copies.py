@@ -32,6 +32,7 @@ from .uploads import UploadRefused, check_upload
 log = logging.getLogger(__name__)
 
 MAX_UPLOAD_BYTES: Final = 256 * 1024 * 1024  # one upload, all its files
+MAX_FILES: Final = 256  # one upload
 KEEP: Final = 16
 KEEP_BYTES: Final = 512 * 1024 * 1024
 _CHUNK: Final = 1024 * 1024
@@ -108,6 +109,10 @@ class UploadCopies:
     def copy(self, paths: Sequence[str], folders: Sequence[str]) -> list[str]:
         """Check `paths` against `folders`, copy each file opened without following links, and answer the
         copies' paths in order; UploadRefused for the first that may not be uploaded."""
+        if len(paths) > MAX_FILES:
+            raise UploadRefused(
+                paths[MAX_FILES], f"is one file too many: an upload takes at most {MAX_FILES}"
+            )
         checked = check_upload(paths, folders)
         if not checked:
             return []

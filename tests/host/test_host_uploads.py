@@ -13,7 +13,7 @@ import pytest
 from conftest import HostDirs, running_host
 from hostproc import HostError, HostProcess
 
-from native_host.methods.upload_copies import KEEP, UploadCopies
+from native_host.methods.upload_copies import KEEP, MAX_FILES, UploadCopies
 from native_host.methods.upload_open import open_checked
 from native_host.methods.uploads import UploadRefused
 
@@ -174,6 +174,8 @@ def test_copies_are_bounded_kept_for_a_while_and_removed_when_no_host_holds_them
             UploadRefused, match="is too big: the files of one upload are copied, at most 10 "
         ):
             small.copy([report, report], [allowed])
+        with pytest.raises(UploadRefused, match=f"is one file too many: an upload takes at most {MAX_FILES}"):
+            small.copy([report] * (MAX_FILES + 1), [allowed])
         first = small.copy([report], [allowed])
         later = [small.copy([report], [allowed]) for _ in range(KEEP)]
         assert not Path(first[0]).exists() and all(Path(copy[0]).exists() for copy in later)
