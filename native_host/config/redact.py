@@ -13,7 +13,7 @@ import re
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from .secret_forms import SecretForms
@@ -102,7 +102,20 @@ def _cut(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join([*parts, text[done:]])
 
 
-class KnownSecrets:
+class Redacting:
+    """Texts with the secrets of `_redaction` taken out."""
+
+    _redaction: _Redaction
+
+    def __call__(self, text: str) -> str:
+        return self._redaction(text)
+
+    def blocks(self, texts: list[str]) -> list[str]:
+        """Neighbouring texts, read as one: a secret split between two is found too."""
+        return self._redaction.blocks(texts)
+
+
+class KnownSecrets(Redacting):
     """Every secret any Scrubber knows, for logs and for what goes to the browser; shared by the threads."""
 
     def __init__(self) -> None:
@@ -119,13 +132,6 @@ class KnownSecrets:
             self._urls.update(urls)
             self._redaction = _Redaction.of(self._secrets, self._urls)
 
-    def __call__(self, text: str) -> str:
-        """The configured secrets taken out of `text`."""
-        return self._redaction(text)
-
-    def blocks(self, texts: list[str]) -> list[str]:
-        return self._redaction.blocks(texts)
-
     def log_line(self, text: str) -> str:
         """Also any URL's password: libraries log the URLs they request, configured or not."""
         text = self(text)
@@ -136,7 +142,7 @@ class KnownSecrets:
 KNOWN_SECRETS: Final = KnownSecrets()
 
 
-class Scrubber:
+class Scrubber(Redacting):
     """Replaces known secret values, in any common form, and secret-bearing URLs in any text."""
 
     def __init__(self, secrets: Iterable[str] = (), urls: Iterable[str] = ()) -> None:
@@ -144,18 +150,6 @@ class Scrubber:
         redacted = {url: redact_url(url) for url in urls if redact_url(url) != url}
         self._redaction = _Redaction.of(hidden, redacted)
         KNOWN_SECRETS.add(hidden, redacted)
-
-    def __call__(self, text: str) -> str:
-        return self._redaction(text)
-
-    def blocks(self, texts: list[str]) -> list[str]:
-        return self._redaction.blocks(texts)
-
-
-class Redactor(Protocol):
-    def __call__(self, text: str) -> str: ...
-
-    def blocks(self, texts: list[str]) -> list[str]: ...
 
 
 def _base64(item: dict[str, Any], key: str) -> bool:
@@ -178,7 +172,7 @@ def _texts(items: list[Any]) -> list[tuple[int, int]]:
     return runs
 
 
-def _scrub_list(items: list[Any], scrub: Redactor) -> list[Any]:
+def _scrub_list(items: list[Any], scrub: Redacting) -> list[Any]:
     out = [scrub_data(item, scrub) for item in items]
     # A secret split between neighbouring blocks is whole again when they are read one after the other.
     for start, end in _texts(items):
@@ -187,7 +181,7 @@ def _scrub_list(items: list[Any], scrub: Redactor) -> list[Any]:
     return out
 
 
-def scrub_data(value: Any, scrub: Redactor) -> Any:
+def scrub_data(value: Any, scrub: Redacting) -> Any:
     """A JSON value with the secrets taken out of every string in it, keys included (base64 payloads kept),
     and out of neighbouring texts of a list read together."""
     if isinstance(value, str):
