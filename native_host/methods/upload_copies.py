@@ -124,8 +124,7 @@ class UploadCopies:
             try:
                 upload = Path(tempfile.mkdtemp(prefix=f"{self._count:04d}-", dir=self._folder()))
             except OSError as exc:
-                where = paths[0] if paths else str(self._root)
-                raise UploadRefused(where, f"cannot be copied for Chrome ({exc})") from None
+                raise _not_copied(paths[0], exc) from None
             self._count += 1
             try:
                 copies, size = self._copy_all(checked, upload)
@@ -143,13 +142,15 @@ class UploadCopies:
             with open(source, "rb") as reading:
                 if total + status.st_size > self._max_bytes:
                     raise _too_big(path, self._max_bytes)
-                into = upload / str(index)
-                into.mkdir(mode=0o700)
-                copy = into / resolved.name
-                total += _copy_file(reading, copy, self._max_bytes - total)
+                copy = upload / str(index) / resolved.name
+                try:
+                    copy.parent.mkdir(mode=0o700)
+                    total += _copy_file(reading, copy, self._max_bytes - total)
+                    os.utime(copy, ns=(status.st_atime_ns, status.st_mtime_ns))  # the page sees lastModified
+                except OSError as exc:  # a full disk, say
+                    raise _not_copied(path, exc) from None
                 if total > self._max_bytes:  # the file grew while being copied
                     raise _too_big(path, self._max_bytes)
-                os.utime(copy, ns=(status.st_atime_ns, status.st_mtime_ns))  # the page sees lastModified
             copies.append(str(copy))
         return copies, total
 
@@ -168,6 +169,10 @@ class UploadCopies:
                 os.close(self._own_fd)
             self._own = self._own_fd = None
             self._kept.clear()
+
+
+def _not_copied(path: str, error: OSError) -> UploadRefused:
+    return UploadRefused(path, f"cannot be copied for Chrome ({error})")
 
 
 def _too_big(path: str, limit: int) -> UploadRefused:
