@@ -314,7 +314,8 @@ CHECK_UPLOAD_LIMIT_MS = 10_000
 
 async def _checked_paths(ctx: PageContext, paths: list[str]) -> list[str]:
     """The host resolves each path on disk (symlinks followed) and accepts only regular files inside the
-    allowed folders (contract §8.1): Pyodide cannot see the disk, so the check is not made here."""
+    allowed folders (contract §8.1), answering with its private copies of them, which Chrome reads later
+    (§8.2): Pyodide cannot see the disk, so the check is not made here."""
     how = (
         'Allow a folder by adding it to uploadDirs in the Tabgate config (config/set {"uploadDirs": [...]}).'
     )

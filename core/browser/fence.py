@@ -1,6 +1,8 @@
 """Page text is data, not instructions (contract §7.1): text taken from a page reaches the model between two
 marker lines that carry one random nonce, new for every answer. The page cannot end the block early: it cannot
-guess the nonce, and any marker it writes itself (with whatever nonce) is shown with its nonce replaced.
+guess the nonce, and any marker it writes itself (with whatever nonce) is shown with its nonce replaced, a
+look-alike too (contract §8.2: Cyrillic or Greek letters, fullwidth digits, zero-width characters, other
+dashes; see `lookalike`).
 
 Tabgate's own words (errors, `Clicked e3.`, continuation hints) stay outside the block: an action that returns
 page text returns a `PageText` (its own words before and after, the page's text between), and the browser
@@ -12,6 +14,8 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass
+
+from .lookalike import Folded, fold
 
 # The one sentence every browser tool's description carries.
 RULE = (
@@ -32,16 +36,25 @@ def new_nonce() -> str:
     return secrets.token_hex(8)
 
 
-def _defuse(match: re.Match[str]) -> str:
+def _forged(match: re.Match[str]) -> bool:
     prefix, digits = match.group(1), match.group(2)
-    if prefix.startswith("-") or len(digits) >= _MIN_BARE_NONCE:
-        return prefix + _REPLACED
-    return match.group(0)
+    return prefix.startswith("-") or len(digits) >= _MIN_BARE_NONCE
 
 
 def defuse(text: str) -> str:
-    """The page's text with every marker-like nonce replaced, so no line of it can end the block."""
-    return _FORGED.sub(_defuse, text)
+    """The page's text with every marker-like nonce replaced, so no line of it can end the block. Markers are
+    looked for in the folded text; only a forged marker's nonce (as the page wrote it) is replaced."""
+    folded = fold(text)
+    if not any(_forged(match) for match in _FORGED.finditer(folded)):
+        return text  # the common case: no marker, and no work to map the folded text back
+    view = Folded.of(text)
+    parts, done = [], 0
+    for match in _FORGED.finditer(view.text):
+        if _forged(match):
+            start, end = view.span(*match.span(2))
+            parts += [text[done:start], _REPLACED]
+            done = end
+    return "".join([*parts, text[done:]])
 
 
 def opening(nonce: str) -> str:

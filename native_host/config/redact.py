@@ -1,5 +1,7 @@
 """Keeping secrets out of output, logs and error messages.
 
+A secret is found as written and in its common encodings, with whitespace and zero-width characters inside
+ignored (`secret_forms`), and when split between neighbouring texts of a list (content blocks).
 Every `Scrubber` also adds what it knows to `KNOWN_SECRETS`, the process's one set: the host's log formatter
 applies it to every line it writes, and the dispatcher to every result it sends the browser (tool results and
 resource contents included), so a configured secret that a server echoes never reaches the history or an
@@ -9,14 +11,19 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from .secret_forms import SecretForms
 
 REDACTED = "[redacted]"
 _MIN_SECRET = 4  # shorter values would blank out ordinary words
 # Values that configure rather than guard (DEBUG=true, PORT=8080): hiding them would blank out ordinary text.
 _TRIVIAL: Final = re.compile(r"(?i)true|false|yes|no|on|off|null|none|[+-]?\d+(?:\.\d+)?")
+# An `Authorization`-style value: its credential alone is a secret too (a server may echo just the token).
+_AUTH_SCHEME: Final = re.compile(r"(?i)(?:bearer|basic|token|bot)\s+(?P<credential>\S+)")
 # user:password@ in any URL, configured or not (libraries log the URLs they request).
 # Bounded repeats keep the search linear on long lines (an unbounded scheme would rescan every letter).
 _URL_PASSWORD: Final = re.compile(
@@ -46,41 +53,84 @@ def worth_hiding(value: str) -> bool:
     return len(value) >= _MIN_SECRET and _TRIVIAL.fullmatch(value) is None
 
 
-def _pairs(secrets: Iterable[str], urls: Iterable[str]) -> dict[str, str]:
-    pairs = {secret: REDACTED for secret in secrets if worth_hiding(secret)}
-    pairs.update({url: redact_url(url) for url in urls if redact_url(url) != url})
-    return pairs
+def _hidden(values: Iterable[str]) -> set[str]:
+    """The values worth hiding, and the credential of an `Authorization` value on its own as well."""
+    hidden: set[str] = set()
+    for value in values:
+        credential = _AUTH_SCHEME.fullmatch(value.strip())
+        hidden.update(v for v in (value, credential and credential["credential"]) if v and worth_hiding(v))
+    return hidden
 
 
-def _replace_all(text: str, pairs: list[tuple[str, str]]) -> str:
-    for secret, replacement in pairs:
-        text = text.replace(secret, replacement)
-    return text
+@dataclass(frozen=True, slots=True)
+class _Redaction:
+    """One set of secrets made ready: secret-bearing URLs replaced as written, then every form of a secret."""
+
+    urls: tuple[tuple[str, str], ...]
+    secrets: SecretForms
+
+    @classmethod
+    def of(cls, secrets: Iterable[str], urls: dict[str, str]) -> _Redaction:
+        # Longest first, so a URL that contains another is replaced whole.
+        return cls(tuple(sorted(urls.items(), key=lambda pair: -len(pair[0]))), SecretForms.of(secrets))
+
+    def blocks(self, texts: list[str]) -> list[str]:
+        """`texts` (neighbours, read as one text) with every secret taken out, also one split between two."""
+        for url, replacement in self.urls:
+            texts = [text.replace(url, replacement) for text in texts]
+        joined = "".join(texts)
+        spans = self.secrets.spans(joined)
+        if not spans:
+            return texts
+        out, start = [], 0
+        for text in texts:
+            end = start + len(text)
+            cuts = [(max(a, start) - start, min(b, end) - start) for a, b in spans if a < end and b > start]
+            out.append(_cut(text, cuts))
+            start = end
+        return out
+
+    def __call__(self, text: str) -> str:
+        return self.blocks([text])[0]
 
 
-def _longest_first(pairs: dict[str, str]) -> list[tuple[str, str]]:
-    # Longest first, so a secret that contains another is replaced whole.
-    return sorted(pairs.items(), key=lambda pair: -len(pair[0]))
+def _cut(text: str, spans: list[tuple[int, int]]) -> str:
+    parts, done = [], 0
+    for start, end in spans:
+        parts += [text[done:start], REDACTED]
+        done = end
+    return "".join([*parts, text[done:]])
 
 
-class KnownSecrets:
+class Redacting:
+    """Texts with the secrets of `_redaction` taken out."""
+
+    _redaction: _Redaction
+
+    def __call__(self, text: str) -> str:
+        return self._redaction(text)
+
+    def blocks(self, texts: list[str]) -> list[str]:
+        """Neighbouring texts, read as one: a secret split between two is found too."""
+        return self._redaction.blocks(texts)
+
+
+class KnownSecrets(Redacting):
     """Every secret any Scrubber knows, for logs and for what goes to the browser; shared by the threads."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._known: dict[str, str] = {}
-        self._pairs: list[tuple[str, str]] = []
+        self._secrets: set[str] = set()
+        self._urls: dict[str, str] = {}
+        self._redaction = _Redaction.of((), {})
 
-    def add(self, pairs: dict[str, str]) -> None:
+    def add(self, secrets: set[str], urls: dict[str, str]) -> None:
         with self._lock:
-            if pairs.items() <= self._known.items():
+            if secrets <= self._secrets and urls.items() <= self._urls.items():
                 return
-            self._known.update(pairs)
-            self._pairs = _longest_first(self._known)
-
-    def __call__(self, text: str) -> str:
-        """The configured secrets taken out of `text`."""
-        return _replace_all(text, self._pairs)
+            self._secrets |= secrets
+            self._urls.update(urls)
+            self._redaction = _Redaction.of(self._secrets, self._urls)
 
     def log_line(self, text: str) -> str:
         """Also any URL's password: libraries log the URLs they request, configured or not."""
@@ -92,16 +142,14 @@ class KnownSecrets:
 KNOWN_SECRETS: Final = KnownSecrets()
 
 
-class Scrubber:
-    """Replaces known secret values (and secret-bearing URLs) in any text."""
+class Scrubber(Redacting):
+    """Replaces known secret values, in any common form, and secret-bearing URLs in any text."""
 
     def __init__(self, secrets: Iterable[str] = (), urls: Iterable[str] = ()) -> None:
-        pairs = _pairs(secrets, urls)
-        self._pairs = _longest_first(pairs)
-        KNOWN_SECRETS.add(pairs)
-
-    def __call__(self, text: str) -> str:
-        return _replace_all(text, self._pairs)
+        hidden = _hidden(secrets)
+        redacted = {url: redact_url(url) for url in urls if redact_url(url) != url}
+        self._redaction = _Redaction.of(hidden, redacted)
+        KNOWN_SECRETS.add(hidden, redacted)
 
 
 def _base64(item: dict[str, Any], key: str) -> bool:
@@ -110,8 +158,32 @@ def _base64(item: dict[str, Any], key: str) -> bool:
     return (key == "data" and item.get("type") in ("image", "audio")) or (key == "blob" and "uri" in item)
 
 
-def scrub_data(value: Any, scrub: Callable[[str], str]) -> Any:
-    """A JSON value with the secrets taken out of every string in it, keys included (base64 payloads kept)."""
+def _texts(items: list[Any]) -> list[tuple[int, int]]:
+    """The runs of 2 or more neighbouring items with a `text` (content blocks, resource contents)."""
+    runs, start = [], None
+    for index, item in enumerate([*items, None]):
+        has_text = isinstance(item, dict) and isinstance(item.get("text"), str)
+        if has_text and start is None:
+            start = index
+        elif not has_text and start is not None:
+            if index - start > 1:
+                runs.append((start, index))
+            start = None
+    return runs
+
+
+def _scrub_list(items: list[Any], scrub: Redacting) -> list[Any]:
+    out = [scrub_data(item, scrub) for item in items]
+    # A secret split between neighbouring blocks is whole again when they are read one after the other.
+    for start, end in _texts(items):
+        texts = scrub.blocks([item["text"] for item in out[start:end]])
+        out[start:end] = [{**item, "text": text} for item, text in zip(out[start:end], texts, strict=True)]
+    return out
+
+
+def scrub_data(value: Any, scrub: Redacting) -> Any:
+    """A JSON value with the secrets taken out of every string in it, keys included (base64 payloads kept),
+    and out of neighbouring texts of a list read together."""
     if isinstance(value, str):
         return scrub(value)
     if isinstance(value, dict):
@@ -120,5 +192,5 @@ def scrub_data(value: Any, scrub: Callable[[str], str]) -> Any:
             for key, item in value.items()
         }
     if isinstance(value, list):
-        return [scrub_data(item, scrub) for item in value]
+        return _scrub_list(value, scrub)
     return value

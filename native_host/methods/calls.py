@@ -1,5 +1,5 @@
 """The requests that act: a server's tool, a resource read, a prompt fetched; and the host's own check of the
-files a page upload may send."""
+files a page upload may send (answered with private copies of them)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from ..servers.manager import ConnectionManager
 from ..servers.replies import to_json
 from .params import Params, parse_params
 from .server_use import use
-from .uploads import UploadRefused, check_upload
+from .upload_copies import UploadCopies
+from .uploads import UploadRefused
 
 
 class CallParams(Params):
@@ -46,9 +47,10 @@ class UploadParams(Params):
 
 
 class Calls:
-    def __init__(self, manager: ConnectionManager, outbox: Outbox) -> None:
+    def __init__(self, manager: ConnectionManager, outbox: Outbox, uploads: UploadCopies) -> None:
         self.manager = manager
         self._outbox = outbox
+        self._uploads = uploads
 
     async def tools_call(self, request: Request) -> JsonObject:
         params = parse_params(CallParams, request)
@@ -90,7 +92,7 @@ class Calls:
     async def files_check_upload(self, request: Request) -> JsonObject:
         params = parse_params(UploadParams, request)
         try:
-            paths = await anyio.to_thread.run_sync(check_upload, params.paths, params.folders)
+            paths = await anyio.to_thread.run_sync(self._uploads.copy, params.paths, params.folders)
         except UploadRefused as exc:
             raise McpRequestError(ErrorCode.INVALID_PARAMS, str(exc)) from None
         return {"paths": paths}

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from core.capabilities import ServerStatus
 
 from ..config.loading import load_config
-from ..config.paths import default_config_path, log_dir
+from ..config.paths import data_dir, default_config_path, log_dir
 from ..config.preview import preview_statuses
 from ..config.redact import KNOWN_SECRETS, scrub_data
 from ..gateway.service import Gateway
@@ -37,6 +37,7 @@ from .listings import Listings
 from .params import Params
 from .server_admin import ServerAdmin
 from .table import LOOP_METHODS
+from .upload_copies import UploadCopies
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +65,10 @@ class Dispatcher:
         self._running: dict[RequestId, anyio.CancelScope] = {}
         self._manager: ConnectionManager | None = None
         self._methods: dict[str, Callable[[Request], Awaitable[object]]] = {}
+        self._uploads = UploadCopies(data_dir() / "uploads")
 
     async def __aenter__(self) -> Dispatcher:
+        await anyio.to_thread.run_sync(self._uploads.remove_leftovers)
         config = load_config(self._config_path)
         for problem in config.problems:
             log.warning("config: %s", problem)
@@ -88,7 +91,7 @@ class Dispatcher:
         self._board.replace(statuses)
         handlers = (
             Listings(self._manager),
-            Calls(self._manager, self._outbox),
+            Calls(self._manager, self._outbox, self._uploads),
             ServerAdmin(self._manager, self._config_path, self._browser),
         )
         self._methods = {method: _handler(handlers, name) for method, name in LOOP_METHODS.items()}
@@ -98,6 +101,7 @@ class Dispatcher:
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        self._uploads.close()
         if self._manager is not None:
             await self._manager.__aexit__(exc_type, exc, tb)
 

@@ -2,7 +2,8 @@
 
 Each path is resolved with every symlink followed, and accepted only as a regular file whose resolved path
 lies inside one of the resolved allowed folders (compared by path components, so `/a/b` never allows `/a/bc`).
-The answer is the resolved paths, which are what gets uploaded: a link swapped afterwards changes nothing."""
+What is uploaded is a copy of the file found at the resolved path without following links (`upload_copies`),
+so a link swapped in after this check changes nothing."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ class UploadRefused(Exception):
         super().__init__(f"upload refused: {path!r} {why}")
 
 
-def _kind(mode: int) -> str:
+def kind(mode: int) -> str:
     kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a fifo"), (stat.S_ISSOCK, "a socket"))
     return next((name for test, name in kinds if test(mode)), "a device or special file")
 
@@ -36,8 +37,9 @@ def _resolved(path: str) -> Path:
         raise UploadRefused(path, f"cannot be resolved ({exc})") from None
 
 
-def check_upload(paths: Sequence[str], folders: Sequence[str]) -> list[str]:
-    """The resolved paths, in order; raises UploadRefused for the first one that may not be uploaded."""
+def check_upload(paths: Sequence[str], folders: Sequence[str]) -> list[tuple[str, Path]]:
+    """Each path with its resolved path, in order; raises UploadRefused for the first one that may not be
+    uploaded."""
     allowed = []
     for folder in folders:
         try:
@@ -49,10 +51,10 @@ def check_upload(paths: Sequence[str], folders: Sequence[str]) -> list[str]:
         real = _resolved(path)
         mode = real.stat().st_mode
         if not stat.S_ISREG(mode):
-            raise UploadRefused(path, f"is not a regular file ({real} is {_kind(mode)})")
+            raise UploadRefused(path, f"is not a regular file ({real} is {kind(mode)})")
         if not any(real.is_relative_to(folder) for folder in allowed):
             where = ", ".join(str(folder) for folder in allowed) or "none"
             shown = f" (it is {real})" if str(real) != path else ""
             raise UploadRefused(path, f"is outside every allowed folder{shown}; allowed: {where}")
-        resolved.append(str(real))
+        resolved.append((path, real))
     return resolved

@@ -4,11 +4,15 @@ short or plain values (settings such as `true` or `8080`) leave ordinary text al
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
+import re
 import shutil
+import sys
 import tempfile
 import time
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,8 @@ from hostproc import FakeBrowserSide
 from mcp import Client, StdioServerParameters
 
 from native_host.config.redact import REDACTED, Scrubber, scrub_data, worth_hiding
+from native_host.config.secret_forms import IGNORED_CLASS
+from tests.host.servers.encoding_server import FORMS as FORMS_SHOWN
 from tests.support.browser import tabgate_host_bin
 
 pytestmark = pytest.mark.host
@@ -62,6 +68,83 @@ def test_a_secret_echoed_by_a_server_arrives_redacted(host_dirs: HostDirs) -> No
         )
         everything = json.dumps([host.notifications, host.call("servers/list")])
     assert SECRET not in everything and HEADER not in everything
+
+
+ENV_SECRET = "sk-env-0123456789"
+BEARER = "brr/token+55=66&77"  # URL-encoding changes it
+CREDENTIAL = "hdr-cred-4242abcd"  # sent as `Authorization: Bearer …`: the credential alone is a secret too
+FORMS = [*FORMS_SHOWN, "split"]
+
+
+def encoding_config() -> str:
+    remote = (
+        '[mcp_servers.remote]\nurl = "http://127.0.0.1:9/mcp"\nbearer_token_env_var = "TG_TEST_BEARER"\n'
+        f'http_headers = {{ Authorization = "Bearer {CREDENTIAL}" }}\n'
+    )
+    return (
+        stdio_server("enc", "encoding_server.py", extra=f"env = {{ ENC_SECRET = {toml_str(ENV_SECRET)} }}")
+        + remote
+    )
+
+
+def test_a_secret_a_server_encodes_splits_or_breaks_up_arrives_redacted(host_dirs: HostDirs) -> None:
+    leaked = []
+    with running_host(host_dirs, encoding_config(), env={"TG_TEST_BEARER": BEARER}) as host:
+        host.initialize()
+        host.wait_ready("enc")
+        for secret in (ENV_SECRET, BEARER, CREDENTIAL):
+            for form in FORMS:
+                arguments = {"value": secret, "form": form}
+                shown = host.call("tools/call", {"server": "enc", "tool": "show", "arguments": arguments})
+                texts = [block["text"] for block in shown["content"]]
+                assert texts[0].startswith("token: ") and texts[-1].endswith(" (end)"), (form, texts)
+                # As the server sent it, spaces and zero-width characters taken out.
+                sent = FORMS_SHOWN[form](secret) if form in FORMS_SHOWN else secret
+                if _bare(sent) in _bare("".join(texts)) or not all(REDACTED in text for text in texts):
+                    leaked.append((secret, form, texts))
+    assert leaked == []
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"[\s\u200b]", "", text)
+
+
+def test_base64_at_every_alignment_and_alphabet_and_the_short_secret_rule() -> None:
+    scrub = Scrubber([BEARER, "s3cret"])
+    for lead in ("", "a", "ab", "abc", "abcd"):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            plain = f"{lead}Authorization: {BEARER}\n"
+            shown = scrub(f"data {encode(plain.encode()).decode()} data")
+            assert REDACTED in shown and shown.startswith("data ") and shown.endswith(" data"), shown
+            assert len(shown) < len(f"data {encode(plain.encode()).decode()} data")
+    # Lower-case percent escapes, and a secret broken by a soft hyphen and a line break.
+    assert scrub("q=brr%2ftoken%2b55%3d66%2677&x") == f"q={REDACTED}&x"
+    assert scrub(f"key {BEARER[:6]}\u00ad\n{BEARER[6:]} end") == f"key {REDACTED} end"
+    # Shorter than 8 characters: as written (spaces and zero-width characters inside ignored), never encoded,
+    # whose few characters would blank out ordinary words.
+    assert scrub("s3c\u200bret czNjcmV0 733363726574") == f"{REDACTED} czNjcmV0 733363726574"
+
+
+def test_a_secret_split_between_neighbouring_texts_is_found_and_other_items_break_the_run() -> None:
+    scrub = Scrubber([ENV_SECRET])
+    content = [
+        {"type": "text", "text": f"a {ENV_SECRET[:5]}"},
+        {"type": "text", "text": ENV_SECRET[5:10]},
+        {"type": "text", "text": f"{ENV_SECRET[10:]} b"},
+        {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+        {"type": "text", "text": ENV_SECRET[:9]},
+        {"type": "text", "text": "unrelated"},
+    ]
+    assert scrub_data({"content": content}, scrub)["content"] == [
+        {"type": "text", "text": f"a {REDACTED}"},
+        {"type": "text", "text": REDACTED},
+        {"type": "text", "text": f"{REDACTED} b"},
+        content[3],
+        {"type": "text", "text": ENV_SECRET[:9]},  # half a secret alone is not the secret
+        {"type": "text", "text": "unrelated"},
+    ]
+    contents = [{"uri": "u://1", "text": ENV_SECRET[:8]}, {"uri": "u://2", "text": ENV_SECRET[8:]}]
+    assert [c["text"] for c in scrub_data({"contents": contents}, scrub)["contents"]] == [REDACTED] * 2
 
 
 def test_the_one_rule_for_what_counts_as_a_secret() -> None:
@@ -133,3 +216,11 @@ def test_what_the_gateway_answers_an_agent_is_scrubbed_too(host_dirs: HostDirs, 
 
             result = anyio.run(agent)
     assert result.content == [types.TextContent(type="text", text=f"your key is {REDACTED}")]
+
+
+def test_the_ignored_characters_are_whitespace_and_every_format_character_of_this_pythons_unicode() -> None:
+    ignored = re.compile(f"[{IGNORED_CLASS}]")
+    expected = {
+        c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace() or unicodedata.category(c) == "Cf"
+    }
+    assert {c for c in map(chr, range(sys.maxunicode + 1)) if ignored.match(c)} == expected
