@@ -1,6 +1,6 @@
-"""IP-address hosts as the WHATWG URL standard (and so Chrome) reads them: `0x7f.1`, `2130706433` and `0177.0.0.1`
-are all 127.0.0.1, and an IPv6 address is spelled in one canonical way. Each function returns None where the
-standard fails the host, so the caller refuses the URL with its own words."""
+"""IP-address hosts as the WHATWG URL standard (and so Chrome) reads them: `0x7f.1`, `2130706433` and
+`0177.0.0.1` are all 127.0.0.1, and an IPv6 address is spelled in one canonical way. Each function returns
+None where the standard fails the host, so the caller refuses the URL in its own words."""
 
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ def _compressed(address: list[int], piece: int, compress: int) -> list[int] | No
 
 
 def ipv6(text: str) -> str | None:
-    """The bracketed canonical spelling of an IPv6 host (`[::1]`) as URL.origin shows it; None when invalid."""
+    """The bracketed canonical spelling of an IPv6 host (`[::1]`), as URL.origin shows it; None if invalid."""
     pieces = _ipv6_pieces(text)
     if pieces is None:
         return None
