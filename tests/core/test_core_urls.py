@@ -5,13 +5,12 @@ test data."""
 
 from __future__ import annotations
 
-import json
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
+from url_corpus import DIFFERENTIAL, WPT, tabgate_site
 
 from core.browser.navigation import BrowserNavigationArgs
 from core.browser.tab import BrowserTabArgs
@@ -21,19 +20,7 @@ from core.browser.web_url import MAX_URL_CHARS, UrlRefused, read_web_url
 
 pytestmark = pytest.mark.unit
 
-CORPUS = Path(__file__).resolve().parent / "fixtures" / "urls"
-DIFFERENTIAL: list[dict[str, Any]] = json.loads((CORPUS / "differential.json").read_text("utf-8"))["cases"]
-WPT: list[dict[str, Any]] = json.loads((CORPUS / "wpt_urltestdata.json").read_text("utf-8"))["cases"]
 KINDS = sorted({case["kind"] for case in DIFFERENTIAL})
-
-
-def tabgate_site(url: str) -> str | None:
-    """The site Tabgate navigates under for `url`; None when it refuses the URL."""
-    try:
-        check_navigable(url)
-    except UrlRefused:
-        return None
-    return site_of(url)
 
 
 def test_the_corpus_covers_every_kind_of_differential() -> None:
