@@ -23,7 +23,8 @@ from core.browser.ip_hosts import ends_in_a_number, ipv4, ipv6
 MAX_URL_CHARS = 2 * 1024 * 1024
 MAX_HOST_CHARS = 253
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-# The standard strips C0 controls and spaces around a URL, and removes tabs and newlines anywhere.
+# The standard strips C0 controls and spaces around a URL (so does this reading); the tabs and newlines it
+# removes inside are refused here, as a host split by one reads as another to a person.
 _AROUND = "".join(chr(c) for c in range(0x21))
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
@@ -33,12 +34,16 @@ _PLAIN_HOST = re.compile(r"[a-z0-9_\-]+(\.[a-z0-9_\-]+)*\.?")
 _SHOWN = 120
 
 
+def _clip(text: str, most: int = _SHOWN) -> str:
+    """`text` as an error shows it: at most `most` characters of it."""
+    return text if len(text) <= most else text[:most] + "…"
+
+
 class UrlRefused(ValueError):
     """A URL Tabgate will not read (or not as a web page); `why` says what it must be ("must …")."""
 
     def __init__(self, url: str, why: str) -> None:
-        shown = url if len(url) <= _SHOWN else url[:_SHOWN] + "…"
-        super().__init__(f"url {why}, got {shown!r}")
+        super().__init__(f"url {why}, got {_clip(url)!r}")
         self.url = url
         self.why = why
 
@@ -109,10 +114,10 @@ def _port(url: str, text: str | None, default: int) -> int | None:
     if text is None or text == "":
         return None
     if not _PORT.fullmatch(text):
-        raise UrlRefused(url, f"must have a number as its port, not {text!r}")
+        raise UrlRefused(url, f"must have a number as its port, not {_clip(text, 20)!r}")
     digits = text.lstrip("0") or "0"
     if len(digits) > 5 or int(digits) > 65535:
-        raise UrlRefused(url, f"must have a port up to 65535, not {text}")
+        raise UrlRefused(url, f"must have a port up to 65535, not {_clip(text, 20)}")
     return None if int(digits) == default else int(digits)
 
 
@@ -122,7 +127,7 @@ def _host(url: str, text: str) -> str:
     if text.startswith("["):
         address = ipv6(text[1:-1]) if text.endswith("]") else None
         if address is None:
-            raise UrlRefused(url, f"must have a valid IPv6 address in brackets, not {text}")
+            raise UrlRefused(url, f"must have a valid IPv6 address in brackets, not {_clip(text, 60)}")
         return address
     if len(text) > MAX_HOST_CHARS:
         raise UrlRefused(url, f"must have a host of at most {MAX_HOST_CHARS} characters")

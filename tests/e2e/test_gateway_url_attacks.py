@@ -43,25 +43,28 @@ def ext(
 
 
 def read_two_ways(site: str, form: str) -> str:
-    """A URL that `urlsplit` reads as site A (127.0.0.1:port) and Chrome as site B (localhost:port)."""
+    """A URL that `urlsplit` reads as site A (127.0.0.1:port) and Chrome as site B (localhost:port), or that
+    shows A to a person while it goes to B."""
     a, b = site.removeprefix("http://"), other(site).removeprefix("http://")
     return {
         "backslash": f"http://{b}\\@{a}/",
         "two backslashes": f"http://{b}\\\\@{a}/x",
         "upper-case scheme, tab and backslash": f"HTTP://{b}\t\\@{a}/",
+        "A as credentials before B": f"http://{a}@{b}/",  # B to both: asked for B, or refused
     }[form]
 
 
 @pytest.mark.parametrize(
-    ("form", "tool"),
+    ("form", "tool", "refusal"),
     [
-        ("backslash", "browser_navigation"),
-        ("two backslashes", "browser_tab"),
-        ("upper-case scheme, tab and backslash", "browser_navigation"),
+        ("backslash", "browser_navigation", "backslash"),
+        ("two backslashes", "browser_tab", "backslash"),
+        ("upper-case scheme, tab and backslash", "browser_navigation", "control characters"),
+        ("A as credentials before B", "browser_tab", "credentials"),
     ],
 )
 def test_a_grant_for_one_site_never_takes_the_tab_to_a_site_another_parser_reads(
-    ext: Extension, site: str, form: str, tool: str
+    ext: Extension, site: str, form: str, tool: str, refusal: str
 ) -> None:
     url = read_two_ways(site, form)
 
@@ -78,8 +81,9 @@ def test_a_grant_for_one_site_never_takes_the_tab_to_a_site_another_parser_reads
     running.start()
     [first] = wait_pending(ext)
     assert first["site"] == site
-    # A, for the session
-    assert ext.send({"type": "approval/answer", "id": first["id"], "decision": "session"}) == {"ok": True}
+    assert ext.send({"type": "approval/answer", "id": first["id"], "decision": "session"}) == {
+        "ok": True
+    }  # A
     asked = deny_until_done(ext, running)
     moved, where = running.outcome()
     assert where == f"{site}/start", f"the tab left A for {where}"
@@ -87,7 +91,7 @@ def test_a_grant_for_one_site_never_takes_the_tab_to_a_site_another_parser_reads
     # Refused before anyone is asked, or asked for B (and denied): never run under A's grant.
     assert all(request["site"] == other(site) for request in asked), asked
     if not asked:
-        assert ("control characters" if "\t" in url else "backslash") in text_of(moved)
+        assert refusal in text_of(moved)
 
 
 def deny_until_done(ext: Extension, running: AgentThread) -> list[dict[str, Any]]:
