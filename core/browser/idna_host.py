@@ -72,7 +72,7 @@ def _punycode_label(label: str) -> str:
     """An `xn--` label in ASCII: taken when it decodes to a label that `_unicode_label` spells the same."""
     try:
         decoded = label[4:].encode("ascii").decode("punycode")
-    except UnicodeError:
+    except (UnicodeError, OverflowError):  # the codec overflows on digits too large for a code point
         raise HostRefused(f"must not have {label!r} in its host: it is not valid punycode") from None
     if decoded.isascii():
         raise HostRefused(f"must not have {label!r} in its host: punycode that stands for no non-ASCII label")

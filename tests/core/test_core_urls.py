@@ -124,3 +124,11 @@ def test_no_input_makes_the_reading_raise_anything_but_a_refusal() -> None:
         read += 1
         assert site.startswith(("http://", "https://")) and site == site_of(url)
     assert read > 100
+
+
+def test_any_punycode_label_is_read_or_refused() -> None:
+    # Python's punycode codec raises more than UnicodeError on digits too large for a code point.
+    rng, alphabet = random.Random(3492), "abcdefghijklmnopqrstuvwxyz0123456789-"
+    labels = ["9" * 28 + "a", *("".join(rng.choices(alphabet, k=rng.randint(0, 40))) for _ in range(3_000))]
+    read = sum(tabgate_site(f"https://xn--{label}.test/") is not None for label in labels)
+    assert 0 < read < len(labels)
