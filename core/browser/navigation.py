@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import time
 from typing import Any, Literal, Self
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -17,7 +16,8 @@ from core.browser.context import PageContext
 from core.browser.fence import PageText
 from core.browser.fields import TabId, WaitMs, used_by
 from core.browser.spec import BrowserToolSpec
-from core.browser.urls import NAVIGABLE_SCHEMES, check_navigable
+from core.browser.target import is_web_page
+from core.browser.urls import check_navigable
 from core.deadline import DeadlineExceeded, within
 from core.errors import RespondToModel
 
@@ -148,7 +148,7 @@ def _led_away(words: str, where: str) -> RespondToModel:
 
 
 def _controllable(url: str) -> bool:
-    return urlsplit(url).scheme in NAVIGABLE_SCHEMES or url == "about:blank"
+    return is_web_page(url) or url == "about:blank"
 
 
 async def _left_uncontrollable(ctx: PageContext, tab_id: int | None, url: str) -> RespondToModel | None:

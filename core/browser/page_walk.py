@@ -14,6 +14,7 @@ from core.browser.cdp import Command, TabState
 from core.browser.context import PageContext
 from core.browser.refs import NodeRef, PageKey, RefTable
 from core.browser.snapshot import FrameTree, Node, parse, walk_keys
+from core.browser.target import site_of
 from core.browser.walker import NODES, VERSION, WALK, WORLD
 
 type FrameId = tuple[str | None, str]  # (session, frame id)
@@ -41,11 +42,6 @@ class Walked:
     partial: bool = False
     # A find's walk that answered only the candidate nodes: no outline to read on in or to find in again.
     narrowed: bool = False
-
-
-def _origin(url: str) -> str | None:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") and parts.netloc else None
 
 
 def _collect(
@@ -83,7 +79,7 @@ async def _frames(ctx: PageContext, tab_id: int | None) -> tuple[TabState, list[
 def _withheld(frame: _Frame, granted: set[str], top_origin: str | None) -> str | None:
     if frame.url in ("", "about:blank", "about:srcdoc"):
         return None
-    origin = _origin(frame.url)
+    origin = site_of(frame.url)
     if origin is None:
         return f"{urlsplit(frame.url).scheme}: frame, not a web page"
     if origin != top_origin and origin not in granted:
@@ -137,8 +133,8 @@ async def walk_page(
     only that node's subtree in its frame; `match`: a find, which may leave out nodes that cannot match)."""
     state, frames = await _frames(ctx, tab_id)
     top = frames[0]
-    top_origin = _origin(state.url)
-    others = sorted({o for f in frames if (o := _origin(f.url)) is not None and o != top_origin})
+    top_origin = site_of(state.url)
+    others = sorted({o for f in frames if (o := site_of(f.url)) is not None and o != top_origin})
     granted = await ctx.cdp.granted(others)
     shown = {f.id: _withheld(f, granted, top_origin) for f in frames}
     visible = [f for f in frames if shown[f.id] is None]

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from core.browser.fence import PageText
+from core.browser.web_url import UrlRefused, WebUrl, read_web_url
 from core.capabilities import BrowserToolError, McpErrorCode
 from core.errors import RespondToModel
 
@@ -46,33 +46,30 @@ def not_shared(tab_id: int) -> RespondToModel:
     )
 
 
-_DEFAULT_PORTS = {"http": 80, "https": 443}
+def _web_url(url: str) -> WebUrl | None:
+    try:
+        return read_web_url(url, credentials=True)  # a tab's URL as Chrome reports it may carry them
+    except UrlRefused:
+        return None
 
 
 def is_web_page(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.scheme in _DEFAULT_PORTS and bool(parts.hostname)
+    """An http(s) page whose site Python and Chrome read alike (`web_url`); a URL read two ways is not one."""
+    return _web_url(url) is not None
 
 
 def shown_site(url: str) -> str:
     """What the executor compares (browser_tools.js `shownSite`): a web page's origin as URL.origin spells it
     (no credentials, no default port), else the URL."""
-    parts = urlsplit(url)
-    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
-        return url
-    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-    try:
-        port = parts.port
-    except ValueError:
-        return url
-    shown_port = f":{port}" if port is not None and port != _DEFAULT_PORTS[parts.scheme] else ""
-    return f"{parts.scheme}://{host}{shown_port}"
+    read = _web_url(url)
+    return url if read is None else read.origin
 
 
 def site_of(url: str) -> str | None:
     """A web page's site, spelled as the executors compare it (consent asks about it and binds it); None for
-    any other page."""
-    return shown_site(url) if is_web_page(url) else None
+    any other page and for a URL that could be read as two sites."""
+    read = _web_url(url)
+    return None if read is None else read.origin
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
-# Only ordinary web pages: no javascript:, data:, file: or browser-internal pages.
-NAVIGABLE_SCHEMES = ("http", "https")
+from core.browser.web_url import read_web_url
 
 
 def check_navigable(url: str) -> None:
-    parts = urlsplit(url)
-    if parts.scheme not in NAVIGABLE_SCHEMES or not parts.netloc:
-        raise ValueError(f"url must be an http(s) URL, got {url!r}")
+    """An http(s) URL whose site Python and Chrome read alike (contract §8.2); UrlRefused (a ValueError, so a
+    tool's arguments fail to validate) saying why otherwise."""
+    read_web_url(url)
