@@ -1,5 +1,5 @@
-"""`tabgate-host connect gemini|opencode`: their own shapes (Gemini CLI's `mcpServers`, opencode's `mcp` with a
-`local` argv), the rest of the file kept byte for byte, and their JSON-with-comments read but never edited."""
+"""`tabgate-host connect gemini|opencode`: their own shapes (Gemini CLI's `mcpServers`, opencode's `mcp` with
+a `local` argv), the rest of the file kept byte for byte, and their JSON with comments read, never edited."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from native_host.setup.connect import AGENTS, AgentFile, run_connect
 from native_host.setup.doctor import check_agent_configs
-
-import pytest
 
 pytestmark = pytest.mark.unit
 

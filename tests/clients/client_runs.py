@@ -1,0 +1,62 @@
+"""What the `clients` tests share: the person answering in the popup while a real client runs, and the checks
+on what reached the scripted model."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from typing import Any
+
+from playwright.sync_api import Page
+
+from native_host.setup.connect import SERVER_NAME, AgentFile, parse, servers_of
+from tests.support.agent_clis import RUN_SECONDS
+from tests.support.browser import Extension
+
+_FENCE = re.compile(
+    r"--- page content ([0-9a-f]{16,}) \(untrusted.*?--- end of page content \1 ---", re.DOTALL
+)
+
+
+def tabgate_entry(file: AgentFile) -> object:
+    """The `tabgate` server the client reads from its config (clients rewrite their own state in some)."""
+    text = file.path.read_text()
+    return servers_of(file, parse(file, text)).get(SERVER_NAME)
+
+
+def outside_fences(text: str) -> str:
+    """`text` with every fenced block of page content taken out."""
+    return _FENCE.sub("", text.replace("\\n", "\n"))
+
+
+def fenced_blocks(text: str) -> list[str]:
+    return [match[0] for match in _FENCE.finditer(text.replace("\\n", "\n"))]
+
+
+def answer_while_running(ext: Extension, popup: Page, process: subprocess.Popen[str]) -> list[dict[str, Any]]:
+    """Play the person until the client exits: the first question is answered in the popup (*Allow for this
+    session*), any later one through the runtime API as the popup does. Returns the questions answered."""
+    answered: list[dict[str, Any]] = []
+    deadline = time.monotonic() + RUN_SECONDS
+    while process.poll() is None and time.monotonic() < deadline:
+        pending = ext.send({"type": "approvals"})["pending"]
+        if pending and not answered:
+            popup.reload()
+            request = popup.locator("li.approval").first
+            request.wait_for(timeout=30_000)
+            request.locator('button[data-decision="session"]').click()
+            answered.append(pending[0])
+        for question in pending[1:] if len(answered) == 1 and pending else pending:
+            if question["id"] not in {seen["id"] for seen in answered}:
+                ext.send({"type": "approval/answer", "id": question["id"], "decision": "once"})
+                answered.append(question)
+        time.sleep(0.1)
+    return answered
+
+
+def agent_with_executable(ext: Extension, executable: str) -> dict[str, Any]:
+    agents = ext.send({"type": "agents"})["agents"]
+    found = [agent for agent in agents if agent["executable"] == executable]
+    assert found, f"no agent runs as {executable}: {[(a['name'], a['executable']) for a in agents]}"
+    return dict(found[0])
