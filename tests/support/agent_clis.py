@@ -67,7 +67,7 @@ class AgentCli:
     executable: Callable[[], str]  # the program that starts `tabgate-host mcp`, as the OS reports it
 
     def run(self, home: Path, model: str, prompt: str = PROMPT) -> subprocess.Popen[str]:
-        """Start the client in `home` (working folder `home/work`) with one prompt; its output to a file there."""
+        """Start the client in `home` (working folder `home/work`) with one prompt, its output to a file."""
         work = home / "work"
         work.mkdir(exist_ok=True)
         how = self.command(home, model, work)
@@ -118,23 +118,22 @@ def _claude(home: Path, model: str, _work: Path) -> Run:
         "--model",
         "claude-sonnet-4-5",
     ]
-    return Run(argv, {"ANTHROPIC_BASE_URL": model, "ANTHROPIC_API_KEY": "scripted"})
+    # Tool search off: Claude Code would otherwise offer MCP tools only through its ToolSearch tool.
+    env = {"ANTHROPIC_BASE_URL": model, "ANTHROPIC_API_KEY": "scripted", "ENABLE_TOOL_SEARCH": "false"}
+    return Run(argv, env)
 
 
 def _gemini(home: Path, model: str, work: Path) -> Run:
-    # Trusting the working folder and the API-key sign-in are files of their own (the system settings), so
-    # ~/.gemini/settings.json stays what `connect` wrote.
+    # Trusting the working folder and the API-key sign-in (which GOOGLE_GEMINI_BASE_URL alone does not choose)
+    # are files of their own, the latter the workspace's settings, so ~/.gemini/settings.json stays what
+    # `connect` wrote. (System settings would do too, but Gemini CLI skips them under a world-writable folder.)
     (home / ".gemini").mkdir(exist_ok=True)
     (home / ".gemini/trustedFolders.json").write_text(json.dumps({str(work): "TRUST_FOLDER"}))
-    system = home / "gemini-system-settings.json"
-    system.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+    (work / ".gemini").mkdir(exist_ok=True)
+    sign_in = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
+    (work / ".gemini/settings.json").write_text(json.dumps(sign_in))
     argv = [node(), str(installed(GEMINI_CLI)), "--yolo", "--model", "gemini-2.5-flash", "-p"]
-    env = {
-        "GOOGLE_GEMINI_BASE_URL": model,
-        "GEMINI_API_KEY": "scripted",
-        "GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(system),
-    }
-    return Run(argv, env)
+    return Run(argv, {"GOOGLE_GEMINI_BASE_URL": model, "GEMINI_API_KEY": "scripted"})
 
 
 def _opencode(home: Path, model: str, _work: Path) -> Run:
