@@ -126,7 +126,7 @@ def _claude(home: Path, model: str, _work: Path) -> Run:
 def _gemini(home: Path, model: str, work: Path) -> Run:
     # Trusting the working folder and the API-key sign-in (which GOOGLE_GEMINI_BASE_URL alone does not choose)
     # are files of their own, the latter the workspace's settings, so ~/.gemini/settings.json stays what
-    # `connect` wrote. (System settings would do too, but Gemini CLI skips them under a world-writable folder.)
+    # `connect` wrote (Gemini CLI skips system settings under a world-writable folder such as /var/tmp).
     (home / ".gemini").mkdir(exist_ok=True)
     (home / ".gemini/trustedFolders.json").write_text(json.dumps({str(work): "TRUST_FOLDER"}))
     (work / ".gemini").mkdir(exist_ok=True)
