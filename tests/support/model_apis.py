@@ -35,7 +35,14 @@ class Responses:
         return {"data": [], "models": []} if path.split("?")[0].endswith("/models") else None
 
     def read(self, path: str, body: dict[str, Any]) -> Turn:
-        tools = [tool.get("name", "") for tool in body.get("tools", []) if isinstance(tool, dict)]
+        # codex groups each MCP server's tools in a namespace (`mcp__tabgate`): offered as `namespace.tool`
+        tools = [
+            f"{tool['name']}.{inner.get('name', '')}" if tool.get("type") == "namespace" else tool.get("name", "")
+            for tool in body.get("tools", [])
+            if isinstance(tool, dict)
+            for inner in (tool.get("tools") or [{}] if tool.get("type") == "namespace" else [{}])
+            if isinstance(inner, dict)
+        ]
         items = [item for item in body.get("input", []) if isinstance(item, dict)]
         results = [
             as_text(item.get("output")) for item in items if item.get("type") == "function_call_output"
@@ -44,13 +51,16 @@ class Responses:
 
     def reply(self, step: Step, tool: str | None, call_id: str, stream: bool) -> tuple[str, bytes]:
         if isinstance(step, Call):
+            namespace, _, name = (tool or "").rpartition(".")
             item: dict[str, Any] = {
                 "type": "function_call",
                 "id": f"fc_{call_id}",
                 "call_id": call_id,
-                "name": tool,
+                "name": name,
                 "arguments": _arguments(step),
             }
+            if namespace:
+                item["namespace"] = namespace
         else:
             content = [{"type": "output_text", "text": step.text, "annotations": []}]
             item = {"type": "message", "id": f"msg_{call_id}", "role": "assistant", "content": content}

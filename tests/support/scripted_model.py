@@ -19,6 +19,10 @@ from typing import Any, Final, Protocol
 
 from tests.support.local_site import serve
 
+# Tools a client offers for waiting until its MCP servers are listed (Claude Code connects them in the
+# background): called, as a model would, while a scripted tool is not offered yet.
+WAIT_TOOLS: Final = ("WaitForMcpServers",)
+MAX_WAITS: Final = 3
 MAX_BODY: Final = 16 * 1024 * 1024  # a request larger than this is refused (every buffer bounded)
 MAX_TURNS: Final = 200  # requests recorded at most
 GATE_SECONDS: Final = 120.0
@@ -81,19 +85,24 @@ class ScriptedModel:
     turns: list[Turn] = field(default_factory=list)
     origin: str = ""
     first_result_at: float | None = None  # time.monotonic() when a tool result first came back
+    waits: int = 0  # calls of a client's WAIT_TOOLS made so far (their results are not the script's)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def next_step(self, turn: Turn) -> tuple[Step, str | None]:
         with self._lock:
             if len(self.turns) < MAX_TURNS:
                 self.turns.append(turn)
-            if turn.results and self.first_result_at is None:
+            if len(turn.results) > self.waits and self.first_result_at is None:
                 self.first_result_at = time.monotonic()
-        index = len(turn.results)
-        step = self.script[index] if index < len(self.script) else Say("done")
-        if isinstance(step, Say):
-            return step, None
-        name = offered_name(turn.offered, step.tool)
+            index = len(turn.results) - self.waits
+            step = self.script[index] if 0 <= index < len(self.script) else Say("done")
+            if isinstance(step, Say):
+                return step, None
+            name = offered_name(turn.offered, step.tool)
+            waiting = next((tool for tool in WAIT_TOOLS if tool in turn.offered), None)
+            if name is None and waiting is not None and self.waits < MAX_WAITS:
+                self.waits += 1
+                return Call(waiting, {}), waiting
         if name is None:  # the client did not offer it: stop, saying so (the test then fails on what it saw)
             return Say(f"no tool {step.tool} among {turn.offered}"), None
         if step.after is not None and not step.after.wait(GATE_SECONDS):
@@ -102,9 +111,10 @@ class ScriptedModel:
 
     @property
     def results(self) -> list[str]:
-        """The tool results of the longest conversation seen (the client sends them all back each turn)."""
+        """The script's tool results in the longest conversation seen (the client sends them all back each
+        turn); waits come first (servers connect at start), and are left out."""
         with self._lock:
-            return max((turn.results for turn in self.turns), key=len, default=[])
+            return max((turn.results for turn in self.turns), key=len, default=[])[self.waits :]
 
     @property
     def offered(self) -> list[str]:
