@@ -5,7 +5,6 @@ from the start). All four clients run at once, around one browser."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import threading
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Playwright
 
+from tests.clients.client_runs import fenced_blocks
 from tests.support.agent_clis import CLIENTS, client_home, finish
 from tests.support.agents import default_place_free
 from tests.support.gateway_browser import browser, env, gateway, profile, site
@@ -92,20 +92,4 @@ def test_started_before_the_browser_the_client_lists_is_told_and_works_once_it_o
     assert len(seen.results) == 2, f"{seen.results!r}\n{seen.output}"
     down, up = seen.results
     assert "open Chrome" in down, down
-    assert "open Chrome" not in up and json.loads(_text(up)) == [], up
-
-
-def _text(result: str) -> str:
-    """The text of a tool result however the client wrapped it (plain, content blocks, an object)."""
-    try:
-        value = json.loads(result)
-    except ValueError:
-        return result
-    while not isinstance(value, str):
-        if isinstance(value, list) and value:
-            value = value[0]
-        elif isinstance(value, dict) and value:
-            value = value.get("text", value.get("output", value.get("content", next(iter(value.values())))))
-        else:
-            return json.dumps(value)
-    return value
+    assert "open Chrome" not in up and fenced_blocks(up), up  # its (empty) tab list, fenced

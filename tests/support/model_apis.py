@@ -37,10 +37,10 @@ class Responses:
     def read(self, path: str, body: dict[str, Any]) -> Turn:
         # codex groups each MCP server's tools in a namespace (`mcp__tabgate`): offered as `namespace.tool`
         tools = [
-            f"{tool['name']}.{inner.get('name', '')}" if tool.get("type") == "namespace" else tool.get("name", "")
+            f"{tool['name']}.{inner.get('name', '')}" if inner else tool.get("name", "")
             for tool in body.get("tools", [])
             if isinstance(tool, dict)
-            for inner in (tool.get("tools") or [{}] if tool.get("type") == "namespace" else [{}])
+            for inner in ((tool.get("tools") or [{}]) if tool.get("type") == "namespace" else [{}])
             if isinstance(inner, dict)
         ]
         items = [item for item in body.get("input", []) if isinstance(item, dict)]
