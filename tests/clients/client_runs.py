@@ -40,17 +40,17 @@ def answer_while_running(ext: Extension, popup: Page, process: subprocess.Popen[
     answered: list[dict[str, Any]] = []
     deadline = time.monotonic() + RUN_SECONDS
     while process.poll() is None and time.monotonic() < deadline:
-        pending = ext.send({"type": "approvals"})["pending"]
-        if pending and not answered:
-            popup.reload()
-            request = popup.locator("li.approval").first
-            request.wait_for(timeout=30_000)
-            request.locator('button[data-decision="session"]').click()
-            answered.append(pending[0])
-        for question in pending[1:] if len(answered) == 1 and pending else pending:
-            if question["id"] not in {seen["id"] for seen in answered}:
+        for question in ext.send({"type": "approvals"})["pending"]:
+            if question["id"] in {seen["id"] for seen in answered}:
+                continue
+            if answered:
                 ext.send({"type": "approval/answer", "id": question["id"], "decision": "once"})
-                answered.append(question)
+            else:
+                popup.reload()
+                shown = popup.locator("li.approval").first
+                shown.wait_for(timeout=30_000)
+                shown.locator('button[data-decision="session"]').click()
+            answered.append(question)
         time.sleep(0.1)
     return answered
 
