@@ -25,13 +25,18 @@ def tabgate_entry(file: AgentFile) -> object:
     return servers_of(file, parse(file, text)).get(SERVER_NAME)
 
 
+def _readable(text: str) -> str:
+    """A tool result as the model reads it: clients that wrap results in JSON escape their newlines and quotes."""
+    return text.replace("\\n", "\n").replace('\\"', '"')
+
+
 def outside_fences(text: str) -> str:
     """`text` with every fenced block of page content taken out."""
-    return _FENCE.sub("", text.replace("\\n", "\n"))
+    return _FENCE.sub("", _readable(text))
 
 
 def fenced_blocks(text: str) -> list[str]:
-    return [match[0] for match in _FENCE.finditer(text.replace("\\n", "\n"))]
+    return [match[0] for match in _FENCE.finditer(_readable(text))]
 
 
 def answer_while_running(ext: Extension, popup: Page, process: subprocess.Popen[str]) -> list[dict[str, Any]]:
