@@ -26,7 +26,7 @@ def tabgate_entry(file: AgentFile) -> object:
 
 
 def _readable(text: str) -> str:
-    """A tool result as the model reads it: clients that wrap results in JSON escape their newlines and quotes."""
+    """A tool result as a model reads it (clients that wrap results in JSON escape newlines and quotes)."""
     return text.replace("\\n", "\n").replace('\\"', '"')
 
 
