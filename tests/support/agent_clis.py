@@ -26,8 +26,8 @@ from tests.support.npm_packages import (
     INSPECTOR,
     NODE_22,
     OPENCODE,
-    NpmPin,
     installed,
+    node_path,
 )
 from tests.support.scripted_model import ModelApi
 
@@ -46,12 +46,6 @@ QUIET: Final = {
 }
 
 
-def node() -> str:
-    found = shutil.which("node")
-    assert found is not None, "node is not on PATH: Gemini CLI runs on it"
-    return found
-
-
 @dataclass(frozen=True)
 class Run:
     argv: list[str]
@@ -61,7 +55,6 @@ class Run:
 @dataclass(frozen=True)
 class AgentCli:
     name: str  # as `tabgate-host connect` knows it
-    pin: NpmPin
     api: ModelApi
     command: Callable[[Path, str, Path], Run]  # (home, model origin, working folder) → how to run it
     executable: Callable[[], str]  # the program that starts `tabgate-host mcp`, as the OS reports it
@@ -80,16 +73,16 @@ class AgentCli:
             **QUIET,
             **how.env,
         }
-        out = (home / f"{self.name}.out").open("w")
-        return subprocess.Popen(
-            [*how.argv, prompt],
-            cwd=work,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=out,
-            text=True,
-        )
+        with (home / f"{self.name}.out").open("w") as out:  # the child keeps its own copy open
+            return subprocess.Popen(
+                [*how.argv, prompt],
+                cwd=work,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                text=True,
+            )
 
 
 def _codex(home: Path, model: str, _work: Path) -> Run:
@@ -105,7 +98,7 @@ def _codex(home: Path, model: str, _work: Path) -> Run:
         f"model_providers.scripted={provider}",
         "model=scripted",
     ]
-    argv = [node(), str(installed(CODEX)), *[x for o in overrides for x in ("-c", o)]]
+    argv = [node_path(), str(installed(CODEX)), *[x for o in overrides for x in ("-c", o)]]
     exec_ = ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"]
     return Run([*argv, *exec_], {"SCRIPTED_KEY": "scripted"})
 
@@ -139,7 +132,7 @@ def _gemini(home: Path, model: str, work: Path) -> Run:
     (work / ".gemini").mkdir(exist_ok=True)
     sign_in = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
     (work / ".gemini/settings.json").write_text(json.dumps(sign_in))
-    argv = [node(), str(installed(GEMINI_CLI)), "--yolo", "--model", "gemini-2.5-flash", "-p"]
+    argv = [node_path(), str(installed(GEMINI_CLI)), "--yolo", "--model", "gemini-2.5-flash", "-p"]
     return Run(argv, {"GOOGLE_GEMINI_BASE_URL": model, "GEMINI_API_KEY": "scripted"})
 
 
@@ -157,13 +150,13 @@ def _opencode(home: Path, model: str, _work: Path) -> Run:
 
 
 CLIENTS: Final = {
-    "codex": AgentCli("codex", CODEX, Responses(), _codex, _codex_binary),
+    "codex": AgentCli("codex", Responses(), _codex, _codex_binary),
     "claude-code": AgentCli(
-        "claude-code", CLAUDE_CODE, Messages(), _claude, lambda: str(installed(CLAUDE_CODE).resolve())
+        "claude-code", Messages(), _claude, lambda: str(installed(CLAUDE_CODE).resolve())
     ),
-    "gemini": AgentCli("gemini", GEMINI_CLI, Gemini(), _gemini, lambda: os.path.realpath(node())),
+    "gemini": AgentCli("gemini", Gemini(), _gemini, lambda: os.path.realpath(node_path())),
     "opencode": AgentCli(
-        "opencode", OPENCODE, ChatCompletions(), _opencode, lambda: str(installed(OPENCODE).resolve())
+        "opencode", ChatCompletions(), _opencode, lambda: str(installed(OPENCODE).resolve())
     ),
 }
 
