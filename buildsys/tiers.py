@@ -8,7 +8,7 @@ from pathlib import Path
 
 from buildsys.project import DIST, ROOT, BuildError, log
 
-TIERS = ("lint", "unit", "pyodide", "host", "e2e", "faults")
+TIERS = ("lint", "unit", "pyodide", "host", "e2e", "faults", "clients")
 
 
 def run_tiers(py: Path, tiers: list[str]) -> int:

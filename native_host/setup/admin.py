@@ -69,7 +69,8 @@ def _parser() -> argparse.ArgumentParser:
     importing.add_argument("file", type=Path)
     _config_option(importing)
     connect = commands.add_parser(
-        "connect", help="add Tabgate to an agent's MCP config (codex, Claude Desktop, Claude Code, Cursor)"
+        "connect",
+        help=f"add Tabgate to an agent's MCP config ({', '.join(agent.title for agent in AGENTS.values())})",
     )
     connect.add_argument("agent", choices=list(AGENTS))
     connect.add_argument("--print", action="store_true", dest="show", help="show the change, write nothing")

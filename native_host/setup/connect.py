@@ -4,15 +4,15 @@ take it out (`--remove`), or show the change (`--print`).
 The file stays the user's: JSON is edited in place (only the `tabgate` entry's text changes; every other key,
 its order and layout are kept), TOML through tomlkit (comments kept), the result is read back and compared
 before it replaces the file atomically, mode kept (new files 0600), written through a symlink to its target.
-The entry is Tabgate's: `command` and `args` are set, an `env` is dropped (the socket is found without one),
-any other key the user added (timeouts, `disabled`) is kept."""
+The entry is Tabgate's: the command (and its arguments) are set, an environment is dropped (the socket is
+found without one), any other key the user added (timeouts, `disabled`) is kept. Gemini CLI and opencode read
+JSON with comments: such a file is read (doctor checks it) but not edited; the person is shown the entry."""
 
 from __future__ import annotations
 
 import difflib
 import json
 import os
-import re
 import stat
 import sys
 import sysconfig
@@ -24,13 +24,14 @@ from typing import Any, Final, Literal, TextIO
 
 from ..config.files import PRIVATE_FILE, FileWriteError, write_atomically
 from ..config.writing import ConfigWriteError, with_server_removed, with_server_updated, with_servers_added
+from .json_edit import with_entry, without_comments, without_entry
 from .locations import Platform
 
-type AgentName = Literal["codex", "claude-desktop", "claude-code", "cursor"]
+type AgentName = Literal["codex", "claude-desktop", "claude-code", "cursor", "gemini", "opencode"]
+type Format = Literal["toml", "json", "jsonc"]  # jsonc: the agent also reads comments and trailing commas
 
 SERVER_NAME: Final = "tabgate"
 MCP_ARGS: Final = ("mcp",)
-DROPPED_KEYS: Final = ("env",)  # set by hand to help `mcp` find the socket: now unneeded, and it misleads
 UNCHANGED: Final = "; nothing was changed"
 SWITCH_ON: Final = "turn on *Let agents on this computer use Tabgate* in the Tabgate popup"
 
@@ -44,17 +45,42 @@ class ConfigUnreadable(ConnectError):
 
 
 @dataclass(frozen=True, slots=True)
+class Launch:
+    """How an agent's server entry starts its server, read from the entry whatever the agent's shape."""
+
+    command: object
+    args: object
+    env: object
+
+
+@dataclass(frozen=True, slots=True)
 class Agent:
     name: AgentName
     title: str
     where: Callable[[Platform, Path, Mapping[str, str]], Path]  # (platform, home, environment) → the file
-    toml: bool  # codex's `[mcp_servers.<name>]`; the others JSON `{"mcpServers": {...}}`
-    entry: Mapping[str, object]  # what the agent's own tools write beside command and args
+    format: Format
+    servers_key: str  # codex `mcp_servers`, opencode `mcp`, the others `mcpServers`
+    entry: Mapping[str, object]  # what the agent's own tools write beside the command
     restart: str  # what makes the agent read its config again
+    argv: bool = False  # opencode: `command` is the whole argv list, no `args`
+    env_key: str = "env"  # set by hand to help `mcp` find the socket: now unneeded, and it misleads
 
-    @property
-    def servers_key(self) -> str:
-        return "mcp_servers" if self.toml else "mcpServers"
+    def launch(self, entry: object) -> Launch:
+        if not isinstance(entry, dict):
+            return Launch(None, None, None)
+        command, env = entry.get("command"), entry.get(self.env_key)
+        if not self.argv:
+            return Launch(command, entry.get("args"), env)
+        if isinstance(command, list) and command:
+            return Launch(command[0], command[1:], env)
+        return Launch(command, None, env)
+
+    def entry_for(self, script: Path, current: object) -> dict[str, object]:
+        """The `tabgate` entry to write: the user's other keys kept in their order, ours set."""
+        kept = {k: v for k, v in current.items() if k != self.env_key} if isinstance(current, dict) else {}
+        if self.argv:
+            return {**kept, **self.entry, "command": [str(script), *MCP_ARGS]}
+        return {**kept, **self.entry, "command": str(script), "args": list(MCP_ARGS)}
 
 
 def _codex(_platform: Platform, home: Path, env: Mapping[str, str]) -> Path:
@@ -78,13 +104,24 @@ def _cursor(_platform: Platform, home: Path, _env: Mapping[str, str]) -> Path:
     return home / ".cursor/mcp.json"
 
 
+def _gemini(_platform: Platform, home: Path, env: Mapping[str, str]) -> Path:
+    folder = env.get("GEMINI_CLI_HOME", "").strip()  # Gemini CLI's own override of the home folder
+    return (Path(folder).expanduser() if folder else home) / ".gemini/settings.json"
+
+
+def _opencode(_platform: Platform, home: Path, env: Mapping[str, str]) -> Path:
+    xdg = env.get("XDG_CONFIG_HOME", "")  # opencode's global config folder, on macOS too (xdg-basedir)
+    return (Path(xdg) if xdg.startswith("/") else home / ".config") / "opencode/opencode.json"
+
+
 AGENTS: Final[Mapping[AgentName, Agent]] = {
-    "codex": Agent("codex", "codex", _codex, True, {}, "restart codex"),
+    "codex": Agent("codex", "codex", _codex, "toml", "mcp_servers", {}, "restart codex"),
     "claude-desktop": Agent(
         "claude-desktop",
         "Claude Desktop",
         _claude_desktop,
-        False,
+        "json",
+        "mcpServers",
         {},
         "quit Claude Desktop and open it again",
     ),
@@ -92,11 +129,32 @@ AGENTS: Final[Mapping[AgentName, Agent]] = {
         "claude-code",
         "Claude Code",
         _claude_code,
-        False,
+        "json",
+        "mcpServers",
         {"type": "stdio"},
         "start a new Claude Code session",
     ),
-    "cursor": Agent("cursor", "Cursor", _cursor, False, {}, "restart Cursor"),
+    "cursor": Agent("cursor", "Cursor", _cursor, "json", "mcpServers", {}, "restart Cursor"),
+    "gemini": Agent(
+        "gemini",
+        "Gemini CLI",
+        _gemini,
+        "jsonc",
+        "mcpServers",
+        {},
+        "start a new Gemini CLI session in a folder you trust (it starts no MCP server in others)",
+    ),
+    "opencode": Agent(
+        "opencode",
+        "opencode",
+        _opencode,
+        "jsonc",
+        "mcp",
+        {"type": "local"},
+        "restart opencode",
+        argv=True,
+        env_key="environment",
+    ),
 }
 
 
@@ -142,19 +200,24 @@ def parse(file: AgentFile, text: str) -> dict[str, Any]:
     """The whole config as data; ConnectError naming the file and the problem when it does not parse."""
     if not text.strip():
         return {}
+    form = file.agent.format
     try:
-        data: object = tomllib.loads(text) if file.agent.toml else json.loads(text)
+        data: object = tomllib.loads(text) if form == "toml" else json.loads(plain_json(file, text))
     except ValueError as exc:
-        kind = "TOML" if file.agent.toml else "JSON"
+        kind = {"toml": "TOML", "json": "JSON", "jsonc": "JSON (comments allowed)"}[form]
         raise ConfigUnreadable(f"{file.path} is not valid {kind} ({exc})") from None
     if not isinstance(data, dict):
         raise ConfigUnreadable(f"{file.path} does not hold a JSON object")
     return data
 
 
-def names_tabgate(name: str, entry: object) -> bool:
+def plain_json(file: AgentFile, text: str) -> str:
+    return without_comments(text) if file.agent.format == "jsonc" else text
+
+
+def names_tabgate(agent: Agent, name: str, entry: object) -> bool:
     """Tabgate's entry, or any server whose command is a tabgate-host."""
-    command = entry.get("command") if isinstance(entry, dict) else None
+    command = agent.launch(entry).command
     return name == SERVER_NAME or (
         isinstance(command, str) and Path(command).name in ("tabgate-host", "tabgate-host.exe")
     )
@@ -167,142 +230,32 @@ def servers_of(file: AgentFile, data: Mapping[str, Any]) -> dict[str, Any]:
     return servers
 
 
-# -- editing JSON in place ----------------------------------------------------------------------------------
-
-_SPACE: Final = re.compile(r"[ \t\n\r]*")
-
-
-@dataclass(frozen=True, slots=True)
-class _Member:
-    key: str
-    key_start: int  # the key's opening quote
-    value_start: int
-    value_end: int  # one past the value
-
-
-@dataclass(frozen=True, slots=True)
-class _Object:
-    start: int  # "{"
-    end: int  # one past "}"
-    members: list[_Member]
-
-    def last(self, key: str) -> _Member | None:
-        """The member a JSON reader uses: the last one with that key."""
-        found = [member for member in self.members if member.key == key]
-        return found[-1] if found else None
-
-
-def _skip(text: str, index: int) -> int:
-    match = _SPACE.match(text, index)
-    assert match is not None  # the pattern matches the empty string
-    return match.end()
-
-
-def _object_at(text: str, start: int) -> _Object:
-    """The members of the object at `start`, with where each sits (the text is known to be valid JSON)."""
-    decoder = json.JSONDecoder()
-    members: list[_Member] = []
-    index = _skip(text, start + 1)
-    while text[index] != "}":
-        key, after = json.decoder.scanstring(text, index + 1)  # type: ignore[attr-defined]
-        value_start = _skip(text, _skip(text, after) + 1)  # past the colon
-        _value, value_end = decoder.raw_decode(text, value_start)
-        members.append(_Member(key, index, value_start, value_end))
-        index = _skip(text, value_end)
-        if text[index] == ",":
-            index = _skip(text, index + 1)
-    return _Object(start, index + 1, members)
-
-
-def _line_indent(text: str, position: int) -> str | None:
-    """The whitespace before `position` on its line; None when something else comes first (inline layout)."""
-    prefix = text[text.rfind("\n", 0, position) + 1 : position]
-    return prefix if not prefix.strip() else None
-
-
-def _render(value: object, indent: str | None, unit: str | None, newline: str) -> str:
-    """`value` as JSON for a member whose key sits at `indent`: nested lines one `unit` deeper each."""
-    if indent is None or unit is None:
-        return json.dumps(value, ensure_ascii=False)
-    return json.dumps(value, indent=unit, ensure_ascii=False).replace("\n", newline + indent)
-
-
-def _json_with_entry(text: str, servers_key: str, entry: Mapping[str, object]) -> str:
-    newline = "\r\n" if "\r\n" in text else "\n"
-    top = _object_at(text, _skip(text, 0))
-    if not top.members:
-        body = json.dumps({servers_key: {SERVER_NAME: entry}}, indent=2, ensure_ascii=False)
-        return text[: top.start] + body.replace("\n", newline) + text[top.end :]
-    unit = _line_indent(text, top.members[0].key_start)
-    servers = top.last(servers_key)
-    if servers is None:  # a new last member of the top object, laid out like the one before it
-        last = top.members[-1]
-        indent = _line_indent(text, last.key_start)
-        value = _render({SERVER_NAME: entry}, indent, unit, newline)
-        gap = newline + indent if indent is not None else " "
-        insert = f",{gap}{json.dumps(servers_key)}: {value}"
-        return text[: last.value_end] + insert + text[last.value_end :]
-    inner = _object_at(text, servers.value_start)
-    current = inner.last(SERVER_NAME)
-    if current is not None:
-        value = _render(entry, _line_indent(text, current.key_start), unit, newline)
-        return text[: current.value_start] + value + text[current.value_end :]
-    if not inner.members:
-        value = _render({SERVER_NAME: entry}, _line_indent(text, servers.key_start), unit, newline)
-        return text[: inner.start] + value + text[inner.end :]
-    last = inner.members[-1]
-    indent = _line_indent(text, last.key_start)
-    gap = newline + indent if indent is not None else " "
-    insert = f",{gap}{json.dumps(SERVER_NAME)}: {_render(entry, indent, unit, newline)}"
-    return text[: last.value_end] + insert + text[last.value_end :]
-
-
-def _json_without_entry(text: str, servers_key: str) -> str:
-    """Every `tabgate` member taken out of the servers object, with the comma and layout around it."""
-    while True:
-        top = _object_at(text, _skip(text, 0))
-        servers = top.last(servers_key)
-        if servers is None:
-            return text
-        inner = _object_at(text, servers.value_start)
-        where = next((i for i, member in enumerate(inner.members) if member.key == SERVER_NAME), None)
-        if where is None:
-            return text
-        member = inner.members[where]
-        if len(inner.members) == 1:
-            text = text[: inner.start] + "{}" + text[inner.end :]
-        elif where > 0:
-            text = text[: inner.members[where - 1].value_end] + text[member.value_end :]
-        else:
-            text = text[: member.key_start] + text[inner.members[1].key_start :]
-
-
 # -- the command --------------------------------------------------------------------------------------------
-
-
-def wanted_entry(agent: Agent, script: Path, current: object) -> dict[str, object]:
-    """The `tabgate` entry to write: the user's other keys kept in their order, ours set."""
-    kept = {k: v for k, v in current.items() if k not in DROPPED_KEYS} if isinstance(current, dict) else {}
-    return {**kept, **agent.entry, "command": str(script), "args": list(MCP_ARGS)}
 
 
 def changed_text(file: AgentFile, text: str | None, script: Path, remove: bool) -> str | None:
     """The file's new text (None: no file and nothing to write); raises ConnectError, changing nothing."""
     data = parse(file, text or "")
     servers = servers_of(file, data)
+    key = file.agent.servers_key
     if remove:
         if text is None or SERVER_NAME not in servers:
             return text
-        expected = {**data, file.agent.servers_key: {k: v for k, v in servers.items() if k != SERVER_NAME}}
+        expected = {**data, key: {k: v for k, v in servers.items() if k != SERVER_NAME}}
+        by_hand = f"take `{SERVER_NAME}` out of `{key}` by hand"
     else:
-        entry = wanted_entry(file.agent, script, servers.get(SERVER_NAME))
-        expected = {**data, file.agent.servers_key: {**servers, SERVER_NAME: entry}}
+        entry = file.agent.entry_for(script, servers.get(SERVER_NAME))
+        expected = {**data, key: {**servers, SERVER_NAME: entry}}
+        by_hand = f"add this to it by hand:\n{json.dumps({key: {SERVER_NAME: entry}}, indent=2)}"
+        if data == expected:
+            return text
+    if text is not None and plain_json(file, text) != text:
+        raise ConnectError(f"{file.path} has comments, which Tabgate does not edit{UNCHANGED}; {by_hand}")
     try:
         result = _edited(file, text or "", servers, script, remove)
     except ConfigWriteError as exc:
         raise ConnectError(f"{exc}{UNCHANGED}") from None
     after = parse(file, result)
-    key = file.agent.servers_key
     # Never write what would not read back as intended (an emptied TOML `[mcp_servers]` may go with its last).
     if {**after, key: after.get(key, {})} != expected:
         raise ConnectError(
@@ -314,18 +267,18 @@ def changed_text(file: AgentFile, text: str | None, script: Path, remove: bool) 
 
 def _edited(file: AgentFile, text: str, servers: Mapping[str, Any], script: Path, remove: bool) -> str:
     key = file.agent.servers_key
-    if file.agent.toml:
+    entry = file.agent.entry_for(script, servers.get(SERVER_NAME))
+    if file.agent.format == "toml":
         if remove:
             return with_server_removed(file.path, text, SERVER_NAME)
-        entry = wanted_entry(file.agent, script, servers.get(SERVER_NAME))
         if SERVER_NAME in servers:
-            return with_server_updated(file.path, text, SERVER_NAME, entry, DROPPED_KEYS)
+            return with_server_updated(file.path, text, SERVER_NAME, entry, (file.agent.env_key,))
         return with_servers_added(file.path, text, {SERVER_NAME: entry})
     if not text.strip():
         text = "{}\n"
     if remove:
-        return _json_without_entry(text, key)
-    return _json_with_entry(text, key, wanted_entry(file.agent, script, servers.get(SERVER_NAME)))
+        return without_entry(text, key, SERVER_NAME)
+    return with_entry(text, key, SERVER_NAME, entry)
 
 
 def _write(path: Path, before: str | None, after: str) -> None:

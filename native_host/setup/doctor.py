@@ -266,7 +266,8 @@ def check_agent_entry(file: AgentFile, name: str, entry: object, script: Path | 
         fix = f"remove {name!r} from {file.path}, then {fix}"
     if not isinstance(entry, dict):
         return Finding(False, f"{where} is not a server table", fix)
-    command, args, env = entry.get("command"), entry.get("args"), entry.get("env")
+    launch = agent.launch(entry)
+    command, args, env = launch.command, launch.args, launch.env
     command_path = Path(command) if isinstance(command, str) else None
     problems = []
     if command_path is None or not command_path.is_absolute() or not command_path.is_file():
@@ -304,7 +305,7 @@ def check_agent_configs(files: Sequence[AgentFile], script: Path | None) -> list
         findings += [
             check_agent_entry(file, name, entry, script)
             for name, entry in servers.items()
-            if names_tabgate(name, entry)
+            if names_tabgate(file.agent, name, entry)
         ]
     if files and not findings:
         names = "|".join(file.agent.name for file in files)

@@ -13,7 +13,7 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 
 from tests.support.agents import params_from_codex, params_from_json, run_agent
 
@@ -24,11 +24,14 @@ CONFIGS = {
     "claude-desktop": ".config/Claude/claude_desktop_config.json",
     "claude-code": ".claude.json",
     "cursor": ".cursor/mcp.json",
+    "gemini": ".gemini/settings.json",
+    "opencode": ".config/opencode/opencode.json",
 }
 
 
 def connect(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if key not in ("CODEX_HOME", "CLAUDE_CONFIG_DIR")}
+    overrides = ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME")
+    env = {key: value for key, value in os.environ.items() if key not in overrides}
     env |= {"HOME": str(home), "XDG_CONFIG_HOME": ""}
     command = [str(Path(sys.executable).parent / "tabgate-host"), "connect", *args]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
@@ -48,9 +51,14 @@ def test_the_agent_starts_tabgate_from_the_config_connect_wrote(agent: str, tmp_
     config = home / CONFIGS[agent]
     assert f"wrote {config}" in done.stdout and "next: " in done.stdout
     text = config.read_text()
-    entry = tomllib.loads(text)["mcp_servers"] if agent == "codex" else json.loads(text)["mcpServers"]
-    assert "env" not in entry["tabgate"]  # the socket is found without one
-    params = params_from_codex(text) if agent == "codex" else params_from_json(text)
+    if agent == "opencode":  # `mcp`, the argv in `command`, `environment`: started as the others
+        entry = json.loads(text)["mcp"]["tabgate"]
+        assert entry["type"] == "local" and "environment" not in entry
+        params = StdioServerParameters(command=entry["command"][0], args=entry["command"][1:])
+    else:
+        entry = tomllib.loads(text)["mcp_servers"] if agent == "codex" else json.loads(text)["mcpServers"]
+        assert "env" not in entry["tabgate"]  # the socket is found without one
+        params = params_from_codex(text) if agent == "codex" else params_from_json(text)
     assert params.args == ["mcp"]
     assert params.command == str(Path(sys.executable).parent / "tabgate-host")
     name, tools = run_agent(params, initialize_and_list, name=agent)

@@ -47,6 +47,10 @@ def at(tmp_path: Path, agent: AgentName, name: str | None = None) -> AgentFile:
         ("claude-code", "linux", {}, "/home/ada/.claude.json"),
         ("claude-code", "darwin", {"CLAUDE_CONFIG_DIR": "/cc"}, "/cc/.claude.json"),
         ("cursor", "darwin", {}, "/home/ada/.cursor/mcp.json"),
+        ("gemini", "linux", {}, "/home/ada/.gemini/settings.json"),
+        ("gemini", "darwin", {"GEMINI_CLI_HOME": "/g"}, "/g/.gemini/settings.json"),
+        ("opencode", "linux", {}, "/home/ada/.config/opencode/opencode.json"),
+        ("opencode", "darwin", {"XDG_CONFIG_HOME": "/cfg"}, "/cfg/opencode/opencode.json"),
     ],
 )
 def test_each_agent_config_is_where_the_agent_reads_it(
@@ -263,6 +267,7 @@ def test_doctor_checks_each_agent_config_that_names_tabgate(tmp_path: Path) -> N
     assert str(files["cursor"].path) in cursor.what and "is not valid JSON" in cursor.what
     # Nothing names Tabgate (or no config at all): said once, as information, not a problem.
     for file in files.values():
-        file.path.unlink()
+        file.path.unlink(missing_ok=True)
     (nothing,) = check_agent_configs(list(files.values()), Path(SCRIPT))
-    assert nothing.ok and "tabgate-host connect codex|claude-desktop|claude-code|cursor" in nothing.what
+    names = "codex|claude-desktop|claude-code|cursor|gemini|opencode"
+    assert nothing.ok and f"tabgate-host connect {names}" in nothing.what

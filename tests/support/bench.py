@@ -20,6 +20,7 @@ from playwright.sync_api import sync_playwright
 
 from tests.support import bench_boot
 from tests.support.bench_browser import browser_actions
+from tests.support.bench_clients import first_results
 from tests.support.bench_gateway import gateway
 from tests.support.bench_handshake import handshake_auto_vs_legacy
 from tests.support.bench_peers import peers
@@ -328,6 +329,7 @@ BENCHES: dict[str, Callable[[], list[Figure]]] = {
     "extension_round_trips": extension_round_trips,
     "browser_actions": browser_actions,
     "gateway": gateway,
+    "clients_first_result": first_results,
     "handshake": handshake_auto_vs_legacy,
     "peers": peers,
 }

@@ -143,7 +143,41 @@ NODE_22 = NpmPin(
     "sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==",
     "bin/node",
 )
-SET_UP_PINS = (CONFORMANCE, NODE_22)
+
+# The real agent CLIs the `clients` tier drives with a scripted model (tests/clients/). codex, Claude Code and
+# opencode install a native binary through an optional dependency; Gemini CLI and the Inspector run on Node
+# (the Inspector on the Node 22 above: it needs ≥ 22.19).
+CODEX = NpmPin(
+    "@openai/codex",
+    "0.169.0",
+    "sha512-KhzYlkKPxoNssR8CEm45IjqnFWn7UtlF4CiD3tOJPea51xBs7MaHy0UQG9GSbCqk6Lrjn5QdJDV0QD1/FgWlGw==",
+    "bin/codex.js",
+)
+CLAUDE_CODE = NpmPin(
+    "@anthropic-ai/claude-code",
+    "2.1.332",
+    "sha512-tvSh6bLvEbd97APD31AnojOrRC3AmcRj5R8sF8QIQitu3x2ucOb1kKmTkGDw41kjva+CGJfpkt+wYouk6yv56Q==",
+    "bin/claude.exe",
+)
+GEMINI_CLI = NpmPin(
+    "@google/gemini-cli",
+    "0.61.0",
+    "sha512-dbQ9A0qBtFJNi6XBkHvfZ6Azpn6PNgH/P8h2MZ67RLlX8hSAVjup39CRWqdRxZv7YXIuhrFaytr8y0jKnkoxnQ==",
+    "bundle/gemini.js",
+)
+OPENCODE = NpmPin(
+    "opencode-ai",
+    "1.18.33",
+    "sha512-58P1ffLRXiAY4QeoABqUjqf6DEzm1ihpovvn9Ad+oOLbLiwK/rf88wruT9IATJ7AtNjmi8iA7pC8tN4o5y799Q==",
+    "bin/opencode.exe",
+)
+INSPECTOR = NpmPin(
+    "@modelcontextprotocol/inspector",
+    "2.12.0",
+    "sha512-ppfN5+HnVWo6dY7jz5RMFUFTfEYPnFUjN3XN2w6PI6nmB/AFFXPGPfLBRvCeSx+qIH6kpi7Nsz5HYRp49loHpA==",
+    "clients/launcher/build/index.js",
+)
+SET_UP_PINS = (CONFORMANCE, NODE_22, CODEX, CLAUDE_CODE, GEMINI_CLI, OPENCODE, INSPECTOR)
 
 
 def installed(pin: NpmPin) -> Path:
