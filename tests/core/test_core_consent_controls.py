@@ -13,7 +13,9 @@ from tests.core.test_core_gateway import CLAUDE, CODEX, SHOP, Setup, text
 
 pytestmark = pytest.mark.unit
 
-ACTIVATE = {"action": "activate", "tabId": SHOP["id"]}
+TAB = 7  # the person's shop tab (SHOP), shared with the agents
+ACTIVATE = {"action": "activate", "tabId": TAB}
+assert SHOP["id"] == TAB
 
 
 def activated(setup: Setup) -> list[tuple[str, dict[str, Any]]]:
@@ -25,7 +27,7 @@ async def paused_with_a_question(**config: Any) -> tuple[Setup, asyncio.Task[dic
     """Codex asks to act on the shared tab; then the person pauses all agents."""
     setup = await Setup(gateway=True, **config).start()
     await setup.tools()
-    await setup.share(SHOP["id"])
+    await setup.share(TAB)
     acting = setup.call("browser_tab", ACTIVATE)
     [request] = await setup.pending()
     assert await setup.send({"type": "agents/pause", "paused": True}) == {"paused": True}
@@ -92,7 +94,7 @@ async def test_a_pause_that_outlasts_the_time_limit_after_the_answer_runs_nothin
 async def test_a_call_already_past_consent_stops_before_the_page_when_the_person_pauses() -> None:
     setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"]]).start()
     await setup.tools()
-    await setup.share(SHOP["id"])
+    await setup.share(TAB)
     chrome = setup.chrome
     looking, go = asyncio.Event(), asyncio.Event()
     answer_tab = chrome.call
@@ -118,7 +120,7 @@ async def test_at_most_four_questions_wait_per_agent_and_a_fifth_is_refused_at_o
     setup = await Setup(gateway=True).start()
     for agent in (CODEX, CLAUDE):
         await setup.tools(agent)
-        await setup.share(SHOP["id"], agent=agent)
+        await setup.share(TAB, agent=agent)
     # Four sessions of one program: the bound is the agent's, not the connection's.
     waiting = [setup.call("browser_tab", ACTIVATE, session=f"s{n}") for n in range(4)]
     asked = await setup.pending(4)
