@@ -33,6 +33,8 @@ KEPT_WITHDRAWN = 20
 WITHDRAWN_SHOWN_S = 300
 # Questions one agent may have waiting for the person at once (held by a pause included).
 WAITING_PER_AGENT = 4
+# Up to this many waiting questions the popup shows each one; more are shown as one folded row per agent.
+SHOWN_UNFOLDED = 4
 
 
 class Decision(StrEnum):
@@ -207,7 +209,8 @@ class ConsentBoard:
             group["count"] += 1
             group["unanswered"] += entry.held is None
             group["approvals"].append(entry.id)
-        return list(groups.values())
+        unfolded = len(self._pending) <= SHOWN_UNFOLDED
+        return [group | {"expanded": unfolded} for group in groups.values()]
 
     def listed(self) -> dict[str, Any]:
         """Every question the popup shows: the `approvals` answer and the `approval` event."""

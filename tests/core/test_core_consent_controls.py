@@ -46,9 +46,9 @@ async def test_an_answer_given_while_paused_runs_nothing_until_the_person_resume
     assert listed["pending"] == [] and listed["paused"] is True  # the badge counts no question
     [held] = listed["held"]
     assert (held["id"], held["answered"], held["paused"]) == (approval, "once", True)
-    assert [(g["label"], g["count"], g["unanswered"], g["approvals"]) for g in listed["groups"]] == [
-        ("codex — /usr/local/bin/codex", 1, 0, [approval])
-    ]
+    assert [
+        (g["label"], g["count"], g["unanswered"], g["approvals"], g["expanded"]) for g in listed["groups"]
+    ] == [("codex — /usr/local/bin/codex", 1, 0, [approval], True)]
     await setup.send({"type": "agents/pause", "paused": False})
     result = await acting
     assert result["isError"] is False, text(result)
@@ -131,7 +131,11 @@ async def test_at_most_four_questions_wait_per_agent_and_a_fifth_is_refused_at_o
     claude = setup.call("browser_tab", ACTIVATE, agent=CLAUDE, session="c1")  # another agent still asks
     await setup.pending(5)
     listed = await setup.send({"type": "approvals"})
-    assert [(g["agent"], g["count"]) for g in listed["groups"]] == [("codex", 4), ("claude-code", 1)]
+    # Five questions: one folded row per agent, with its count.
+    assert [(g["agent"], g["count"], g["expanded"]) for g in listed["groups"]] == [
+        ("codex", 4, False),
+        ("claude-code", 1, False),
+    ]
     assert listed["groups"][0]["approvals"] == [request["id"] for request in asked]
     await setup.answer(asked[0]["id"], "deny")
     assert (await waiting[0])["isError"] is True
