@@ -1,7 +1,8 @@
-"""The person's controls hold, end to end (contract §8.2): real agents (the `mcp` SDK starting `tabgate-host mcp`
-as codex and Cursor do) ask to click a page; the person pauses, answers, resumes and reads the questions in the
-popup. A question answered while agents are paused clicks nothing until they resume (then it runs, as
-answered); a fifth waiting question from one agent is refused at once; many questions are grouped by agent."""
+"""The person's controls hold, end to end (contract §8.2): real agents (the `mcp` SDK starting
+`tabgate-host mcp` as codex and Cursor do) ask to click a page; the person pauses, answers, resumes and reads
+the questions in the popup. A question answered while agents are paused clicks nothing until they resume (then
+it runs, as answered); a fifth waiting question from one agent is refused at once; many questions are grouped
+by agent."""
 
 from __future__ import annotations
 
@@ -53,6 +54,13 @@ def ext(pw: Playwright, profile: Path, env: dict[str, str]) -> Iterator[Extensio
         gateway(ext, True)
         yield ext
         gateway(ext, False)
+
+
+@pytest.fixture(autouse=True)
+def resumed(ext: Extension) -> Iterator[None]:
+    """Each test leaves agents resumed, whatever it ends with."""
+    yield
+    ext.send({"type": "agents/pause", "paused": False})
 
 
 def clicks_on(tab: dict[str, int], go: threading.Event, count: int = 1) -> Any:
@@ -117,14 +125,14 @@ def test_a_question_answered_while_agents_are_paused_clicks_nothing_until_the_pe
     pause = popup.locator("#agents-pause")
     pause.click()  # the question was already waiting
     expect(pause).to_have_attribute("aria-pressed", "true")
-    expect(question).to_have_attribute("data-paused", "true")
-    expect(question).to_contain_text("nothing runs until you resume agents")
     question.locator('button[data-decision="once"]').click()
-    expect(question).to_have_attribute("data-held", "true")  # shown as paused: allowed, not run
+    never_clicked(page, 2.0)
+    # Shown as paused: allowed, not run; the badge counts no question left for the person.
+    expect(question).to_have_attribute("data-paused", "true")
+    expect(question).to_have_attribute("data-held", "true")
     expect(question).to_contain_text("it runs when you resume agents")
     wait_for(lambda: badge(ext) == "", "the badge still counts a question the person answered")
     shoot(popup, "popup-approval-paused")
-    never_clicked(page, 2.0)
     assert running.is_alive()  # the agent still waits for its answer
 
     pause.click()  # resumed: the call runs as the person answered it
