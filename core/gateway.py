@@ -309,7 +309,7 @@ class AgentGateway:
         }
         agent.calls += 1
         # An acting call approved before a pause stops at its next step to the page (core/acting_gate.py).
-        stop = self._stop_when_paused(params.name) if prepared.question is not None else _never
+        stop = self._stop_when_paused(params.name, ends) if prepared.question is not None else _never
         with acting(stop):
             answer = await self._handle(
                 {"type": "dispatch", "item": item, "turn": params.session, "target": target}
@@ -318,10 +318,12 @@ class AgentGateway:
             await self._tabs.used(agent, prepared, answer)
         return answer
 
-    def _stop_when_paused(self, tool: str) -> Stop:
+    def _stop_when_paused(self, tool: str, ends: dict[str, Any]) -> Stop:
         def stop() -> str | None:
-            paused = self._controls.paused
-            return f"Tabgate stopped {tool} before it reached the page: {PAUSED}." if paused else None
+            if not self._controls.paused:
+                return None
+            ends["outcome"] = Outcome.DENIED  # refused by the person's pause, as one refused before asking
+            return f"Tabgate stopped {tool} before it reached the page: {PAUSED}."
 
         return stop
 

@@ -114,6 +114,8 @@ async def test_a_call_already_past_consent_stops_before_the_page_when_the_person
     assert result["isError"] is True and "before it reached the page" in text(result)
     assert "paused by the person" in text(result)
     assert activated(setup) == []
+    [entry] = (await setup.send({"type": "agents/activity"}))["entries"]
+    assert entry["outcome"] == "denied"
 
 
 async def test_at_most_four_questions_wait_per_agent_and_a_fifth_is_refused_at_once() -> None:

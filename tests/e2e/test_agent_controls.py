@@ -58,9 +58,10 @@ def ext(pw: Playwright, profile: Path, env: dict[str, str]) -> Iterator[Extensio
 
 @pytest.fixture(autouse=True)
 def resumed(ext: Extension) -> Iterator[None]:
-    """Each test leaves agents resumed, whatever it ends with."""
+    """Each test leaves agents resumed and no question waiting, whatever it ends with."""
     yield
     ext.send({"type": "agents/pause", "paused": False})
+    deny_all(ext)
 
 
 def clicks_on(tab: dict[str, int], go: threading.Event, count: int = 1) -> Any:
