@@ -147,3 +147,19 @@ async def test_at_most_four_questions_wait_per_agent_and_a_fifth_is_refused_at_o
         await setup.answer(request["id"], "once")
     results = await asyncio.gather(*waiting[1:], claude, sixth)
     assert [result["isError"] for result in results] == [False] * 5
+
+
+async def test_sixty_four_sessions_of_one_agent_put_four_questions_before_the_person() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(TAB)
+    calls = [setup.call("browser_tab", ACTIVATE, session=f"s{n}") for n in range(64)]
+    await setup.pending(4)
+    refused = [await call for call in calls[4:]]  # each answered at once, nobody asked
+    assert all(result["isError"] and text(result).startswith("4 questions") for result in refused)
+    listed = await setup.send({"type": "approvals"})
+    assert len(listed["pending"]) == 4 and [group["count"] for group in listed["groups"]] == [4]
+    await setup.send({"type": "agents/stop", "id": await setup.agent_id()})
+    withdrawn = [await call for call in calls[:4]]
+    assert all("withdrawn" in text(result) for result in withdrawn)
+    assert activated(setup) == []
