@@ -5,11 +5,13 @@ before it, at most 4 questions wait per agent, and the waiting questions are lis
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
 
-from tests.core.test_core_gateway import CLAUDE, CODEX, SHOP, Setup, text
+from core.acting_gate import acting
+from tests.core.test_core_gateway import CLAUDE, CODEX, SHOP, Setup, resources_host, text
 
 pytestmark = pytest.mark.unit
 
@@ -163,3 +165,15 @@ async def test_sixty_four_sessions_of_one_agent_put_four_questions_before_the_pe
     withdrawn = [await call for call in calls[:4]]
     assert all("withdrawn" in text(result) for result in withdrawn)
     assert activated(setup) == []
+
+
+async def test_an_mcp_tool_call_under_a_stop_never_reaches_the_server() -> None:
+    """The MCP path's executor boundary: an acting call stopped by the pause sends no tools/call."""
+    setup = await Setup(host=resources_host(), gateway=True, gatewayMcp=True).start()
+    item = {"type": "function_call", "name": "mcp__notes__delete", "arguments": "{}", "call_id": "c1"}
+    with acting(lambda: "stopped: paused by the person"):
+        answer = await setup.service.handle({"type": "dispatch", "item": item})
+    assert answer["success"] is False and "paused by the person" in json.dumps(answer)
+    assert "tools/call" not in setup.host.methods()  # type: ignore[union-attr]
+    assert (await setup.service.handle({"type": "dispatch", "item": item}))["success"] is True
+    assert "tools/call" in setup.host.methods()  # type: ignore[union-attr]
