@@ -41,7 +41,12 @@ class AgentControls:
         self._tabs = tabs
         self._handle = handle  # the Service: the config, where trust is kept
         self._changed = changed  # the popup hears that the agents changed
-        self.paused = False  # every acting call is refused while set (core/call_checks.py)
+
+    @property
+    def paused(self) -> bool:
+        """Every acting call is refused while set (core/call_checks.py), a held one waits (core/consent.py)
+        and one on its way stops before the page (core/acting_gate.py)."""
+        return self._consent.paused
 
     async def agents(self, message: Message) -> Answer:
         """Every agent as the popup shows it; with `activeTabId`, how each stands to that tab (`activeTab`:
@@ -106,7 +111,7 @@ class AgentControls:
     async def pause(self, message: Message) -> Answer:
         if not isinstance(message.get("paused"), bool):
             return {"error": {"code": -32602, "message": "paused must be true or false"}}
-        self.paused = message["paused"]
+        self._consent.set_paused(message["paused"])
         self._changed()
         return {"paused": self.paused}
 
@@ -123,7 +128,7 @@ class AgentControls:
         return {"ok": True, "config": config}
 
     async def approvals(self, message: Message) -> Answer:
-        return {"pending": self._consent.pending(), "withdrawn": self._consent.withdrawn()}
+        return self._consent.listed()
 
     async def answer(self, message: Message) -> Answer:
         try:

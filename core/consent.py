@@ -5,6 +5,12 @@ is what *Allow for this session* covers: the site the action lands on (a tab-mov
 the MCP tool. *Allow once*, *Allow for this session*, *Deny*; a question nobody answers in time is denied.
 A question whose gateway session ended is withdrawn: it is kept a while to say so, and answering it runs
 nothing.
+
+The person's controls hold (contract §8.2): at most `WAITING_PER_AGENT` questions wait per agent, a further
+one is refused at once. While agents are paused, an answer to a question is recorded but nothing runs: an
+allowed call is held, shown as paused, and runs when the person resumes agents (its target still re-checked
+where it executes), unless the person denies it meanwhile, its agent is stopped or gone, or the pause
+outlasts the approval time limit counted from the answer. Waiting questions are listed grouped by agent.
 """
 
 from __future__ import annotations
@@ -25,6 +31,10 @@ type Emit = Callable[[dict[str, Any]], None]
 # How many withdrawn questions the popup can still be shown (and answered with "withdrawn"), and how long.
 KEPT_WITHDRAWN = 20
 WITHDRAWN_SHOWN_S = 300
+# Questions one agent may have waiting for the person at once (held by a pause included).
+WAITING_PER_AGENT = 4
+# Up to this many waiting questions the popup shows each one; more are shown as one folded row per agent.
+SHOWN_UNFOLDED = 4
 
 
 class Decision(StrEnum):
@@ -43,6 +53,14 @@ class ConsentDenied(ConsentRefused):
 
 class ConsentWithdrawn(ConsentRefused):
     """The question was withdrawn: its caller is gone or the person stopped the agent."""
+
+
+class TooManyWaiting(ConsentRefused):
+    """The agent already has `WAITING_PER_AGENT` questions waiting: refused without asking."""
+
+
+class PauseOutlasted(ConsentRefused):
+    """Allowed while agents were paused, and still paused when the approval time limit ran out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,12 +144,20 @@ class Pending:
     answer: asyncio.Future[Decision | Withdrawal]
     withdrawn: str | None = None
     withdrawn_at: float = 0.0
+    # Allowed while agents were paused: the decision, and what ends the hold (resumed, denied or withdrawn).
+    held: Decision | None = None
+    release: asyncio.Future[Decision | Withdrawal] | None = None
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self, paused: bool = False) -> dict[str, Any]:
         wire = {"id": self.id, **self.question.to_wire(), "requestedAt": round(self.requested_at * 1000)}
         if self.withdrawn is not None:
             wire["withdrawn"] = self.withdrawn
             wire["withdrawnAt"] = round(self.withdrawn_at * 1000)
+            return wire
+        if paused:
+            wire["paused"] = True  # nothing it asks for runs until the person resumes agents
+        if self.held is not None:
+            wire["answered"] = self.held.value
         else:
             # The Chrome notification raised while no popup is open (contract §9), worded here.
             wire["notice"] = {
@@ -145,17 +171,56 @@ class Pending:
 @dataclass
 class ConsentBoard:
     emit: Emit
-    _pending: dict[str, Pending] = field(default_factory=dict)
+    _pending: dict[str, Pending] = field(default_factory=dict)  # unanswered, or held by the pause
     _withdrawn: deque[Pending] = field(default_factory=lambda: deque(maxlen=KEPT_WITHDRAWN))
     _grants: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # session → {(agent id, scope)}
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    paused: bool = False  # the person's *Pause all agents*
 
     def pending(self, agent_id: str | None = None) -> list[dict[str, Any]]:
+        """The questions waiting for the person's answer (the badge counts them)."""
         return [
-            entry.to_wire()
+            entry.to_wire(self.paused)
             for entry in self._pending.values()
-            if agent_id is None or entry.question.agent_id == agent_id
+            if entry.held is None and (agent_id is None or entry.question.agent_id == agent_id)
         ]
+
+    def held(self) -> list[dict[str, Any]]:
+        """The questions the person allowed while agents were paused: they run when agents resume."""
+        return [entry.to_wire(self.paused) for entry in self._pending.values() if entry.held is not None]
+
+    def groups(self) -> list[dict[str, Any]]:
+        """The waiting questions by agent, in the order each agent first asked: what the popup groups."""
+        groups: dict[str, dict[str, Any]] = {}
+        for entry in self._pending.values():
+            question = entry.question
+            group = groups.setdefault(
+                question.agent_id,
+                {
+                    "agentId": question.agent_id,
+                    "agent": question.agent,
+                    "executable": question.executable,
+                    "label": question.label,
+                    "count": 0,
+                    "unanswered": 0,
+                    "approvals": [],
+                },
+            )
+            group["count"] += 1
+            group["unanswered"] += entry.held is None
+            group["approvals"].append(entry.id)
+        unfolded = len(self._pending) <= SHOWN_UNFOLDED
+        return [group | {"expanded": unfolded} for group in groups.values()]
+
+    def listed(self) -> dict[str, Any]:
+        """Every question the popup shows: the `approvals` answer and the `approval` event."""
+        return {
+            "pending": self.pending(),
+            "held": self.held(),
+            "withdrawn": self.withdrawn(),
+            "groups": self.groups(),
+            "paused": self.paused,
+        }
 
     def withdrawn(self) -> list[dict[str, Any]]:
         """The questions withdrawn in the last minutes, for the popup to show as withdrawn."""
@@ -166,9 +231,17 @@ class ConsentBoard:
         return question.grantable and (question.agent_id, question.scope) in self._grants.get(session, set())
 
     async def ask(self, session: str, question: Question, *, timeout_s: float) -> None:
-        """Wait for the person's answer; ConsentRefused when denied, withdrawn or unanswered in time."""
+        """Wait for the person's answer (and, when allowed while paused, for the pause to end);
+        ConsentRefused when denied, withdrawn, unanswered in time, or too many wait already."""
         if self.granted(session, question):
             return
+        waiting = sum(entry.question.agent_id == question.agent_id for entry in self._pending.values())
+        if waiting >= WAITING_PER_AGENT:
+            raise TooManyWaiting(
+                f"{WAITING_PER_AGENT} questions from this agent are already waiting for the person, so the "
+                f"request to {question.told} was refused without asking. Wait for the person to answer "
+                "those (or for them to time out), then try again."
+            )
         entry = Pending(
             id=f"approval-{next(self._ids)}",
             session=session,
@@ -179,12 +252,7 @@ class ConsentBoard:
         self._pending[entry.id] = entry
         self._changed()
         try:
-            decision = await asyncio.wait_for(asyncio.shield(entry.answer), timeout_s)
-        except TimeoutError:
-            raise ConsentDenied(
-                f"The user did not answer the request to {question.told} within {timeout_s:g} s, so it "
-                "was denied. Ask the user to open the Tabgate popup and allow it, then try again."
-            ) from None
+            decision = await self._decision(entry, timeout_s)
         finally:
             if self._pending.pop(entry.id, None) is not None:
                 self._changed()
@@ -195,14 +263,51 @@ class ConsentBoard:
         if decision is Decision.SESSION and question.grantable:
             self._grants.setdefault(session, set()).add((question.agent_id, question.scope))
 
+    async def _decision(self, entry: Pending, timeout_s: float) -> Decision | Withdrawal:
+        """The person's answer; one that allows while agents are paused is held until they resume."""
+        try:
+            decision = await asyncio.wait_for(asyncio.shield(entry.answer), timeout_s)
+        except TimeoutError:
+            raise ConsentDenied(
+                f"The user did not answer the request to {entry.question.told} within {timeout_s:g} s, so "
+                "it was denied. Ask the user to open the Tabgate popup and allow it, then try again."
+            ) from None
+        if decision is Decision.DENY or isinstance(decision, Withdrawal) or not self.paused:
+            return decision
+        entry.held = decision
+        entry.release = asyncio.get_running_loop().create_future()
+        self._changed()
+        try:
+            return await asyncio.wait_for(asyncio.shield(entry.release), timeout_s)
+        except TimeoutError:
+            raise PauseOutlasted(
+                f"The user allowed the request to {entry.question.told} while agents were paused, and they "
+                f"were still paused {timeout_s:g} s later, so it did not run. Ask the user to resume agents "
+                "in the Tabgate popup, then try again."
+            ) from None
+
     def answer(self, approval_id: str, decision: Decision) -> AnswerOutcome:
+        """Record the person's answer. A held question (allowed while paused) can still be denied."""
         entry = self._pending.get(approval_id)
+        if entry is not None and entry.release is not None:
+            if decision is Decision.DENY and not entry.release.done():
+                entry.release.set_result(decision)
+            return AnswerOutcome.TAKEN
         if entry is None or entry.answer.done():
             if any(gone.id == approval_id for gone in self._withdrawn):
                 return AnswerOutcome.WITHDRAWN
             return AnswerOutcome.UNKNOWN
         entry.answer.set_result(decision)
         return AnswerOutcome.TAKEN
+
+    def set_paused(self, paused: bool) -> None:
+        """The person paused or resumed agents; resuming lets the held calls run."""
+        self.paused = paused
+        if not paused:
+            for entry in self._pending.values():
+                if entry.held is not None and entry.release is not None and not entry.release.done():
+                    entry.release.set_result(entry.held)
+        self._changed()
 
     def withdraw(self, reason: str, *, session: str | None = None, agent_id: str | None = None) -> int:
         """Withdraw the open questions of one session, one agent, or (neither given) all of them."""
@@ -212,11 +317,13 @@ class ConsentBoard:
                 continue
             if agent_id is not None and entry.question.agent_id != agent_id:
                 continue
-            if entry.answer.done():
+            # An open question waits for its answer, a held one for the pause to end.
+            waiting = entry.release if entry.release is not None else entry.answer
+            if waiting.done():
                 continue
             entry.withdrawn = reason
             entry.withdrawn_at = time.time()
-            entry.answer.set_result(Withdrawal(reason))
+            waiting.set_result(Withdrawal(reason))
             self._pending.pop(entry.id)
             self._withdrawn.append(entry)
             count += 1
@@ -241,4 +348,4 @@ class ConsentBoard:
         return sorted({scope for grants in self._grants.values() for who, scope in grants if who == agent_id})
 
     def _changed(self) -> None:
-        self.emit({"type": "approval", "pending": self.pending(), "withdrawn": self.withdrawn()})
+        self.emit({"type": "approval", **self.listed()})

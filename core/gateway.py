@@ -20,11 +20,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
+from core.acting_gate import Stop, acting
 from core.activity import ActivityLog, Outcome, make_entry, outcome_of_answer
 from core.agent_controls import STOPPED, AgentControls
 from core.agent_tabs import AgentTabs
 from core.agents import AgentBook, AgentIdentity, AgentState, RunningCall, TabGroups
-from core.call_checks import CallChecks, Refusal, action_of
+from core.call_checks import PAUSED, CallChecks, Refusal, action_of
 from core.call_result import AgentCallResult, from_dispatch
 from core.capabilities import BrowserCapability
 from core.consent import ConsentBoard, ConsentRefused, ConsentWithdrawn
@@ -59,6 +60,11 @@ class CallParams(_Params):
 
 class _Withdrawn(Refusal):
     """A refusal because the call's question was withdrawn (its agent gone, or stopped by the person)."""
+
+
+def _never() -> str | None:
+    """A reading call: a pause does not stop it."""
+    return None
 
 
 class AgentGateway:
@@ -302,12 +308,24 @@ class AgentGateway:
             "caller": agent.id,
         }
         agent.calls += 1
-        answer = await self._handle(
-            {"type": "dispatch", "item": item, "turn": params.session, "target": target}
-        )
+        # An acting call approved before a pause stops at its next step to the page (core/acting_gate.py).
+        stop = self._stop_when_paused(params.name, ends) if prepared.question is not None else _never
+        with acting(stop):
+            answer = await self._handle(
+                {"type": "dispatch", "item": item, "turn": params.session, "target": target}
+            )
         if answer.get("success") is True:
             await self._tabs.used(agent, prepared, answer)
         return answer
+
+    def _stop_when_paused(self, tool: str, ends: dict[str, Any]) -> Stop:
+        def stop() -> str | None:
+            if not self._controls.paused:
+                return None
+            ends["outcome"] = Outcome.DENIED  # refused by the person's pause, as one refused before asking
+            return f"Tabgate stopped {tool} before it reached the page: {PAUSED}."
+
+        return stop
 
     # -- sessions ending ---------------------------------------------------------------------------------
 

@@ -148,7 +148,7 @@ export async function renderAgentsView() {
 
 // The popup's events about agents: their questions changed, or an agent came, went or changed its tabs.
 export function onAgentsEvent(e) {
-  if (e.type === "approval") renderApprovals(e.pending ?? [], e.withdrawn ?? []);
+  if (e.type === "approval") renderApprovals(e);
   if (e.type === "approval" || e.type === "agents/changed") renderAgentsView();
 }
 

@@ -1,7 +1,9 @@
 // The popup's agent gateway row: the switch "Let agents on this computer use Tabgate", the requests agents
-// are waiting on (Allow once / Allow for this session / Deny), each naming the agent as `name — executable`
-// and, in Python's plain words, the action with its arguments, the tab and the site; and requests withdrawn
-// because their agent went away. Text from agents goes in with textContent only.
+// are waiting on (Allow once / Allow for this session / Deny), grouped by agent as Python groups them (a row
+// per agent with its count, folded when many wait), each naming the agent as `name — executable` and, in
+// Python's plain words, the action with its arguments, the tab and the site; while agents are paused, what an
+// answer does then; and requests withdrawn because their agent went away. Text from agents goes in with
+// textContent only.
 import { $, el, clear, send, formatTime } from "./ui_dom.js";
 
 const DECISIONS = [
@@ -14,49 +16,92 @@ export function renderGatewaySwitch(config) {
   $("gateway-agents").checked = config.gateway === true;
 }
 
-let shown = ""; // the ids on screen: an unchanged list is not rebuilt under the person's pointer
+let shown = ""; // what is on screen: an unchanged list is not rebuilt under the person's pointer
+const unfolded = new Map(); // agent id → the person opened (true) or closed (false) its group
 
-export function renderApprovals(pending, withdrawn = []) {
-  const key = [...pending.map((r) => r.id), "|", ...withdrawn.map((r) => r.id)].join(" ");
+function decisionButtons(request, decisions) {
+  return el(
+    "div",
+    { class: "approval-actions" },
+    decisions.map(([decision, label]) =>
+      el(
+        "button",
+        {
+          type: "button",
+          class: decision === "deny" ? "deny" : "allow",
+          dataset: { decision },
+          onclick: async () => {
+            const answer = await send({ type: "approval/answer", id: request.id, decision });
+            if (answer?.error) $("status").textContent = answer.error.message;
+          },
+        },
+        label,
+      ),
+    ),
+  );
+}
+
+// One question. While agents are paused Python marks it `paused`: an answer is kept and nothing runs until the
+// person resumes agents; one allowed meanwhile (`answered`) waits for that and can still be denied.
+function questionRow(request) {
+  const held = request.answered !== undefined;
+  // Python says when a question cannot be allowed for the session (its destination is unknown).
+  const decisions = held
+    ? [["deny", "Deny after all"]]
+    : DECISIONS.filter(([decision]) => decision !== "session" || request.sessionAllowed !== false);
+  return el(
+    "li",
+    { class: "approval", dataset: { approval: String(request.id), paused: String(request.paused === true), held: String(held) } },
+    el(
+      "div",
+      { class: "approval-head" },
+      el("strong", { class: "approval-client" }, String(request.label)),
+      el("span", { class: "muted" }, ` · ${formatTime(request.requestedAt)}`),
+    ),
+    el("div", { class: "approval-summary" }, String(request.summary)),
+    held
+      ? el("div", { class: "approval-paused" }, `You allowed this (${request.answered === "session" ? "for this session" : "once"}); it runs when you resume agents.`)
+      : request.paused
+        ? el("div", { class: "approval-paused" }, "Agents are paused: your answer is kept, and nothing runs until you resume agents.")
+        : null,
+    decisionButtons(request, decisions),
+  );
+}
+
+// One agent's questions, as Python groups them: a folded row with the count, opened to answer each.
+function groupRow(group, byId, wanted) {
+  const questions = group.approvals.map((id) => byId.get(id)).filter(Boolean);
+  const open = unfolded.get(group.agentId) ?? (group.expanded || group.approvals.includes(wanted));
+  const waiting = `${group.count} question${group.count === 1 ? "" : "s"} waiting`;
+  return el(
+    "li",
+    { class: "approval-group", dataset: { agent: String(group.agentId), count: String(group.count) } },
+    el(
+      "details",
+      { open },
+      el(
+        "summary",
+        // The person's own opening or closing is kept across redraws (a click, or Enter/Space on the summary).
+        { class: "approval-group-head", onclick: (event) => unfolded.set(group.agentId, !event.currentTarget.parentElement.open) },
+        el("strong", {}, String(group.label)),
+        el("span", { class: "muted" }, ` · ${waiting}`),
+      ),
+      el("ol", { class: "approvals", "aria-label": `Requests from ${group.agent}` }, questions.map(questionRow)),
+    ),
+  );
+}
+
+export function renderApprovals({ pending = [], held = [], withdrawn = [], groups = [] }) {
+  const key = JSON.stringify([groups, pending.map((r) => [r.id, r.paused]), held.map((r) => r.id), withdrawn.map((r) => r.id)]);
   if (key === shown) return;
   shown = key;
   const list = $("approvals");
-  list.hidden = !pending.length && !withdrawn.length;
+  list.hidden = !groups.length && !withdrawn.length;
+  // Opened from a notification (`popup.html?approval=<id>`): that request is the one in view.
+  const wanted = new URLSearchParams(location.search).get("approval");
+  const byId = new Map([...pending, ...held].map((request) => [request.id, request]));
   clear(list, [
-    ...pending.map((request) =>
-      el(
-        "li",
-        { class: "approval", dataset: { approval: String(request.id) } },
-        el(
-          "div",
-          { class: "approval-head" },
-          el("strong", { class: "approval-client" }, String(request.label)),
-          el("span", { class: "muted" }, ` · ${formatTime(request.requestedAt)}`),
-        ),
-        el("div", { class: "approval-summary" }, String(request.summary)),
-        el(
-          "div",
-          { class: "approval-actions" },
-          // Python says when a question cannot be allowed for the session (its destination is unknown).
-          DECISIONS.filter(([decision]) => decision !== "session" || request.sessionAllowed !== false).map(
-            ([decision, label]) =>
-            el(
-              "button",
-              {
-                type: "button",
-                class: decision === "deny" ? "deny" : "allow",
-                dataset: { decision },
-                onclick: async () => {
-                  const answer = await send({ type: "approval/answer", id: request.id, decision });
-                  if (answer?.error) $("status").textContent = answer.error.message;
-                },
-              },
-              label,
-            ),
-          ),
-        ),
-      ),
-    ),
+    ...groups.map((group) => groupRow(group, byId, wanted)),
     ...withdrawn.map((request) =>
       el(
         "li",
@@ -67,8 +112,6 @@ export function renderApprovals(pending, withdrawn = []) {
       ),
     ),
   ]);
-  // Opened from a notification (`popup.html?approval=<id>`): that request is the one in view.
-  const wanted = new URLSearchParams(location.search).get("approval");
   const item = wanted ? [...list.querySelectorAll("li.approval")].find((li) => li.dataset.approval === wanted) : null;
   item?.scrollIntoView({ block: "nearest" });
 }
@@ -80,5 +123,5 @@ export async function mountGateway() {
   });
   const [config, approvals] = await Promise.all([send({ type: "config/get" }), send({ type: "approvals" })]);
   if (!config.error) renderGatewaySwitch(config);
-  if (approvals.pending) renderApprovals(approvals.pending, approvals.withdrawn ?? []);
+  if (approvals.pending) renderApprovals(approvals);
 }

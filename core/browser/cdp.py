@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.acting_gate import check_acting
 from core.browser.fence import fence
 from core.browser.target import Guard, refusal
 from core.capabilities import BrowserCapability, BrowserToolError
@@ -151,6 +152,7 @@ class Cdp:
         self._guard = None
 
     async def _ask(self, kind: str, args: dict[str, Any]) -> Any:
+        check_acting()  # an agent's call stops here once the person paused agents
         guard = self._guard
         if guard is not None:
             args = {**args, **guard.to_wire()}

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from core.acting_gate import check_acting
 from core.arguments import parse_arguments_model
 from core.browser.actions import BrowserAction, action_of
 from core.browser.cdp import Cdp
@@ -92,6 +93,7 @@ class BrowserHandler:
             if tab is not None and self._spec.name == "browser_navigation":
                 # back/forward step inside a page Tabgate may read (one entry, like the page's own link).
                 wire["viaPage"] = tab.granted
+            check_acting()  # an agent's call stops here once the person paused agents
             request = self._browser.call(self._spec.name, wire, timeout_ms=timeout_ms)
         try:
             result: Any = await within(request, timeout_ms + LOCAL_TIMEOUT_MARGIN_MS)

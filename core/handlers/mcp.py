@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from core.acting_gate import check_acting
 from core.arguments import InvalidJson, parse_json_arguments
 from core.capabilities import McpCapability, McpRequestError
 from core.deadline import DeadlineExceeded
@@ -67,6 +68,10 @@ class McpToolCall:
         if invocation.arguments is not None:
             params["arguments"] = invocation.arguments
         limit_ms = self._servers.request_limit_ms(invocation.server)
+        try:
+            check_acting()  # an agent's call stops here once the person paused agents
+        except RespondToModel as stopped:
+            return str(stopped)
         try:
             raw = await ask_host(self._mcp, "tools/call", params, limit_ms=limit_ms, call_id=call_id)
         except McpRequestError as error:
