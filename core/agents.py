@@ -89,7 +89,11 @@ class AgentIdentity(BaseModel):
 
     @property
     def id(self) -> str:
-        program = self.executable if self.runs is None else f"{self.executable}\0{self.runs.kind}\0{self.runs.target}"
+        program = (
+            self.executable
+            if self.runs is None
+            else f"{self.executable}\0{self.runs.kind}\0{self.runs.target}"
+        )
         key = f"{program}\0{self.name}".encode("utf-8", "surrogatepass")
         return hashlib.sha256(key).hexdigest()[:16]
 
@@ -112,7 +116,11 @@ class AgentIdentity(BaseModel):
     @property
     def not_trustable(self) -> str | None:
         """Why *act without asking* cannot be given to this agent, in the person's words; None when it can."""
-        return None if self.runs is None else not_trustable_words(self.executable, self.runs.kind, self.runs.target)
+        return (
+            None
+            if self.runs is None
+            else not_trustable_words(self.executable, self.runs.kind, self.runs.target)
+        )
 
     def trusted_by(self, entries: Sequence[object]) -> bool:
         """Whether `gatewayTrusted` (its wire form) trusts this program."""

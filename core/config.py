@@ -49,7 +49,9 @@ class ToolsConfig(BaseModel):
 
     @field_validator("gatewayTrusted")
     @classmethod
-    def _trusted_absolute(cls, executables: tuple[str | TrustedScript, ...]) -> tuple[str | TrustedScript, ...]:
+    def _trusted_absolute(
+        cls, executables: tuple[str | TrustedScript, ...]
+    ) -> tuple[str | TrustedScript, ...]:
         for executable in executables:
             if isinstance(executable, str) and not is_absolute(executable):
                 raise ValueError(

@@ -92,7 +92,9 @@ class Seats[S: Seat]:
                 )
             self._evict(min(idle, key=lambda held: held.last_active))
         if len(self._seats) >= MAX_SESSIONS:
-            others = [program for key, program in self._programs.items() if key != seat.program and program.seats]
+            others = [
+                program for key, program in self._programs.items() if key != seat.program and program.seats
+            ]
             if not others:
                 self._tidy(seat.program)
                 return f"{MAX_SESSIONS} sessions are open; try again later"
