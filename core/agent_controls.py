@@ -147,7 +147,8 @@ class AgentControls:
         return {"ok": True}
 
     async def _trusted(self) -> list[object]:
-        """The programs the person trusts to act unasked, as the config holds them (paths, `{executable, script}`)."""
+        """The programs the person trusts to act unasked, as the config holds them (paths and
+        `{executable, script}` objects)."""
         trusted: list[object] = (await self._handle({"type": "config/get"})).get("gatewayTrusted", [])
         return trusted
 

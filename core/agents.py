@@ -22,8 +22,9 @@ from core.browser.target import site_of
 from core.plain_words import call_words, not_trustable_words, placed, program_words
 
 # What an interpreter runs: a script file (absolute, links resolved), a module or class found on a search
-# path, code on its command line, nothing named (a prompt, stdin), a script named relative to a working folder
-# that may have changed since, or a command line whose options Tabgate does not read. Only `script` is trusted.
+# path, code on its command line, nothing named (a prompt, stdin), a script named relative to a working
+# folder that may have changed since, or a command line whose options Tabgate does not read. Only `script` is
+# ever trusted.
 type RunsKind = Literal["script", "module", "inline", "none", "relative", "unread"]
 
 
@@ -61,7 +62,7 @@ type TrustEntry = str | dict[str, str]  # as `gatewayTrusted` holds it on the wi
 
 
 class AgentIdentity(BaseModel):
-    """`Agent` of interface A, as the host sends it with every gateway request; `runs` only for interpreters."""
+    """`Agent` of interface A, as the host sends it with each gateway request (`runs`: interpreters only)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

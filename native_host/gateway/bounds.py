@@ -3,10 +3,11 @@
 A program is what the OS says an agent is (its executable, and what an interpreter runs), never the name it
 gives itself: one program cannot shut another out by opening sessions, even when every one of its calls waits
 for the person.
-- one program holds at most `MAX_AGENT_SESSIONS` sessions: its newcomer takes the place of its own longest-idle
-  session with no call running, or is refused when all of its sessions have one;
-- all programs hold at most `MAX_SESSIONS`: a newcomer then takes the place of a session of the program holding
-  the most (one with nothing running first, then the longest idle; a closed session's questions are withdrawn);
+- one program holds at most `MAX_AGENT_SESSIONS` sessions: its newcomer takes the place of its own
+  longest-idle session with no call running, or is refused when all of its sessions have one;
+- all programs hold at most `MAX_SESSIONS`: a newcomer then takes the place of a session of the program
+  holding the most (one with nothing running first, then the longest idle; a closed session's questions are
+  withdrawn);
 - at most `MAX_RUNNING` requests of one program run at once, across its sessions.
 """
 
@@ -87,8 +88,8 @@ class Seats[S: Seat]:
             idle = [held for held in own.values() if not held.busy]
             if not idle:
                 return (
-                    f"this agent program already has {MAX_AGENT_SESSIONS} sessions, each with a call running or "
-                    "waiting for the person; try again later"
+                    f"this agent program already has {MAX_AGENT_SESSIONS} sessions, each with a call running "
+                    "or waiting for the person; try again later"
                 )
             self._evict(min(idle, key=lambda held: held.last_active))
         if len(self._seats) >= MAX_SESSIONS:

@@ -1,4 +1,4 @@
-"""What an interpreter runs, read from its command line (contract §8.2 "Who the agent is, for interpreters too").
+"""What an interpreter runs, read from its command line (contract §8.2, "for interpreters too").
 
 An agent run by node or python is, to the OS, `/usr/bin/node`: every Node script would be one agent. So when
 the agent's executable is an interpreter, its command line says which program it is: the script file (made
@@ -23,7 +23,7 @@ from core.agents import Runs, RunsKind
 @dataclass(frozen=True, slots=True)
 class Grammar:
     """One interpreter family's options. Short option letters stand alone (`-u`) unless `clusters` (Python's
-    `-uBc code`: letters run together, and a letter that takes a value takes the rest of the word or the next)."""
+    `-uBc code`: letters run together; a letter that takes a value takes the rest of the word or the next)."""
 
     flags: frozenset[str] = frozenset()
     flag_prefixes: tuple[str, ...] = ()  # e.g. node's `--no-…`: all without a value
@@ -231,7 +231,7 @@ SHELL = Grammar(
 )
 LUA = Grammar(flags=_set("-i", "-v", "-W", "-E"), inline=_set("-e"), loads=_set("-l"))
 
-# An executable's name (after its links are followed) → its grammar; versioned names too (python3.13, ruby3.3).
+# An executable's name (its links followed) → its grammar; versioned names too (python3.13, ruby3.3).
 _FAMILIES: tuple[tuple[re.Pattern[str], Grammar], ...] = (
     (re.compile(r"node(js)?(\d+)?"), NODE),
     (re.compile(r"bun"), BUN),
@@ -343,7 +343,7 @@ class _Read:
 
     def _file(self, path: str) -> Runs:
         """A script named on the command line. A relative one is joined to the working folder read once (what
-        the folder was when the interpreter started is not known: it may have changed since), never trusted."""
+        the folder was when the interpreter started is unknown: it may have changed since); never trusted."""
         if not path.startswith("/"):
             shown = os.path.normpath(os.path.join(self.cwd, path)) if self.cwd else path
             return Runs(kind="relative", target=shown[:4096])

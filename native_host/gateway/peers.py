@@ -12,11 +12,11 @@ Linux reads /proc (pid from SO_PEERCRED). macOS (untested here) asks libproc and
 LOCAL_PEERPID): `proc_pidpath` for the executable, `proc_pidinfo(PROC_PIDTBSDINFO)` for the parent,
 `KERN_PROCARGS2` for the command line.
 
-What this does not stop (docs/architecture.md, "Threat model"): a process of the same user that rewrites its
-own argv memory, or starts `tabgate-host mcp` and then replaces itself with another program by exec() before the
-peer connects; a process of the user that hostile can also ptrace or reconfigure the agents themselves. It does
-stop what matters for consent: a program naming itself `codex` is not codex, a Node script is not every Node
-script, and a raw socket client is not an agent.
+What this does not stop (docs/architecture.md, "Threat model"): a process of the same user that rewrites
+its own argv memory, or starts `tabgate-host mcp` and then replaces itself with another program by exec()
+before the peer connects; a process of the user that hostile can also ptrace or reconfigure the agents
+themselves. It does stop what matters for consent: a program naming itself `codex` is not codex, a Node script
+is not every Node script, and a raw socket client is not an agent.
 """
 
 from __future__ import annotations

@@ -40,14 +40,14 @@ import mcp_types
 from anyio.abc import SocketAttribute, SocketListener, SocketStream
 from pydantic import BaseModel, ValidationError
 
+from core.agent_names import clean_name, clean_version
+from core.agents import Runs
+
 from ..config.redact import KNOWN_SECRETS, scrub_data
 from ..methods.table import GATEWAY_CHANGED, GATEWAY_STATE
 from ..process.browser_link import BrowserGone, BrowserLink
 from ..process.jsonrpc import CANCEL_METHOD, Notification
 from ..process.outbox import Outbox
-from core.agents import Runs
-from core.agent_names import clean_name, clean_version
-
 from .bounds import ProgramKey, Seats
 from .peers import AgentProgram, Install, PeerRefused, agent_program
 from .place import GatewaySocketError, bind_listening_socket, peer_credentials

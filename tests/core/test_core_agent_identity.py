@@ -1,5 +1,5 @@
-"""Who an agent is when an interpreter runs it, and the name it gives itself (contract §8.2): two scripts of one
-interpreter are two agents, trust never covers a bare interpreter, and a name cannot pass for a path."""
+"""Who an agent is when an interpreter runs it, and the name it gives itself (contract §8.2): two scripts of
+one interpreter are two agents, trust never covers a bare interpreter, and a name cannot pass for a path."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Who an agent is, end to end (contract §8.2): real Node agents (the official TypeScript SDK, as Gemini CLI and
-the MCP Inspector are to the OS: `node <script>`) reach the person's browser through `tabgate-host mcp` at its
-default place. Trusting one script trusts neither another script nor node itself, inline code is never
+"""Who an agent is, end to end (contract §8.2): real Node agents (the official TypeScript SDK, as Gemini CLI
+and the MCP Inspector are to the OS: `node <script>`) reach the person's browser through `tabgate-host mcp`
+at its default place. Trusting one script trusts neither another script nor node itself, inline code is never
 trusted, and a name imitating a path is shown cleaned, after the program, in the popup."""
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from test_host_gateway_peers import (
     said,
 )
 
+from tests.support.agents import text_of
 from tests.support.browser import tabgate_host_bin
 from tests.support.npm_packages import node_path
 from tests.support.script_agents import (
@@ -138,7 +139,7 @@ def test_sessions_of_one_program_waiting_for_the_person_do_not_lock_another_prog
             peer.stdin.close()
     assert accepted >= 1 and len([a for a in agents_seen(browser) if a["name"] == "codex"]) == accepted
     assert tools == ["browser_tab"]
-    assert (result.is_error, result.content[0].text) == (False, "newcomer ran")  # type: ignore[union-attr]
+    assert (result.is_error, text_of(result)) == (False, "newcomer ran")
 
 
 def test_a_peer_started_by_a_relative_path_is_refused_wherever_it_moves(
@@ -158,7 +159,7 @@ def test_a_peer_started_by_a_relative_path_is_refused_wherever_it_moves(
         "TG_COUNT": "1",
         "TG_CHDIR": str(real.parent.parent),
     }
-    with gateway_host(host_dirs, runtime_dir) as (_host, browser):
+    with gateway_host(host_dirs, runtime_dir) as (_host, _browser):
         peer = subprocess.Popen(
             ["bin/tabgate-host", "mcp"],
             cwd=other.parent.parent,
