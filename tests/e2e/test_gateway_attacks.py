@@ -32,12 +32,10 @@ from tests.support.agents import (
     text_of,
     wait_listed,
 )
-from tests.support.browser import Extension, grant_site_access, install_host, tabgate_host_bin
+from tests.support.browser import Extension, tabgate_host_bin
 from tests.support.gateway_browser import (
     agent_id,
-    browser,
-    desktop_env,
-    gateway,
+    gateway_browser,
     open_site_tab,
     person_tab_id,
     serve_page,
@@ -73,22 +71,16 @@ def elsewhere(site: str) -> str:
 def ext(
     pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str], site: str
 ) -> Iterator[Extension]:
-    env = desktop_env(host_env, tmp_path_factory.mktemp("desktop"))
-    profile = tmp_path_factory.mktemp("profile-attacks")
-    config = profile / "config.toml"
-    config.write_text(
+    config = (
         "[mcp_servers.leaky]\n"
         f"command = {json.dumps(sys.executable)}\n"
         f"args = [{json.dumps(str(DEMO))}]\n"
         f'env = {{ DEMO_SECRET = "{SECRET}" }}\n'
     )
-    install_host(profile, config, env=env)
-    grant_site_access(pw, profile, [site, elsewhere(site)])
-    with browser(pw, profile, env) as ext:
+    folder = tmp_path_factory.mktemp("attacks")
+    with gateway_browser(pw, folder, host_env, [site, elsewhere(site)], config) as ext:
         ext.send({"type": "config/set", "patch": {"mcpTools": True}})
-        gateway(ext, True)
         yield ext
-        gateway(ext, False)
 
 
 def agent_params(home: Path, agent: str = "codex") -> StdioServerParameters:

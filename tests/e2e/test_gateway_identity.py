@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Playwright, expect
 
-from tests.support.browser import Extension, grant_site_access, install_host, tabgate_host_bin
-from tests.support.gateway_browser import browser, desktop_env, gateway, open_popup, serve_page, wait_pending
+from tests.support.browser import Extension, tabgate_host_bin
+from tests.support.gateway_browser import gateway_browser, open_popup, serve_page, wait_pending
 from tests.support.npm_packages import node_path
 from tests.support.script_agents import agent_env, finished, node_agent_code, start_agent, write_node_agent
 
@@ -34,17 +34,9 @@ def site() -> Iterator[str]:
 def ext(
     pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str], site: str
 ) -> Iterator[Extension]:
-    env = desktop_env(host_env, tmp_path_factory.mktemp("desktop"))
-    profile = tmp_path_factory.mktemp("profile-identity")
-    config = profile / "config.toml"
-    config.write_text("# no servers\n")
-    install_host(profile, config, env=env)
-    grant_site_access(pw, profile, [site])
-    with browser(pw, profile, env) as ext:
-        gateway(ext, True)
+    with gateway_browser(pw, tmp_path_factory.mktemp("identity"), host_env, [site]) as ext:
         yield ext
         ext.send({"type": "config/set", "patch": {"gatewayTrusted": []}})
-        gateway(ext, False)
 
 
 def node_agent(argv: list[str], name: str, site: str, cwd: Path) -> Any:

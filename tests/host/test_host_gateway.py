@@ -24,6 +24,8 @@ from conftest import HostDirs, running_host
 from hostproc import FakeBrowserSide, HostProcess
 from mcp import Client, StdioServerParameters
 
+from tests.support.script_agents import this_program
+
 pytestmark = pytest.mark.host
 
 TAB_QUERY_TOOL = {
@@ -127,11 +129,7 @@ def test_an_agent_lists_and_calls_tools_through_the_host(host_dirs: HostDirs, ru
     assert result.content[0].text == "test-agent called browser_tab with {'action': 'query'}"
     calls = [m for m in browser.seen if m["method"] == "gateway/call"]
     # The agent is the process that started `tabgate-host mcp`: here the SDK's (pytest's) interpreter.
-    assert calls[0]["params"]["agent"] == {
-        "name": "test-agent",
-        "version": "1.0",
-        "executable": os.path.realpath(sys.executable),
-    }
+    assert calls[0]["params"]["agent"] == {"name": "test-agent", "version": "1.0", **this_program()}
     assert calls[0]["params"]["session"].startswith("agent-")
 
 

@@ -25,10 +25,10 @@ from mcp import Client, StdioServerParameters
 from test_host_gateway import TAB_QUERY_TOOL, gateway_host, runtime_dir, wait_until
 
 from native_host.gateway.bounds import MAX_AGENT_SESSIONS, MAX_RUNNING
-from native_host.gateway.interpreters import runs_of
 from native_host.gateway.service import HANDSHAKE_SECONDS, OUTPUT_CAP
 from tests.support.agents import codex_env, default_place_free
 from tests.support.browser import tabgate_host_bin
+from tests.support.script_agents import this_program
 
 pytestmark = pytest.mark.host
 
@@ -81,14 +81,6 @@ def impostor(runtime: Path, mode: str, count: int = 0) -> Iterator[subprocess.Po
     finally:
         process.kill()
         process.wait(10)
-
-
-def this_program() -> dict[str, Any]:
-    """The agent this test process is, as the host tells the browser: this interpreter and what it runs."""
-    executable = os.path.realpath(sys.executable)
-    argv = [os.fsdecode(arg) for arg in Path("/proc/self/cmdline").read_bytes().split(b"\0")[:-1]]
-    runs = runs_of(executable, argv, os.getcwd())
-    return {"executable": executable, "runs": None if runs is None else runs.model_dump()}
 
 
 def said(process: subprocess.Popen[str]) -> str:
