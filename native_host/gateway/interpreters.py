@@ -34,6 +34,9 @@ class Grammar:
     script: frozenset[str] = frozenset()  # the value is the program file: java -jar, php -f
     loads: frozenset[str] = frozenset()  # the value is code run before the script: node -r, ruby -r
     clusters: bool = False
+    names_class: bool = (
+        False  # java: the first word is a class (found on the class path), unless a .java file
+    )
     subcommands: dict[str, RunsKind | None] = field(default_factory=dict)  # deno run → None (read on)
 
 
@@ -206,6 +209,7 @@ JAVA = Grammar(
     module=_set("-m", "--module"),
     script=_set("-jar"),
     loads=_set("-javaagent", "-agentlib", "-agentpath"),
+    names_class=True,
 )
 SHELL = Grammar(
     flags=_set(
@@ -273,6 +277,8 @@ class _Read:
             word = self.words[index]
             if word == "--":
                 return self._file(self.words[index + 1]) if index + 1 < len(self.words) else Runs(kind="none")
+            if grammar.names_class and not word.startswith("-") and not word.endswith(".java"):
+                return Runs(kind="module", target=word[:200])
             if word == "-" or not word.startswith(("-", "+")):
                 return self._file(word) if word != "-" else Runs(kind="none")  # `-`: the script is stdin
             step = self._option(index)
@@ -344,6 +350,8 @@ class _Read:
     def _file(self, path: str) -> Runs:
         """A script named on the command line. A relative one is joined to the working folder read once (what
         the folder was when the interpreter started is unknown: it may have changed since); never trusted."""
+        if not path:  # an empty word (a command line rewritten over, as node's process.title leaves it)
+            return Runs(kind="none")
         if not path.startswith("/"):
             shown = os.path.normpath(os.path.join(self.cwd, path)) if self.cwd else path
             return Runs(kind="relative", target=shown[:4096])
