@@ -24,7 +24,7 @@ from conftest import HostDirs, running_host
 from hostproc import FakeBrowserSide, HostProcess
 from mcp import Client, StdioServerParameters
 
-from tests.support.script_agents import this_program
+from native_host.gateway.interpreters import runs_of
 
 pytestmark = pytest.mark.host
 
@@ -74,6 +74,14 @@ def gateway_host(dirs: HostDirs, runtime: Path) -> Iterator[tuple[HostProcess, F
             yield host, browser
         finally:
             browser.stop()
+
+
+def this_program() -> dict[str, Any]:
+    """The agent this test process is, as the host tells the browser: this interpreter and what it runs."""
+    executable = os.path.realpath(sys.executable)
+    argv = [os.fsdecode(arg) for arg in Path("/proc/self/cmdline").read_bytes().split(b"\0")[:-1]]
+    runs = runs_of(executable, argv, os.getcwd())
+    return {"executable": executable, "runs": None if runs is None else runs.model_dump()}
 
 
 def wait_until(predicate: Callable[[], object], what: str, timeout: float = 20) -> None:

@@ -22,13 +22,12 @@ import pytest
 from conftest import HostDirs, running_host
 from hostproc import FakeBrowserSide
 from mcp import Client, StdioServerParameters
-from test_host_gateway import TAB_QUERY_TOOL, gateway_host, runtime_dir, wait_until
+from test_host_gateway import TAB_QUERY_TOOL, gateway_host, runtime_dir, this_program, wait_until
 
 from native_host.gateway.bounds import MAX_AGENT_SESSIONS, MAX_RUNNING
 from native_host.gateway.service import HANDSHAKE_SECONDS, OUTPUT_CAP
 from tests.support.agents import codex_env, default_place_free
 from tests.support.browser import tabgate_host_bin
-from tests.support.script_agents import this_program
 
 pytestmark = pytest.mark.host
 

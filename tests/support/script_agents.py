@@ -12,11 +12,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from native_host.gateway.interpreters import runs_of
 from tests.support.npm_packages import CONFORMANCE, installed
 
 
@@ -105,11 +103,3 @@ def finished(agent: subprocess.Popen[str], timeout: float = 120) -> dict[str, An
     assert agent.returncode == 0, f"the agent failed ({agent.returncode}):\n{err[-3000:]}"
     result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     return result
-
-
-def this_program() -> dict[str, Any]:
-    """The agent this test process is, as the host tells the browser: this interpreter and what it runs."""
-    executable = os.path.realpath(sys.executable)
-    argv = [os.fsdecode(arg) for arg in Path("/proc/self/cmdline").read_bytes().split(b"\0")[:-1]]
-    runs = runs_of(executable, argv, os.getcwd())
-    return {"executable": executable, "runs": None if runs is None else runs.model_dump()}
