@@ -64,10 +64,13 @@ class AgentControls:
                 "name": agent.identity.name,
                 "version": agent.identity.version,
                 "executable": agent.identity.executable,
+                "program": agent.identity.program,
                 "label": agent.label,
                 "connected": bool(agent.sessions),
                 "calls": agent.calls,
-                "trusted": agent.identity.executable in trusted,
+                "trusted": agent.identity.trusted_by(trusted),
+                "trustEntry": agent.identity.trust_entry,
+                "notTrustable": agent.identity.not_trustable,
                 "grants": self._consent.grants_of(agent.id),
                 "tabs": [_tab(agent, tab_id, open_tabs.get(tab_id)) for tab_id in sorted(agent.tabs())],
                 "running": [
@@ -122,7 +125,7 @@ class AgentControls:
             return _no_agent(message.get("id"))
         self._consent.forget(agent.id)
         trusted = await self._trusted()
-        kept = [executable for executable in trusted if executable != agent.identity.executable]
+        kept = [entry for entry in trusted if entry != agent.identity.trust_entry]
         config = await self._handle({"type": "config/set", "patch": {"gatewayTrusted": kept}})
         self._changed()
         return {"ok": True, "config": config}
@@ -148,9 +151,10 @@ class AgentControls:
             return {"error": {"code": -32602, "message": f"no pending approval {approval_id!r}"}}
         return {"ok": True}
 
-    async def _trusted(self) -> list[str]:
-        """The executables the person trusts to act unasked, as the config holds them."""
-        trusted: list[str] = (await self._handle({"type": "config/get"})).get("gatewayTrusted", [])
+    async def _trusted(self) -> list[object]:
+        """The programs the person trusts to act unasked, as the config holds them (paths and
+        `{executable, script}` objects)."""
+        trusted: list[object] = (await self._handle({"type": "config/get"})).get("gatewayTrusted", [])
         return trusted
 
 

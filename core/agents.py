@@ -1,23 +1,31 @@
-"""Who an agent is and which tabs are its own (contract §8.1, interface A).
+"""Who an agent is and which tabs are its own (contract §8.1, §8.2, interface A).
 
-An agent is its program (the executable the OS reports for the process that started `tabgate-host mcp`) plus
-the `clientInfo` name it sent: another program using a known name is another agent. Its tabs are the ones it
-opened (kept in a tab group titled with its name), the ones opened from those, and the ones the person shared
-with it; it sees and acts on nothing else.
+An agent is its program (the executable the OS reports for the process that started `tabgate-host mcp`, and
+for an interpreter what it runs: `Runs`) plus the `clientInfo` name it sent, cleaned (`agent_names.py`):
+another program using a known name is another agent. Trust binds to the program and never covers a bare
+interpreter. Its tabs are the ones it opened (kept in a tab group titled with its name), the ones opened from
+those, and the ones the person shared with it; it sees and acts on nothing else.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 
+from core.agent_names import MAX_NAME, MAX_VERSION, clean_name, clean_version
 from core.browser.target import site_of
-from core.plain_words import call_words, placed
+from core.plain_words import call_words, not_trustable_words, placed, program_words
+
+# What an interpreter runs: a script file (absolute, links resolved), a module or class found on a search
+# path, code on its command line, nothing named (a prompt, stdin), a script named relative to a working
+# folder that may have changed since, or a command line whose options Tabgate does not read. Only `script` is
+# ever trusted.
+type RunsKind = Literal["script", "module", "inline", "none", "relative", "unread"]
 
 
 def is_absolute(path: str) -> bool:
@@ -25,14 +33,53 @@ def is_absolute(path: str) -> bool:
     return path.startswith("/") or (len(path) > 2 and path[1] == ":" and path[2] in "\\/")
 
 
-class AgentIdentity(BaseModel):
-    """`Agent` of interface A, as the host sends it with every gateway request."""
+class Runs(BaseModel):
+    """What an interpreter agent runs, read by the host from its command line (interface A)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: StrictStr = Field(min_length=1, max_length=100)
-    version: StrictStr = Field(default="", max_length=40)
+    kind: RunsKind
+    target: StrictStr = Field(default="", max_length=4096)  # the script's path, module, or unread option
+
+
+class TrustedScript(BaseModel):
+    """A `gatewayTrusted` entry for an interpreter agent: the interpreter and the script it runs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     executable: StrictStr = Field(min_length=1, max_length=4096)
+    script: StrictStr = Field(min_length=1, max_length=4096)
+
+    @field_validator("executable", "script")
+    @classmethod
+    def _absolute(cls, path: str) -> str:
+        if not is_absolute(path):
+            raise ValueError(f"a trusted script and its interpreter are absolute paths; {path!r} is not")
+        return path
+
+
+type TrustEntry = str | dict[str, str]  # as `gatewayTrusted` holds it on the wire: a path, or a TrustedScript
+
+
+class AgentIdentity(BaseModel):
+    """`Agent` of interface A, as the host sends it with each gateway request (`runs`: interpreters only)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: StrictStr = Field(min_length=1, max_length=MAX_NAME)
+    version: StrictStr = Field(default="", max_length=MAX_VERSION)
+    executable: StrictStr = Field(min_length=1, max_length=4096)
+    runs: Runs | None = None
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _clean_name(cls, name: object) -> object:
+        return clean_name(name) if isinstance(name, str) else name
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _clean_version(cls, version: object) -> object:
+        return clean_version(version) if isinstance(version, str) else version
 
     @field_validator("executable")
     @classmethod
@@ -43,8 +90,43 @@ class AgentIdentity(BaseModel):
 
     @property
     def id(self) -> str:
-        key = f"{self.executable}\0{self.name}".encode("utf-8", "surrogatepass")
+        program = (
+            self.executable
+            if self.runs is None
+            else f"{self.executable}\0{self.runs.kind}\0{self.runs.target}"
+        )
+        key = f"{program}\0{self.name}".encode("utf-8", "surrogatepass")
         return hashlib.sha256(key).hexdigest()[:16]
+
+    @property
+    def program(self) -> str:
+        """The program as the person reads it: the executable, and for an interpreter what it runs."""
+        if self.runs is None:
+            return program_words(self.executable, None, "")
+        return program_words(self.executable, self.runs.kind, self.runs.target)
+
+    @property
+    def trust_entry(self) -> TrustEntry | None:
+        """What `gatewayTrusted` holds to trust this program; None when it cannot be trusted."""
+        if self.runs is None:
+            return self.executable
+        if self.runs.kind == "script":
+            return TrustedScript(executable=self.executable, script=self.runs.target).model_dump()
+        return None
+
+    @property
+    def not_trustable(self) -> str | None:
+        """Why *act without asking* cannot be given to this agent, in the person's words; None when it can."""
+        return (
+            None
+            if self.runs is None
+            else not_trustable_words(self.executable, self.runs.kind, self.runs.target)
+        )
+
+    def trusted_by(self, entries: Sequence[object]) -> bool:
+        """Whether `gatewayTrusted` (its wire form) trusts this program."""
+        entry = self.trust_entry
+        return entry is not None and entry in entries
 
 
 @dataclass
@@ -104,7 +186,8 @@ class AgentState:
 
     @property
     def label(self) -> str:
-        return f"{self.identity.name} — {self.identity.executable}"
+        """The program first, then the name it gave itself (which cannot look like a path: agent_names.py)."""
+        return f"{self.identity.program} · “{self.identity.name}”"
 
     def tabs(self) -> set[int]:
         return self.own | self.shared

@@ -92,7 +92,7 @@ def _question(
     return Question(
         agent_id=agent.id,
         agent=agent.identity.name,
-        executable=agent.identity.executable,
+        executable=agent.identity.program,  # the popup shows the program apart from, and before, the name
         label=agent.label,
         tool=tool,
         action=action,

@@ -16,7 +16,7 @@ from pydantic import (
     field_validator,
 )
 
-from core.agents import is_absolute
+from core.agents import TrustedScript, is_absolute
 from core.validation import format_validation_error
 
 
@@ -32,9 +32,10 @@ class ToolsConfig(BaseModel):
     # The agent gateway (contract §8): off by default; the MCP tools of the user's servers only when asked.
     gateway: StrictBool = False
     gatewayMcp: StrictBool = False
-    # The executables of agents that act without asking (contract §8.1): trust binds to the program, never
-    # to the name an agent gives itself. Entries are paths or `{executable}` objects; stored as paths.
-    gatewayTrusted: tuple[StrictStr, ...] = ()
+    # The programs of agents that act without asking (contract §8.1, §8.2): trust binds to the program, never
+    # to the name an agent gives itself. Entries are paths or `{executable}` objects, stored as paths, and
+    # `{executable, script}` for an interpreter running that script (an interpreter alone is never trusted).
+    gatewayTrusted: tuple[StrictStr | TrustedScript, ...] = ()
     approvalTimeoutSec: StrictInt | StrictFloat = Field(default=120, gt=0, le=3600)
     # Folders browser_dom upload may take files from (absolute paths); none by default.
     uploadDirs: tuple[StrictStr, ...] = ()
@@ -48,9 +49,11 @@ class ToolsConfig(BaseModel):
 
     @field_validator("gatewayTrusted")
     @classmethod
-    def _trusted_absolute(cls, executables: tuple[str, ...]) -> tuple[str, ...]:
+    def _trusted_absolute(
+        cls, executables: tuple[str | TrustedScript, ...]
+    ) -> tuple[str | TrustedScript, ...]:
         for executable in executables:
-            if not is_absolute(executable):
+            if isinstance(executable, str) and not is_absolute(executable):
                 raise ValueError(
                     f"gatewayTrusted entries are agents' executables (absolute paths); {executable!r} is a "
                     "bare name, and a name never grants trust"
@@ -71,7 +74,9 @@ class ToolsConfig(BaseModel):
             "disabledTools": list(self.disabledTools),
             "gateway": self.gateway,
             "gatewayMcp": self.gatewayMcp,
-            "gatewayTrusted": list(self.gatewayTrusted),
+            "gatewayTrusted": [
+                entry if isinstance(entry, str) else entry.model_dump() for entry in self.gatewayTrusted
+            ],
             "approvalTimeoutSec": self.approvalTimeoutSec,
         }
         if self.uploadDirs:  # absent means none, as before uploads existed

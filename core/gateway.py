@@ -272,7 +272,7 @@ class AgentGateway:
                 running.site = prepared.question.site if prepared.question else None
                 running.arguments, running.tab_id = prepared.arguments, prepared.tab_id
                 running.mcp = tool.get("source") == "mcp"
-            trusted = agent.identity.executable in config.get("gatewayTrusted", [])
+            trusted = agent.identity.trusted_by(config.get("gatewayTrusted", []))
             if prepared.question is not None and not trusted:
                 if running is not None:
                     running.asking = True

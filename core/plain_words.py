@@ -1,6 +1,9 @@
 """An agent's call in plain words, for the person (contract §9): what the popup shows of a question or a
 running call, and what an agent is told when its request is denied ("The user denied the request to …").
 
+`program_words` and `not_trustable_words` say which program an agent is and, for an interpreter that runs no
+file Tabgate can name, why it cannot act without asking (contract §8.2).
+
 `call_words` says what the call does and to which element, with its arguments as the person would say them
 ("type “ada” into the element e5 and press Enter"); `placed` adds the tab and the site. Any argument of any
 type is shown as text, cut to a readable length; nothing here is markup.
@@ -183,3 +186,45 @@ def placed(words: str, tab: tuple[int, str | None] | None, site: str | None) -> 
     elif tab is not None:
         words += f" in {tab_words(*tab)}"
     return words + (f" on {site}" if site else "")
+
+
+# What an interpreter runs, after the interpreter's path (`kind` as core/agents.py `Runs` has it).
+_RUNS: dict[str, str] = {
+    "module": "-m {target}",
+    "inline": "(code given on its command line)",
+    "none": "(no script file)",
+    "relative": "{target} (named by a relative path)",
+    "unread": "(with options Tabgate does not read: {target})",
+}
+
+# Why such an agent is never trusted to act without asking.
+_NOT_TRUSTABLE: dict[str, str] = {
+    "module": "it runs the module “{target}”, which is looked up on a search path that starts in its working "
+    "folder, so the name does not say which file runs",
+    "inline": "it runs code given on its command line, not a file, as any program could",
+    "none": "it runs no script file",
+    "relative": "its script was named by a relative path, and the folder it was relative to may have changed "
+    "since it started; start it with the script's full path to trust it",
+    "unread": "its command line has options Tabgate does not read ({target}), so which file runs is not sure",
+}
+
+
+def program_words(executable: str, kind: str | None, target: str) -> str:
+    """The agent's program as the person reads it: `/usr/bin/node /home/ada/agent.mjs`, `/usr/bin/codex`."""
+    if kind is None:
+        return executable
+    if kind == "script":
+        return f"{executable} {target}"
+    return f"{executable} {_RUNS[kind].format(target=target)}"
+
+
+def not_trustable_words(executable: str, kind: str, target: str) -> str | None:
+    """Why an interpreter agent cannot be trusted, or None when it runs a script file (which can be)."""
+    if kind == "script":
+        return None
+    why = _NOT_TRUSTABLE[kind].format(target=target)
+    interpreter = executable.rsplit("/", 1)[-1]
+    return (
+        f"Cannot act without asking: it is the interpreter {interpreter} and {why}. Trusting it would trust "
+        f"every program {interpreter} runs that way."
+    )

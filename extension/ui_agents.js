@@ -1,5 +1,6 @@
 // The agents, as Python's `agents` answer describes them (contract §9), drawn in two places:
-// - the popup's control room: each agent (`name — executable`, connected, trusted), its tabs with *Stop
+// - the popup's control room: each agent (its program first, then the name it gave itself, drawn apart by
+//   `agentWho`; connected, trusted or why it cannot be), its tabs with *Stop
 //   sharing*, its running calls in plain words with the time so far and *Stop*, how many of its requests
 //   wait above, *Pause all agents*, and *Share this tab with …* for the person's active tab;
 // - the options page's agent section: the same agents with their session grants, "act without asking",
@@ -7,7 +8,7 @@
 // Python decides every word shown of an agent's call and how each agent stands to the active tab; this file
 // draws it. Text from agents and pages goes in with textContent only (ui_dom.el).
 import { $, el, clear, send, formatDuration } from "./ui_dom.js";
-import { mountGateway, renderApprovals } from "./ui_approvals.js";
+import { agentWho, mountGateway, renderApprovals } from "./ui_approvals.js";
 
 const POLL_MS = 1000; // a running call shows no event when it starts: the popup asks again while it is open
 
@@ -72,7 +73,7 @@ function agentCard(agent, redraw) {
       "div",
       { class: "agent-head" },
       el("span", { class: `dot ${agent.connected ? "ready" : "off"}`, "aria-hidden": "true" }),
-      el("strong", { class: "agent-label" }, String(agent.label)),
+      el("strong", { class: "agent-label" }, ...agentWho(agent.program, agent.name)),
     ),
     el(
       "div",
@@ -80,6 +81,7 @@ function agentCard(agent, redraw) {
       [agent.connected ? "connected" : "not connected", agent.trusted ? "trusted: acts without asking" : "asks before acting"].join(" · "),
       agent.pending.length ? ` · ${agent.pending.length} request(s) waiting above` : "",
     ),
+    agent.notTrustable ? el("div", { class: "muted agent-untrustable" }, String(agent.notTrustable)) : null,
     agent.tabs.length
       ? el("ul", { class: "agent-tabs", "aria-label": `Tabs of ${agent.name}` }, agent.tabs.map((tab) => tabRow(agent, tab, redraw)))
       : el("div", { class: "muted" }, "No tabs."),
@@ -113,7 +115,7 @@ function shareButtons(agents, tab, redraw) {
           type: "button",
           class: "link",
           dataset: { shareAgent: agent.id, shared: String(shared) },
-          title: agent.executable,
+          title: agent.program,
           onclick: () => act({ type: "agents/share", id: agent.id, tabId: tab.id, shared: !shared }, redraw),
         },
         shared ? `Stop sharing this tab with ${agent.name}` : `Share this tab with ${agent.name}`,
@@ -166,10 +168,13 @@ export function mountAgentsView() {
 
 // ------------------------------------------------------------------ the options page
 
-async function setTrusted(executable, trusted) {
+// `entry`: what Python says trusts this agent's program (a path, or `{executable, script}`); an agent Python
+// gives none for (a bare interpreter) has no checkbox to tick.
+async function setTrusted(entry, trusted) {
   const config = await send({ type: "config/get" });
-  const others = (config.gatewayTrusted ?? []).filter((e) => e !== executable);
-  await send({ type: "config/set", patch: { gatewayTrusted: trusted ? [...others, executable] : others } });
+  const same = JSON.stringify(entry);
+  const others = (config.gatewayTrusted ?? []).filter((e) => JSON.stringify(e) !== same);
+  await send({ type: "config/set", patch: { gatewayTrusted: trusted ? [...others, entry] : others } });
   await renderAgents();
 }
 
@@ -178,16 +183,18 @@ function agentRow(agent) {
   return el(
     "li",
     { class: "agent", dataset: { agent: agent.id } },
-    el("strong", {}, String(agent.label)),
+    el("strong", {}, ...agentWho(agent.program, agent.name)),
     el("span", { class: "muted" }, ` ${state}`),
     el("div", { class: "muted" }, agent.grants.length ? `Allowed this session: ${agent.grants.join(", ")}` : "No session grants."),
     agent.tabs.length ? el("ul", { class: "agent-tabs" }, agent.tabs.map((tab) => tabRow(agent, tab, renderAgents))) : el("div", { class: "muted" }, "No tabs."),
-    el(
-      "label",
-      { class: "check" },
-      el("input", { type: "checkbox", checked: agent.trusted, onchange: (event) => setTrusted(agent.executable, event.target.checked) }),
-      "Act without asking",
-    ),
+    agent.trustEntry == null
+      ? el("div", { class: "muted agent-untrustable" }, String(agent.notTrustable ?? ""))
+      : el(
+          "label",
+          { class: "check" },
+          el("input", { type: "checkbox", checked: agent.trusted, onchange: (event) => setTrusted(agent.trustEntry, event.target.checked) }),
+          "Act without asking",
+        ),
     el("button", { type: "button", class: "link", dataset: { stop: agent.id }, onclick: () => act({ type: "agents/stop", id: agent.id }, renderAgents) }, "Stop"),
     el("button", { type: "button", class: "link", dataset: { forget: agent.id }, onclick: () => act({ type: "agents/forget", id: agent.id }, renderAgents) }, "Forget"),
   );

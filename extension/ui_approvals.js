@@ -1,10 +1,17 @@
 // The popup's agent gateway row: the switch "Let agents on this computer use Tabgate", the requests agents
 // are waiting on (Allow once / Allow for this session / Deny), grouped by agent as Python groups them (a row
-// per agent with its count, folded when many wait), each naming the agent as `name — executable` and, in
-// Python's plain words, the action with its arguments, the tab and the site; while agents are paused, what an
-// answer does then; and requests withdrawn because their agent went away. Text from agents goes in with
+// per agent with its count, folded when many wait), each naming the agent by its program and then, apart, the
+// name it gave itself (`agentWho`), and, in Python's plain words, the action with its arguments, the tab and the
+// site; while agents are paused, what an answer does then; and requests withdrawn because their agent went
+// away. Text from agents goes in with
 // textContent only.
 import { $, el, clear, send, formatTime } from "./ui_dom.js";
+
+// Who an agent is: the program the OS reports (Python's `program`: the executable, and for an interpreter what
+// it runs) before the name the agent chose, each in its own element, so a name can never pass for the path.
+export function agentWho(program, name) {
+  return [el("code", { class: "agent-program" }, String(program)), el("span", { class: "agent-name" }, ` “${name}”`)];
+}
 
 const DECISIONS = [
   ["once", "Allow once"],
@@ -55,7 +62,7 @@ function questionRow(request) {
     el(
       "div",
       { class: "approval-head" },
-      el("strong", { class: "approval-client" }, String(request.label)),
+      el("strong", { class: "approval-client" }, ...agentWho(request.executable, request.agent)),
       el("span", { class: "muted" }, ` · ${formatTime(request.requestedAt)}`),
     ),
     el("div", { class: "approval-summary" }, String(request.summary)),
@@ -83,7 +90,7 @@ function groupRow(group, byId, wanted) {
         "summary",
         // The person's own opening or closing is kept across redraws (a click, or Enter/Space on the summary).
         { class: "approval-group-head", onclick: (event) => unfolded.set(group.agentId, !event.currentTarget.parentElement.open) },
-        el("strong", {}, String(group.label)),
+        el("strong", {}, ...agentWho(group.executable, group.agent)),
         el("span", { class: "muted" }, ` · ${waiting}`),
       ),
       el("ol", { class: "approvals", "aria-label": `Requests from ${group.agent}` }, questions.map(questionRow)),
@@ -106,7 +113,7 @@ export function renderApprovals({ pending = [], held = [], withdrawn = [], group
       el(
         "li",
         { class: "approval-withdrawn", dataset: { approval: String(request.id), withdrawn: "true" } },
-        el("strong", { class: "approval-client" }, String(request.label)),
+        el("strong", { class: "approval-client" }, ...agentWho(request.executable, request.agent)),
         el("span", { class: "muted" }, ` — request withdrawn (${request.withdrawn}); nothing will run`),
         el("div", { class: "approval-summary" }, String(request.summary)),
       ),

@@ -3,17 +3,20 @@
 A peer is accepted only if it is `tabgate-host mcp` of this install: its executable is this host's
 interpreter (realpaths compared) and its command line is `<python> <this install's tabgate-host script> mcp`,
 the only way the console script runs (a shebang script, so the kernel puts the interpreter first). The agent
-is the peer's parent process: the program that started `tabgate-host mcp` over stdio. Its executable path is
-what grants bind to; the name the agent sends in its MCP `clientInfo` is only a label.
+is the peer's parent process: the program that started `tabgate-host mcp` over stdio. Its executable path, and
+for an interpreter the script it runs (`interpreters.py`, from the same reading of /proc), is what grants bind
+to; the name the agent sends in its MCP `clientInfo` is only a label. The peer's script path must be absolute:
+a relative one would be resolved against a working folder the peer can change between start and check.
 
 Linux reads /proc (pid from SO_PEERCRED). macOS (untested here) asks libproc and sysctl (pid from
 LOCAL_PEERPID): `proc_pidpath` for the executable, `proc_pidinfo(PROC_PIDTBSDINFO)` for the parent,
 `KERN_PROCARGS2` for the command line.
 
-What this does not stop: a process of the same user that can rewrite its own argv memory, or that starts
-`tabgate-host mcp` and then replaces itself with another program by exec() before the peer connects; a process
-of the user that hostile can also ptrace or reconfigure the agents themselves. It does stop what matters for
-consent: a program naming itself `codex` is not codex, and a raw socket client is not an agent.
+What this does not stop (docs/architecture.md, "Threat model"): a process of the same user that rewrites
+its own argv memory, or starts `tabgate-host mcp` and then replaces itself with another program by exec()
+before the peer connects; a process of the user that hostile can also ptrace or reconfigure the agents
+themselves. It does stop what matters for consent: a program naming itself `codex` is not codex, a Node script
+is not every Node script, and a raw socket client is not an agent.
 """
 
 from __future__ import annotations
@@ -29,6 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from core.agents import Runs
+
+from .interpreters import runs_of
+
 SCRIPT_NAME: Final = "tabgate-host"
 
 
@@ -41,7 +48,7 @@ class Process:
     executable: str  # realpath of the running program
     argv: list[str]
     parent: int
-    cwd: str  # to resolve a relative script path in argv; "" where unknown (macOS: absolute paths only)
+    cwd: str  # read once with the rest; "" where unknown (macOS)
 
 
 def _real(path: str) -> str:
@@ -123,14 +130,28 @@ class Install:
             peer.executable in self.interpreters
             and len(argv) == 3
             and argv[2] == "mcp"
-            and (os.path.isabs(argv[1]) or bool(peer.cwd))
-            and _real(os.path.join(peer.cwd, argv[1])) == self.script
+            and os.path.isabs(argv[1])
+            and _real(argv[1]) == self.script
         )
 
 
-def agent_executable(pid: int, install: Install) -> str:
-    """The executable of the program whose `tabgate-host mcp` (pid `pid`) connected; PeerRefused otherwise."""
+@dataclass(frozen=True, slots=True)
+class AgentProgram:
+    """The program an agent is, as the OS tells it: its executable and, for an interpreter, what it runs."""
+
+    executable: str
+    runs: Runs | None
+
+
+def agent_program(pid: int, install: Install) -> AgentProgram:
+    """The program whose `tabgate-host mcp` (pid `pid`) connected; PeerRefused otherwise."""
     peer = process(pid)
+    if len(peer.argv) == 3 and not os.path.isabs(peer.argv[1]):
+        raise PeerRefused(
+            f"process {pid} was started by the relative path {peer.argv[1][:200]!r}, which cannot be checked "
+            "(its working folder may have changed since); start `tabgate-host` by its absolute path, as "
+            "`tabgate-host connect` writes it"
+        )
     if not install.is_agent_server(peer):
         raise PeerRefused(
             f"process {pid} ({' '.join(peer.argv)[:200]!r}, {peer.executable}) is not `tabgate-host mcp` "
@@ -139,5 +160,6 @@ def agent_executable(pid: int, install: Install) -> str:
     if peer.parent <= 1:
         raise PeerRefused(f"process {pid} has no parent left (its agent exited)")
     with contextlib.suppress(PeerRefused):
-        return process(peer.parent).executable
+        agent = process(peer.parent)
+        return AgentProgram(agent.executable, runs_of(agent.executable, agent.argv, agent.cwd))
     raise PeerRefused(f"the agent of process {pid} (process {peer.parent}) cannot be inspected")

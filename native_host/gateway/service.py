@@ -15,12 +15,12 @@ A connection becomes a session in three steps:
 Bounds, so that a peer can cost a fixed amount and never shut another agent out:
 - answers wait in a per-session queue written by one writer; once `OUTPUT_CAP` bytes wait for a peer that does
   not read, its requests are no longer read (the kernel's socket buffer then stops its writes: backpressure),
-  and at most `MAX_RUNNING` of its requests run at once, so what waits for it is bounded by the cap plus the
-  answers of the requests already running. Repeated `tools/list_changed` notices are never queued twice.
-- `MAX_SESSIONS` sessions at most: when a newcomer completes its handshake with every slot taken, the session
-  that has been idle longest with no call running is closed to make room (its `tabgate-host mcp` reconnects by
-  itself when it can); only when every session has a call running is the newcomer refused. Unfinished
-  handshakes hold no slot and last at most `HANDSHAKE_SECONDS`.
+  and at most `MAX_RUNNING` requests of one agent program run at once, so what waits for it is bounded by the
+  cap plus the answers of the requests already running. Repeated `tools/list_changed` notices are never queued
+  twice.
+- sessions and running requests count per agent program, never per connection (`bounds.py`), so no program
+  locks another out, even with every call of its sessions waiting for the person. Unfinished handshakes hold
+  no slot and last at most `HANDSHAKE_SECONDS`.
 """
 
 from __future__ import annotations
@@ -40,12 +40,16 @@ import mcp_types
 from anyio.abc import SocketAttribute, SocketListener, SocketStream
 from pydantic import BaseModel, ValidationError
 
+from core.agent_names import clean_name, clean_version
+from core.agents import Runs
+
 from ..config.redact import KNOWN_SECRETS, scrub_data
 from ..methods.table import GATEWAY_CHANGED, GATEWAY_STATE
 from ..process.browser_link import BrowserGone, BrowserLink
 from ..process.jsonrpc import CANCEL_METHOD, Notification
 from ..process.outbox import Outbox
-from .peers import Install, PeerRefused, agent_executable
+from .bounds import ProgramKey, Seats
+from .peers import AgentProgram, Install, PeerRefused, agent_program
 from .place import GatewaySocketError, bind_listening_socket, peer_credentials
 from .results import error_result
 from .standing import StateFile
@@ -61,18 +65,23 @@ LIST_TIMEOUT_SECONDS: Final = 15.0
 CALL_CEILING_SECONDS: Final = 86400.0 + 600.0
 HANDSHAKE_SECONDS: Final = 5.0
 OUTPUT_CAP: Final = 8 * 1024 * 1024
-MAX_RUNNING: Final = 16
 REQUEST_LINE_MAX: Final = 8 * 1024 * 1024  # an agent's request is a tool call's arguments, never a page
-MAX_SESSIONS: Final = 64
 BIND_RETRY_SECONDS: Final = 1.0
 
 
 class Agent(BaseModel):
-    """Who a session speaks for (interface A): `executable` from the OS, name and version from clientInfo."""
+    """Who a session speaks for (interface A): `executable` and `runs` from the OS, name and version from
+    clientInfo, cleaned so that a name cannot pass for an executable (core/agent_names.py)."""
 
     name: str
     version: str
     executable: str
+    runs: Runs | None = None
+
+    @property
+    def program(self) -> ProgramKey:
+        """What bounds count by: the program, whatever name it gives itself."""
+        return (self.executable, *((self.runs.kind, self.runs.target) if self.runs else ("", "")))
 
 
 class ClientInfo(BaseModel):
@@ -134,13 +143,20 @@ class Session:
     def __init__(self, session_id: str, agent: Agent, stream: SocketStream, scope: anyio.CancelScope) -> None:
         self.id = session_id
         self.agent = agent
+        self.program = agent.program
         self.out = Outgoing(stream)
         self.scope = scope  # cancelled to close the session (eviction, gateway off)
         # Running requests by a key of our own: a peer may reuse a request id, and must not escape the bound.
         self.running: dict[int, tuple[Any, anyio.CancelScope]] = {}
         self.keys = itertools.count()
         self.last_active = time.monotonic()
-        self.room = anyio.Event()  # set whenever a running request ends
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.running)
+
+    def close(self) -> None:
+        self.scope.cancel()
 
 
 class Gateway:
@@ -151,7 +167,7 @@ class Gateway:
         self._on = False
         self._toggled = anyio.Event()
         self._session_ids = itertools.count(1)
-        self._sessions: dict[str, Session] = {}
+        self._seats: Seats[Session] = Seats()
         self._install = Install.current()
         self.state_file = StateFile(path.parent)  # tells agents whether the gateway is on (standing.py)
 
@@ -166,7 +182,7 @@ class Gateway:
                 self._toggled.set()  # wakes whoever waits for the switch; later waits get a fresh event
                 self._toggled = anyio.Event()
         elif message.method == GATEWAY_CHANGED:
-            for session in self._sessions.values():
+            for session in self._seats.all():
                 session.out.put_list_changed()
 
     # -- the listener ------------------------------------------------------------------------------------
@@ -219,7 +235,7 @@ class Gateway:
 
     async def _peer(self, stream: SocketStream) -> None:
         try:
-            executable = self._identify(stream)
+            program = self._identify(stream)
             channel = LineChannel(stream, max_line=REQUEST_LINE_MAX)
             with anyio.fail_after(HANDSHAKE_SECONDS):
                 hello_id, client = await self._hello(channel)
@@ -228,10 +244,15 @@ class Gateway:
             log.warning("agent gateway: refused a connection: %s", why)
             await stream.aclose()
             return
-        agent = Agent(name=client.name, version=client.version, executable=executable)
+        agent = Agent(
+            name=clean_name(client.name),
+            version=clean_version(client.version),
+            executable=program.executable,
+            runs=program.runs,
+        )
         with anyio.CancelScope() as scope:
             session = Session(f"agent-{next(self._session_ids)}", agent, stream, scope)
-            full = self._make_room()
+            full = self._seats.take(session)
             if full is not None:
                 with (
                     contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError),
@@ -241,20 +262,18 @@ class Gateway:
                 log.warning("agent gateway: refused %s: %s", agent.executable, full)
                 await stream.aclose()
                 return
-            self._sessions[session.id] = session
             log.info("agent gateway: session %s opened for %s (%s)", session.id, agent.name, agent.executable)
             session.out.put({"jsonrpc": "2.0", "id": hello_id, "result": {"session": session.id}})
             try:
                 await self._serve_session(session, channel)
             finally:
-                if self._sessions.get(session.id) is session:
-                    del self._sessions[session.id]
+                self._seats.leave(session)
                 with anyio.CancelScope(shield=True):
                     await stream.aclose()
                 self._outbox.notify(CLOSED_METHOD, {"session": session.id})
                 log.info("agent gateway: session %s closed", session.id)
 
-    def _identify(self, stream: SocketStream) -> str:
+    def _identify(self, stream: SocketStream) -> AgentProgram:
         credentials = peer_credentials(stream.extra(SocketAttribute.raw_socket))
         if credentials is None:
             raise Refused("this system cannot say who connected")
@@ -262,7 +281,7 @@ class Gateway:
         if uid != os.getuid():
             raise Refused(f"the peer runs as uid {uid}, another user")
         try:
-            return agent_executable(pid, self._install)
+            return agent_program(pid, self._install)
         except PeerRefused as exc:
             raise Refused(str(exc)) from None
 
@@ -280,27 +299,13 @@ class Gateway:
         except ValidationError as exc:
             raise Refused(f"{HELLO_METHOD} without a client name: {exc.errors()[0]['msg']}") from None
 
-    def _make_room(self) -> str | None:
-        """None once a slot is free (evicting the longest-idle session with nothing running if need be)."""
-        if len(self._sessions) < MAX_SESSIONS:
-            return None
-        idle = [session for session in self._sessions.values() if not session.running]
-        if not idle:
-            return f"{MAX_SESSIONS} agents are connected and every one has a call running; try again later"
-        oldest = min(idle, key=lambda session: session.last_active)
-        log.warning("agent gateway: closing idle session %s to make room for a new agent", oldest.id)
-        del self._sessions[oldest.id]  # its slot is free at once; its own task finishes closing it
-        oldest.scope.cancel()
-        return None
-
     async def _serve_session(self, session: Session, channel: LineChannel) -> None:
         async with anyio.create_task_group() as group:
             group.start_soon(self._write, session, group)
             while True:
                 # Backpressure: a peer that does not read its answers is not read either.
                 await session.out.until_room()
-                while len(session.running) >= MAX_RUNNING:
-                    await session.room.wait()
+                await self._seats.until_room(session.program)
                 try:
                     message = await channel.receive()
                 except WireError as exc:
@@ -317,6 +322,7 @@ class Gateway:
                 elif "id" in message and isinstance(message.get("method"), str):
                     key, scope = next(session.keys), anyio.CancelScope()
                     session.running[key] = (message["id"], scope)
+                    self._seats.started(session.program)
                     group.start_soon(self._answer, session, message, key)
             group.cancel_scope.cancel()
 
@@ -335,8 +341,7 @@ class Gateway:
             finally:
                 del session.running[key]
                 session.last_active = time.monotonic()
-                session.room.set()
-                session.room = anyio.Event()
+                self._seats.ended(session.program)
         if not scope.cancelled_caught:
             # Configured secrets never reach an agent, even where a page or a tool shows one.
             session.out.put({"jsonrpc": "2.0", "id": request_id, "result": scrub_data(result, KNOWN_SECRETS)})

@@ -209,7 +209,7 @@ async def test_an_agents_call_is_answered_in_mcps_shape_with_its_record_under_th
     [started] = [event for event in api.events if event["type"] == "gateway/started"]
     assert started["callId"] == "agent-1:abc"
     assert started["item"]["call_id"] == "agent-1:abc"  # the one item, built in Python
-    assert started["caller"] == "codex — /usr/bin/codex"
+    assert started["caller"] == "/usr/bin/codex · “codex”"
     refused = await ask(bridge, {**message, "name": "no_such_tool"})
     assert refused["record"]["status"] == "rejected"
     assert refused["answer"]["isError"] is True

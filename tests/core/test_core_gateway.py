@@ -388,7 +388,7 @@ async def test_acting_asks_naming_agent_executable_action_tab_and_site_and_binds
         "agentId": await setup.agent_id(),
         "agent": "codex",
         "executable": "/usr/local/bin/codex",
-        "label": "codex — /usr/local/bin/codex",
+        "label": "/usr/local/bin/codex · “codex”",
         "tool": "browser_tab",
         "action": "activate",
         "site": "https://shop.example",
@@ -632,10 +632,13 @@ async def test_the_agents_list_shows_each_agent_with_its_tabs_running_calls_and_
         "name": "codex",
         "version": "1.2",
         "executable": "/usr/local/bin/codex",
-        "label": "codex — /usr/local/bin/codex",
+        "program": "/usr/local/bin/codex",
+        "label": "/usr/local/bin/codex · “codex”",
         "connected": True,
         "calls": 0,
         "trusted": False,
+        "trustEntry": "/usr/local/bin/codex",
+        "notTrustable": None,
         "grants": [],
         "tabs": [
             {"tabId": 7, "title": "Cart", "url": SHOP["url"], "site": "https://shop.example", "shared": True}
@@ -802,7 +805,7 @@ async def test_each_agent_call_leaves_an_activity_entry_with_its_outcome_newest_
         ("browser_page", "title", "failed"),
         ("browser_page", "title", "done"),
     ]
-    assert entries[2]["agent"] == "codex — /usr/local/bin/codex" and entries[2]["agentId"] == codex
+    assert entries[2]["agent"] == "/usr/local/bin/codex · “codex”" and entries[2]["agentId"] == codex
     assert (entries[3]["site"], entries[3]["tabId"]) == ("https://shop.example", 7)
     assert entries[5]["tabId"] == 7 and all(e["ms"] >= 0 and e["at"] > 0 for e in entries)
     mine = (await setup.send({"type": "agents/activity", "id": codex, "limit": 2}))["entries"]

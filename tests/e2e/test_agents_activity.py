@@ -87,7 +87,10 @@ def test_a_mixed_run_leaves_one_entry_per_call_with_its_outcome_kept_filtered_an
             ("browser_page", "title", "failed"),
             ("browser_page", "title", "done"),
         ]
-        assert all(e["agent"].startswith("codex — /") and e["agentId"] == codex for e in entries)
+        assert all(
+            e["agent"].startswith("/") and e["agent"].endswith(" · “codex”") and e["agentId"] == codex
+            for e in entries
+        )
         assert (entries[1]["site"], entries[1]["tabId"]) == (site, tab["id"])
         assert entries[3]["tabId"] == tab["id"] and all(e["ms"] >= 0 for e in entries)
         assert [e["at"] for e in entries] == sorted((e["at"] for e in entries), reverse=True)
@@ -119,7 +122,7 @@ def test_a_mixed_run_leaves_one_entry_per_call_with_its_outcome_kept_filtered_an
             "failed",
             "done",
         ]
-        assert "codex — /" in rows.first.inner_text() and "browser_dom click" in rows.first.inner_text()
+        assert "“codex”" in rows.first.inner_text() and "browser_dom click" in rows.first.inner_text()
         options.locator("#activity").scroll_into_view_if_needed()
         shoot_both_schemes(options, "options-agent-activity")  # kept as artifacts, no axe violation
         options.select_option("#activity-agent", codex)

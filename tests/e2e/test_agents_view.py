@@ -131,9 +131,9 @@ def test_the_popup_shows_both_agents_their_tabs_and_calls_and_stops_pauses_and_s
         share.click()
         expect(share).to_have_text("Stop sharing this tab with codex")
         codex_card, cursor_card = card(popup, codex_id), card(popup, cursor_id)
-        executable = executable_of(ext, codex_id)
-        assert executable.startswith("/")  # the program that started tabgate-host mcp, from the OS
-        expect(codex_card.locator(".agent-label")).to_have_text(f"codex — {executable}")
+        program = program_of(ext, codex_id)
+        assert program.startswith("/")  # the program that started tabgate-host mcp, from the OS
+        expect(codex_card.locator(".agent-label")).to_have_text(f"{program} “codex”")  # program, then name
         expect(codex_card).to_contain_text("connected")
         expect(codex_card.locator(f'li.agent-tab[data-tab="{tab["id"]}"]')).to_contain_text(BUTTON_TITLE)
         expect(codex_card.locator(f'li.agent-tab[data-tab="{tab["id"]}"]')).to_contain_text(site)
@@ -207,8 +207,8 @@ def test_the_popup_shows_both_agents_their_tabs_and_calls_and_stops_pauses_and_s
         gateway(ext, False)
 
 
-def executable_of(ext: Extension, agent: str) -> str:
-    return str(next(a["executable"] for a in ext.send({"type": "agents"})["agents"] if a["id"] == agent))
+def program_of(ext: Extension, agent: str) -> str:
+    return str(next(a["program"] for a in ext.send({"type": "agents"})["agents"] if a["id"] == agent))
 
 
 def test_with_no_popup_open_a_notification_raises_the_question_and_clicking_it_opens_the_popup_to_answer(
@@ -255,7 +255,11 @@ def test_with_no_popup_open_a_notification_raises_the_question_and_clicking_it_o
             ),
             "the notification's click did not open the popup with the question",
         )
-        assert "codex — /" in opened and f"click the element matching “#buy” in tab {tab['id']}" in opened
+        assert (
+            opened.startswith("/")
+            and "“codex”" in opened
+            and f"click the element matching “#buy” in tab {tab['id']}" in opened
+        )
         ext.page.evaluate(
             """(id) => chrome.extension.getViews({ type: "popup" })[0].document
                 .querySelector(`li.approval[data-approval="${id}"] button[data-decision="once"]`).click()""",

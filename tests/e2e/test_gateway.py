@@ -177,11 +177,12 @@ def test_reading_is_at_once_acting_asks_in_the_popup_and_allow_for_session_stick
         assert "codex" in asked and site.split("//")[1] in asked and "click" in asked
         assert page.locator("#count").inner_text() == "clicks: 2"
         assert ext.send({"type": "approvals"})["pending"] == []
-        by_agent = [e for e in ext.send({"type": "history"}) if e.get("caller", "").startswith("codex — /")]
+        by_agent = [e for e in ext.send({"type": "history"}) if e.get("caller", "").endswith(" · “codex”")]
         assert sorted(e["name"] for e in by_agent) == ["browser_dom", "browser_dom", "browser_page"]
         assert {e["status"] for e in by_agent} == {"done"}
         popup.reload()
-        assert popup.locator(".h-caller").first.inner_text().startswith("by codex — /")
+        caller = popup.locator(".h-caller").first.inner_text()
+        assert caller.startswith("by /") and caller.endswith("“codex”")  # the program first, then the name
         gateway(ext, False)
 
 
@@ -487,7 +488,7 @@ def test_an_approval_pending_when_the_service_worker_stops_is_withdrawn_and_answ
         popup = open_popup(ext)
         shown = popup.locator("li.approval-withdrawn")
         shown.wait_for(timeout=30_000)
-        assert "withdrawn" in shown.inner_text() and "codex — /" in shown.inner_text()
+        assert "withdrawn" in shown.inner_text() and "“codex”" in shown.inner_text()
         assert popup.locator("li.approval").count() == 0
         time.sleep(0.5)
         assert not page.is_closed()  # nothing ran, for nobody

@@ -32,17 +32,16 @@ from tests.support.agents import (
     text_of,
     wait_listed,
 )
-from tests.support.browser import Extension, grant_site_access, install_host, tabgate_host_bin
+from tests.support.browser import Extension, tabgate_host_bin
 from tests.support.gateway_browser import (
     agent_id,
-    browser,
-    desktop_env,
-    gateway,
+    gateway_browser,
     open_site_tab,
     person_tab_id,
     serve_page,
     wait_pending,
 )
+from tests.support.script_agents import agent_env, finished, start_agent, write_python_agent
 
 pytestmark = pytest.mark.e2e
 
@@ -72,22 +71,16 @@ def elsewhere(site: str) -> str:
 def ext(
     pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str], site: str
 ) -> Iterator[Extension]:
-    env = desktop_env(host_env, tmp_path_factory.mktemp("desktop"))
-    profile = tmp_path_factory.mktemp("profile-attacks")
-    config = profile / "config.toml"
-    config.write_text(
+    config = (
         "[mcp_servers.leaky]\n"
         f"command = {json.dumps(sys.executable)}\n"
         f"args = [{json.dumps(str(DEMO))}]\n"
         f'env = {{ DEMO_SECRET = "{SECRET}" }}\n'
     )
-    install_host(profile, config, env=env)
-    grant_site_access(pw, profile, [site, elsewhere(site)])
-    with browser(pw, profile, env) as ext:
+    folder = tmp_path_factory.mktemp("attacks")
+    with gateway_browser(pw, folder, host_env, [site, elsewhere(site)], config) as ext:
         ext.send({"type": "config/set", "patch": {"mcpTools": True}})
-        gateway(ext, True)
         yield ext
-        gateway(ext, False)
 
 
 def agent_params(home: Path, agent: str = "codex") -> StdioServerParameters:
@@ -138,21 +131,29 @@ def test_connect_writes_a_config_each_agent_starts_from_and_sees_the_browser_too
 
 
 def test_another_program_using_a_trusted_agents_name_is_a_new_agent_and_is_asked(
-    ext: Extension, codex: StdioServerParameters, site: str
+    ext: Extension, site: str, tmp_path: Path
 ) -> None:
-    async def create(client: Client, _notices: list[Any]) -> types.CallToolResult:
-        await wait_listed(client, lambda n: "browser_tab" in n)
-        return await client.call_tool("browser_tab", {"action": "create", "url": f"{site}/trusted"})
+    """codex here is a Python script (an interpreter alone is never trusted, contract §8.2)."""
+    call = {"name": "browser_tab", "arguments": {"action": "create", "url": f"{site}/trusted"}}
+    script = write_python_agent(tmp_path / "codex")
+    env = agent_env(tabgate_host_bin(), "codex", call)
 
-    async def listed(client: Client, _notices: list[Any]) -> list[str]:
-        return await wait_listed(client, lambda n: "browser_tab" in n)
+    def real_codex() -> dict[str, Any]:
+        return finished(start_agent([sys.executable, str(script)], env, tmp_path))
 
-    run_agent(codex, listed)  # the person sees codex (this test's Python) and trusts its executable
+    first = start_agent([sys.executable, str(script)], env, tmp_path)
+    [request] = wait_pending(ext)  # not trusted yet; the person sees it and trusts its program
+    answer(ext, request, "deny")
+    finished(first)
     [real] = [a for a in ext.send({"type": "agents"})["agents"] if a["name"] == "codex"]
-    ext.send({"type": "config/set", "patch": {"gatewayTrusted": [real["executable"]]}})
+    ext.send({"type": "config/set", "patch": {"gatewayTrusted": [real["trustEntry"]]}})
     try:
-        trusted = run_agent(codex, create)
-        assert trusted.is_error is False, text_of(trusted)  # not asked: trusted
+        assert real_codex()["isError"] is False  # not asked: trusted
+
+        async def create(client: Client, _notices: list[Any]) -> types.CallToolResult:
+            await wait_listed(client, lambda n: "browser_tab" in n)
+            return await client.call_tool(call["name"], call["arguments"])
+
         # Another program (a shell that stays the parent of tabgate-host mcp) calling itself codex.
         impostor = StdioServerParameters(
             command="/bin/sh", args=["-c", f'"{tabgate_host_bin()}" mcp; exit $?'], env=None
@@ -160,8 +161,8 @@ def test_another_program_using_a_trusted_agents_name_is_a_new_agent_and_is_asked
         running = AgentThread(impostor, create, name="codex")
         running.start()
         [request] = wait_pending(ext)
-        assert request["agent"] == "codex" and request["executable"] == os.path.realpath("/bin/sh")
-        assert request["executable"] != real["executable"]
+        assert request["agent"] == "codex" and request["executable"].startswith(os.path.realpath("/bin/sh"))
+        assert request["executable"] != real["program"]
         answer(ext, request, "deny")
         refused = running.outcome()
         assert refused.is_error is True and "denied" in text_of(refused)

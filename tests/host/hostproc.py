@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from native_host.config.identity import EXTENSION_ORIGIN
 
@@ -304,6 +304,9 @@ class BrowserRefusal(Exception):
         self.error = {"code": code, "message": message}
 
 
+NO_ANSWER: Final = object()  # what an answer function returns for a request the browser never answers
+
+
 class FakeBrowserSide:
     """Answers the host's requests to the browser on a thread, as the extension's service worker does."""
 
@@ -330,7 +333,8 @@ class FakeBrowserSide:
                     except BrowserRefusal as refusal:
                         self.host.send({"jsonrpc": "2.0", "id": message["id"], "error": refusal.error})
                     else:
-                        self.host.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+                        if result is not NO_ANSWER:
+                            self.host.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
 
     def stop(self) -> None:
         self._done.set()

@@ -25,6 +25,7 @@ from hostproc import FakeBrowserSide, HostProcess
 from mcp import Client, StdioServerParameters
 
 from native_host.gateway.catalogue import fixed_tools
+from native_host.gateway.interpreters import runs_of
 
 pytestmark = pytest.mark.host
 
@@ -74,6 +75,14 @@ def gateway_host(dirs: HostDirs, runtime: Path) -> Iterator[tuple[HostProcess, F
             yield host, browser
         finally:
             browser.stop()
+
+
+def this_program() -> dict[str, Any]:
+    """The agent this test process is, as the host tells the browser: this interpreter and what it runs."""
+    executable = os.path.realpath(sys.executable)
+    argv = [os.fsdecode(arg) for arg in Path("/proc/self/cmdline").read_bytes().split(b"\0")[:-1]]
+    runs = runs_of(executable, argv, os.getcwd())
+    return {"executable": executable, "runs": None if runs is None else runs.model_dump()}
 
 
 def wait_until(predicate: Callable[[], object], what: str, timeout: float = 20) -> None:
@@ -129,11 +138,7 @@ def test_an_agent_lists_and_calls_tools_through_the_host(host_dirs: HostDirs, ru
     assert result.content[0].text == "test-agent called browser_tab with {'action': 'query'}"
     calls = [m for m in browser.seen if m["method"] == "gateway/call"]
     # The agent is the process that started `tabgate-host mcp`: here the SDK's (pytest's) interpreter.
-    assert calls[0]["params"]["agent"] == {
-        "name": "test-agent",
-        "version": "1.0",
-        "executable": os.path.realpath(sys.executable),
-    }
+    assert calls[0]["params"]["agent"] == {"name": "test-agent", "version": "1.0", **this_program()}
     assert calls[0]["params"]["session"].startswith("agent-")
 
 

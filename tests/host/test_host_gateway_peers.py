@@ -22,10 +22,11 @@ import pytest
 from conftest import HostDirs, running_host
 from hostproc import FakeBrowserSide
 from mcp import Client, StdioServerParameters
-from test_host_gateway import TAB_QUERY_TOOL, gateway_host, runtime_dir, wait_until
+from test_host_gateway import TAB_QUERY_TOOL, gateway_host, runtime_dir, this_program, wait_until
 
+from native_host.gateway.bounds import MAX_AGENT_SESSIONS, MAX_RUNNING
 from native_host.gateway.catalogue import fixed_tools
-from native_host.gateway.service import HANDSHAKE_SECONDS, MAX_RUNNING, MAX_SESSIONS, OUTPUT_CAP
+from native_host.gateway.service import HANDSHAKE_SECONDS, OUTPUT_CAP
 from tests.support.agents import codex_env, default_place_free
 from tests.support.browser import tabgate_host_bin
 
@@ -118,7 +119,7 @@ def test_the_agent_is_the_program_that_started_tabgate_host_mcp(
     host_dirs: HostDirs, runtime_dir: Path
 ) -> None:
     """Two agents both calling themselves codex: one is the SDK's Python, the other bash (which runs
-    `tabgate-host mcp` as its child); the browser is told two different executables."""
+    `tabgate-host mcp` as its child, from inline code); the browser is told two different programs."""
     host_bin = str(tabgate_host_bin())
     with gateway_host(host_dirs, runtime_dir) as (_host, browser):
         direct = anyio.run(list_and_call, agent_started_by(host_bin, ["mcp"], runtime_dir), "codex")
@@ -130,8 +131,13 @@ def test_the_agent_is_the_program_that_started_tabgate_host_mcp(
     assert direct[0] == via_shell[0] == ["browser_tab"]
     agents = [call["params"]["agent"] for call in calls_of(browser, "gateway/call")]
     assert agents == [
-        {"name": "codex", "version": "1", "executable": os.path.realpath(sys.executable)},
-        {"name": "codex", "version": "1", "executable": os.path.realpath("/bin/bash")},
+        {"name": "codex", "version": "1", **this_program()},
+        {
+            "name": "codex",
+            "version": "1",
+            "executable": os.path.realpath("/bin/bash"),
+            "runs": {"kind": "inline", "target": ""},
+        },
     ]
 
 
@@ -162,11 +168,8 @@ def test_agents_find_a_desktop_host_at_the_default_place_with_a_clients_environm
     assert tools == ["browser_tab"]
     assert result.is_error is False
     (call,) = calls_of(browser, "gateway/call")
-    assert call["params"]["agent"] == {
-        "name": "sdk",
-        "version": "1",
-        "executable": os.path.realpath(sys.executable),  # the SDK's process started `tabgate-host mcp`
-    }
+    # the SDK's process (this one) started `tabgate-host mcp`
+    assert call["params"]["agent"] == {"name": "sdk", "version": "1", **this_program()}
     assert not list(desktop_runtime.iterdir()), "the desktop's XDG_RUNTIME_DIR is not where the socket goes"
 
 
@@ -247,9 +250,10 @@ def settled_count(browser: FakeBrowserSide, quiet: float = 2.0) -> int:
 
 
 def test_idle_peers_do_not_lock_a_real_agent_out(host_dirs: HostDirs, runtime_dir: Path) -> None:
-    """70 connections that handshake and then sit idle: each one over the limit, and then the real agent,
-    takes the place of the longest-idle session."""
-    idle = MAX_SESSIONS + 6
+    """70 connections of one program that handshake and then sit idle: each one over that program's limit,
+    and then the real agent (the same program: this test's interpreter), takes the place of its longest-idle
+    session."""
+    idle = 70
     with (
         gateway_host(host_dirs, runtime_dir) as (_host, browser),
         impostor(runtime_dir, "idle", idle) as peer,
@@ -263,7 +267,7 @@ def test_idle_peers_do_not_lock_a_real_agent_out(host_dirs: HostDirs, runtime_di
         peer.stdin.flush()
         closed = said(peer)
     assert tools == ["browser_tab"] and result.is_error is False
-    assert closed == f"closed {idle - MAX_SESSIONS + 1}"
+    assert closed == f"closed {idle - MAX_AGENT_SESSIONS + 1}"
     assert [call["params"]["agent"]["name"] for call in calls_of(browser, "gateway/call")] == ["real"]
 
 

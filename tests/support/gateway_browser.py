@@ -33,6 +33,24 @@ def browser(pw: Playwright, profile: Path, env: dict[str, str]) -> Iterator[Exte
         yield ext
 
 
+@contextmanager
+def gateway_browser(
+    pw: Playwright, folder: Path, host_env: dict[str, str], sites: list[str], config: str = "# no servers\n"
+) -> Iterator[Extension]:
+    """A browser on a desktop's environment with the host installed (its config `config`), `sites` granted
+    and the gateway on; in `folder` (its profile and desktop folders)."""
+    env = desktop_env(host_env, folder)
+    profile = folder / "profile"
+    profile.mkdir()
+    (profile / "config.toml").write_text(config)
+    install_host(profile, profile / "config.toml", env=env)
+    grant_site_access(pw, profile, sites)
+    with browser(pw, profile, env) as ext:
+        gateway(ext, True)
+        yield ext
+        gateway(ext, False)
+
+
 def open_popup(ext: Extension) -> Page:
     page = ext.context.new_page()
     page.goto(f"chrome-extension://{ext.id}/popup.html")

@@ -1,12 +1,15 @@
 """A hostile peer that passes the host's identity check: put on PYTHONPATH of `tabgate-host mcp`, it runs
 before the real script (so the command line is exactly `<python> <tabgate-host> mcp`), plays a peer on the
-gateway socket as TG_IMPOSTOR says, and exits without ever running `tabgate-host mcp`.
+gateway socket as TG_IMPOSTOR says (first changing to the folder TG_CHDIR, if given), and exits without ever
+running `tabgate-host mcp`.
 
 - `silent`: connect, say nothing; print how long until the host closed the connection.
 - `flood`: hello, then send TG_COUNT `tools/list` requests without reading; on a line on stdin, read every
   answer and print how many came.
 - `idle`: open TG_COUNT connections and hello on each; print how many were accepted; on a line on stdin,
   print how many the host has closed since.
+- `waiting`: open TG_COUNT connections, each saying hello and then making one `tools/call` (one the browser
+  leaves waiting, as a question to the person does); print how many were accepted; stay until stdin closes.
 """
 
 import json
@@ -76,8 +79,11 @@ def idle() -> None:
     peers = [connect() for _ in range(int(os.environ["TG_COUNT"]))]
     accepted = 0
     for peer in peers:
-        peer.sendall(HELLO)
-        answer = read_line(peer, bytearray())
+        try:
+            peer.sendall(HELLO)
+            answer = read_line(peer, bytearray())
+        except OSError:  # closed at once: not taken for `tabgate-host mcp`
+            answer = b""
         accepted += bool(answer) and "result" in json.loads(answer)
     say("accepted", accepted)
     sys.stdin.readline()
@@ -93,9 +99,33 @@ def idle() -> None:
     say("closed", closed)
 
 
+def waiting() -> None:
+    call = line(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "browser_tab", "arguments": {}},
+        }
+    )
+    peers, accepted = [], 0
+    for _ in range(int(os.environ["TG_COUNT"])):
+        peer = connect()
+        peer.sendall(HELLO)
+        answer = read_line(peer, bytearray())
+        if answer and "result" in json.loads(answer):
+            accepted += 1
+            peer.sendall(call)
+        peers.append(peer)
+    say("accepted", accepted)
+    sys.stdin.readline()
+
+
 if MODE:
+    if os.environ.get("TG_CHDIR"):  # moved, once started, to another working folder
+        os.chdir(os.environ["TG_CHDIR"])
     try:
-        {"silent": silent, "flood": flood, "idle": idle}[MODE]()
+        {"silent": silent, "flood": flood, "idle": idle, "waiting": waiting}[MODE]()
     finally:
         sys.stdout.flush()
         os._exit(0)
