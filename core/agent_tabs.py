@@ -16,6 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 from core.agents import AgentBook, AgentState, TabGroups
+from core.browser.context import refs_of
+from core.browser.refs import FrameSite
 from core.browser.fence import split
 from core.call_checks import Prepared, Refusal
 from core.capabilities import BrowserCapability, BrowserToolError
@@ -67,6 +69,10 @@ class AgentTabs:
             self._book.tab_removed(tab_id)
             raise Refusal(f"Tab {tab_id} is closed; browser_tab action=query lists your tabs.", failed=True)
         return tab
+
+    def frame_of(self, tab_id: int, ref: str) -> FrameSite | None:
+        """The child frame a ref of the tab's last snapshot is in (the refs the browser tools keep)."""
+        return None if self._browser is None else refs_of(self._browser).frame_of(tab_id, ref)
 
     async def open_for(self, agent: AgentState) -> int:
         if self._groups is None:

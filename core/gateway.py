@@ -301,6 +301,8 @@ class AgentGateway:
             "site": prepared.site,
             "caller": agent.id,
         }
+        if prepared.frame is not None:  # the child frame the action lands in, re-checked as the site is
+            target["frame"] = prepared.frame.to_wire()
         agent.calls += 1
         answer = await self._handle(
             {"type": "dispatch", "item": item, "turn": params.session, "target": target}

@@ -14,6 +14,8 @@ from core_fakes import FakeHost, FakeServer, FakeTool
 
 from core import agent_tabs
 from core.agent_tabs import OPENS_AFTER_CALL_S
+from core.browser.context import refs_of
+from core.browser.refs import FrameSite, PageKey
 from core.capabilities import BrowserToolError
 from core.gateway import AgentGateway
 from core.service import Service
@@ -861,3 +863,31 @@ async def test_a_stored_activity_log_is_loaded_back_and_bad_requests_are_refused
     assert (await fresh.send({"type": "agents/activity"}))["entries"] == [old]
     assert "limit" in (await fresh.send({"type": "agents/activity", "limit": -1}))["error"]["message"]
     assert "id" in (await fresh.send({"type": "agents/activity", "id": 3}))["error"]["message"]
+
+
+async def test_acting_on_a_ref_inside_a_frame_is_asked_for_the_frames_site_and_bound_to_that_frame() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    table = refs_of(setup.chrome).table(SHOP["id"], 0)
+    on_page = table.ref_for(PageKey(None, "top", "d1", 1))
+    in_frame = table.ref_for(PageKey("S1", "FB", "d2", 1))
+    pay = FrameSite("https://pay.example", "S1", "FB")
+    table.saw_frames({("S1", "FB"): pay}, {})
+    click = setup.call("browser_dom", {"action": "click", "tabId": SHOP["id"], "ref": on_page})
+    [request] = await setup.pending()
+    assert request["site"] == "https://shop.example"
+    await setup.answer(request["id"], "session")
+    await click
+    framed = setup.call("browser_dom", {"action": "click", "tabId": SHOP["id"], "ref": in_frame})
+    [request] = await setup.pending()  # the session grant for the shop does not cover the frame
+    assert request["site"] == "https://pay.example"
+    assert "https://pay.example, in a frame on a page of https://shop.example" in request["summary"]
+    await setup.answer(request["id"], "once")
+    await framed
+    assert setup.dispatched[-1]["target"]["frame"] == {"session": "S1", "frameId": "FB", "site": pay.site}
+    assert setup.dispatched[-1]["target"]["site"] == "https://shop.example"  # the page must still show it
+    fields = [{"ref": on_page, "value": "a"}, {"ref": in_frame, "value": "b"}]
+    mixed = await setup.call("browser_dom", {"action": "fill_form", "tabId": SHOP["id"], "fields": fields})
+    assert mixed["isError"] is True and "one frame per call" in text(mixed)
+    assert await setup.pending(0) == []
