@@ -135,7 +135,9 @@ def test_a_click_in_a_cross_site_frame_is_asked_for_the_frames_site_and_a_deny_k
         )
         in_b = ref_of(text_of(outline), 'button "Buy in B"')
         click = await client.call_tool("browser_dom", {"action": "click", "tabId": tab_id, "ref": in_b})
-        return [opened, outline, on_a, click]
+        # Aimed at the <iframe> by selector, a click would land in B's page too: refused, never asked.
+        aimed = await client.call_tool("browser_dom", {"action": "click", "tabId": tab_id, "selector": "iframe"})
+        return [opened, outline, on_a, click, aimed]
 
     running = AgentThread(agent_params(tmp_path), body)
     running.start()
@@ -146,9 +148,10 @@ def test_a_click_in_a_cross_site_frame_is_asked_for_the_frames_site_and_a_deny_k
     assert [q["site"] for q in asked] == [b], "the click inside B's frame ran under A's grant"
     assert b in asked[0]["summary"] and a in asked[0]["summary"]  # the frame's site, on A's page
     answer(ext, asked[0], "deny")
-    opened, outline, on_a, click = running.outcome()
+    opened, outline, on_a, click, aimed = running.outcome()
     assert on_a.is_error is False, text_of(on_a)
     assert click.is_error is True and "denied" in text_of(click)
+    assert aimed.is_error is True and "is a frame" in text_of(aimed), text_of(aimed)
     frame = tab_showing(ext, f"{a}/framed").frame_locator("iframe")
     assert frame.locator("#count").inner_text() == "clicks: 0"  # B's button never saw the click
 
