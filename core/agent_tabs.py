@@ -17,8 +17,8 @@ from typing import Any
 
 from core.agents import AgentBook, AgentState, TabGroups
 from core.browser.context import refs_of
-from core.browser.refs import FrameSite
 from core.browser.fence import split
+from core.browser.refs import FrameSite
 from core.call_checks import Prepared, Refusal
 from core.capabilities import BrowserCapability, BrowserToolError
 
@@ -103,8 +103,8 @@ class AgentTabs:
             agent.last_tab = prepared.tab_id
 
     async def created(self, message: Message) -> Answer:
-        """`tabs/created`: a tab the page of `sourceTabId` opened is that tab's agent's, in its group, when the
-        agent was at work there; otherwise the person opened it (or the page did on its own)."""
+        """`tabs/created`: a tab the page of `sourceTabId` opened is that tab's agent's, in its group, when
+        the agent was at work there; otherwise the person opened it (or the page did on its own)."""
         tab_id, source = message.get("tabId"), message.get("sourceTabId")
         if isinstance(tab_id, int) and isinstance(source, int) and self._at_work(source):
             owner = self._book.tab_created(tab_id, source)

@@ -186,8 +186,9 @@ class CallChecks:
         found = [self._tabs.frame_of(tab_id, ref) if ref is not None else None for ref in parsed.elements()]
         frames = {frame for frame in found if frame is not None}
         if any(frame.site is None for frame in frames):
-            raise Refusal("That element is in a frame that is not a web page; Tabgate acts only in web pages.",
-                          failed=True)  # fmt: skip
+            raise Refusal(
+                "That element is in a frame that is not a web page: Tabgate acts in web pages.", failed=True
+            )
         sites = {frame.site if frame is not None else tab_site for frame in found}
         if len(sites) > 1 or len(frames) > 1:
             raise Refusal(

@@ -295,7 +295,7 @@ class AgentGateway:
             "arguments": json.dumps(prepared.arguments),
             "call_id": call_id,
         }
-        target = {
+        target: dict[str, Any] = {
             "tabs": sorted(agent.tabs()),
             "tabId": prepared.tab_id,
             "site": prepared.site,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.browser.page_walk import _collect, _frame_sites, _Frame
+from core.browser.page_walk import _collect, _Frame, _frame_sites
 from core.browser.refs import FrameSite, PageKey, RefTable, TabRefs
 
 

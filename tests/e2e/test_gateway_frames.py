@@ -1,5 +1,5 @@
-"""Where an agent's action really lands, end to end (contract §8.2): a click inside a cross-site frame is asked
-for the frame's site, and tabs an agent's page opens are the agent's, under the grants of the site they show.
+"""Where an agent's action really lands, end to end (contract §8.2): a click inside a cross-site frame is
+asked for the frame's site, and tabs an agent's page opens are the agent's, under the grants of their sites.
 Two site names (a.test, b.test: both 127.0.0.1 to Chromium) make B's frame truly cross-site, out of process.
 The agent is a real `tabgate-host mcp` started from the config `tabgate-host connect codex` writes."""
 
@@ -41,7 +41,7 @@ PAGES = {
     ("b", "/widget"): "<!doctype html><title>B widget</title>" + COUNTER.format(label="Buy in B"),
     ("a", "/opener"): "<!doctype html><title>A opener</title>"
     "<button id=\"open\" onclick=\"window.open('/popup', '_blank', 'noopener')\">Open A</button>"
-    "<button id=\"openb\" onclick=\"window.open('{b}/widget')\">Open B</button>",
+    '<button id="openb" onclick="window.open(\'{b}/widget\')">Open B</button>',
     ("a", "/popup"): "<!doctype html><title>A popup</title>" + COUNTER.format(label="Buy in popup"),
 }
 
@@ -131,12 +131,15 @@ def test_a_click_in_a_cross_site_frame_is_asked_for_the_frames_site_and_a_deny_k
         await client.call_tool("browser_dom", {"action": "wait_for", "tabId": tab_id, "text": "Buy in B"})
         outline = await client.call_tool("browser_page", {"action": "snapshot", "tabId": tab_id})
         on_a = await client.call_tool(
-            "browser_dom", {"action": "click", "tabId": tab_id, "ref": ref_of(text_of(outline), 'button "On A"')}
+            "browser_dom",
+            {"action": "click", "tabId": tab_id, "ref": ref_of(text_of(outline), 'button "On A"')},
         )
         in_b = ref_of(text_of(outline), 'button "Buy in B"')
         click = await client.call_tool("browser_dom", {"action": "click", "tabId": tab_id, "ref": in_b})
         # Aimed at the <iframe> by selector, a click would land in B's page too: refused, never asked.
-        aimed = await client.call_tool("browser_dom", {"action": "click", "tabId": tab_id, "selector": "iframe"})
+        aimed = await client.call_tool(
+            "browser_dom", {"action": "click", "tabId": tab_id, "selector": "iframe"}
+        )
         return [opened, outline, on_a, click, aimed]
 
     running = AgentThread(agent_params(tmp_path), body)
@@ -148,7 +151,7 @@ def test_a_click_in_a_cross_site_frame_is_asked_for_the_frames_site_and_a_deny_k
     assert [q["site"] for q in asked] == [b], "the click inside B's frame ran under A's grant"
     assert b in asked[0]["summary"] and a in asked[0]["summary"]  # the frame's site, on A's page
     answer(ext, asked[0], "deny")
-    opened, outline, on_a, click, aimed = running.outcome()
+    _opened, _outline, on_a, click, aimed = running.outcome()
     assert on_a.is_error is False, text_of(on_a)
     assert click.is_error is True and "denied" in text_of(click)
     assert aimed.is_error is True and "is a frame" in text_of(aimed), text_of(aimed)
@@ -162,7 +165,9 @@ def test_tabs_an_agents_page_opens_are_its_own_and_acting_there_is_asked_for_the
     async def listed(client: Client, count: int) -> list[dict[str, Any]]:
         with anyio.fail_after(20):
             while True:
-                tabs = json.loads(unwrapped(text_of(await client.call_tool("browser_tab", {"action": "query"}))))
+                tabs = json.loads(
+                    unwrapped(text_of(await client.call_tool("browser_tab", {"action": "query"})))
+                )
                 if len(tabs) >= count:
                     return list(tabs)
                 await anyio.sleep(0.2)
@@ -184,7 +189,9 @@ def test_tabs_an_agents_page_opens_are_its_own_and_acting_there_is_asked_for_the
         widget = next(t["id"] for t in tabs if t["url"].startswith(f"{b}/widget"))
         await client.call_tool("browser_dom", {"action": "wait_for", "tabId": popup, "text": "Buy in popup"})
         read = await client.call_tool("browser_page", {"action": "text", "tabId": popup})
-        bought = await client.call_tool("browser_dom", {"action": "click", "tabId": popup, "selector": "#buy"})
+        bought = await client.call_tool(
+            "browser_dom", {"action": "click", "tabId": popup, "selector": "#buy"}
+        )
         on_b = await client.call_tool("browser_dom", {"action": "click", "tabId": widget, "selector": "#buy"})
         await anyio.to_thread.run_sync(person_opened.wait, 60)
         later = await listed(client, 3)
