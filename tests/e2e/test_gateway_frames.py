@@ -39,6 +39,7 @@ PAGES = {
     ("a", "/framed"): '<!doctype html><title>A shop</title><button id="top">On A</button>'
     '<iframe title="B widget" src="{b}/widget" width="400" height="200"></iframe>',
     ("b", "/widget"): "<!doctype html><title>B widget</title>" + COUNTER.format(label="Buy in B"),
+    ("c", "/widget"): "<!doctype html><title>C widget</title>" + COUNTER.format(label="Buy in C"),
     ("a", "/opener"): "<!doctype html><title>A opener</title>"
     "<button id=\"open\" onclick=\"window.open('/popup', '_blank', 'noopener')\">Open A</button>"
     '<button id="openb" onclick="window.open(\'{b}/widget\')">Open B</button>',
@@ -122,8 +123,10 @@ def asked_or_done(ext: Extension, running: AgentThread, timeout: float = 60) -> 
 
 
 def test_a_click_in_a_cross_site_frame_is_asked_for_the_frames_site_and_a_deny_keeps_it_out(
-    ext: Extension, a: str, b: str, tmp_path: Path
+    ext: Extension, a: str, b: str, port: int, tmp_path: Path
 ) -> None:
+    c = f"http://c.test:{port}"
+
     async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
         await wait_listed(client, lambda n: "browser_dom" in n)
         opened = await client.call_tool("browser_tab", {"action": "create", "url": f"{a}/framed"})
@@ -140,7 +143,8 @@ def test_a_click_in_a_cross_site_frame_is_asked_for_the_frames_site_and_a_deny_k
         aimed = await client.call_tool(
             "browser_dom", {"action": "click", "tabId": tab_id, "selector": "iframe"}
         )
-        return [opened, outline, on_a, click, aimed]
+        again = await client.call_tool("browser_dom", {"action": "click", "tabId": tab_id, "ref": in_b})
+        return [opened, outline, on_a, click, aimed, again]
 
     running = AgentThread(agent_params(tmp_path), body)
     running.start()
@@ -151,12 +155,20 @@ def test_a_click_in_a_cross_site_frame_is_asked_for_the_frames_site_and_a_deny_k
     assert [q["site"] for q in asked] == [b], "the click inside B's frame ran under A's grant"
     assert b in asked[0]["summary"] and a in asked[0]["summary"]  # the frame's site, on A's page
     answer(ext, asked[0], "deny")
-    _opened, _outline, on_a, click, aimed = running.outcome()
+    # Asked again for B; before the person allows it once, A's page puts C in the frame.
+    [again] = wait_pending(ext)
+    assert again["site"] == b
+    frame = tab_showing(ext, f"{a}/framed").frame_locator("iframe")
+    assert frame.locator("#count").inner_text() == "clicks: 0"  # B's button never saw the denied click
+    tab_showing(ext, f"{a}/framed").evaluate(f"document.querySelector('iframe').src = '{c}/widget'")
+    frame.get_by_text("Buy in C").wait_for()
+    answer(ext, again, "once")
+    _opened, _outline, on_a, click, aimed, moved = running.outcome()
+    assert moved.is_error is True and "changed since you approved" in text_of(moved), text_of(moved)
     assert on_a.is_error is False, text_of(on_a)
     assert click.is_error is True and "denied" in text_of(click)
     assert aimed.is_error is True and "is a frame" in text_of(aimed), text_of(aimed)
-    frame = tab_showing(ext, f"{a}/framed").frame_locator("iframe")
-    assert frame.locator("#count").inner_text() == "clicks: 0"  # B's button never saw the click
+    assert frame.locator("#count").inner_text() == "clicks: 0"  # nor C's the one approved for B
 
 
 def test_tabs_an_agents_page_opens_are_its_own_and_acting_there_is_asked_for_their_site(
