@@ -17,6 +17,8 @@ from pydantic import ValidationError
 
 from core.agents import AgentState
 from core.browser.actions import describe
+from core.browser.dom_args import BrowserDomArgs
+from core.browser.refs import FrameSite
 from core.browser.registry import BROWSER_TOOLS
 from core.browser.target import site_of
 from core.consent import Question, summarize
@@ -58,6 +60,7 @@ class Prepared:
     tab_id: int | None
     site: str | None  # the site the tab must still show when the action reaches it
     creates_tab: bool = False
+    frame: FrameSite | None = None  # the child frame the action lands in, asked for its own site
 
 
 class AgentTabLookup(Protocol):
@@ -69,6 +72,10 @@ class AgentTabLookup(Protocol):
 
     async def open_for(self, agent: AgentState) -> int:
         """A new tab of the agent's own, in its group; its id."""
+        ...
+
+    def frame_of(self, tab_id: int, ref: str) -> FrameSite | None:
+        """The child frame a ref of the tab's last snapshot is in; None: the top document."""
         ...
 
 
@@ -146,16 +153,21 @@ class CallChecks:
             site, bound = site_of(url), tab_site
         else:
             site, bound = tab_site, tab_site
+        frame = self._frame(tab_id, parsed, tab_site) if isinstance(parsed, BrowserDomArgs) else None
+        if frame is not None:
+            site = frame.site  # acting inside a frame is asked for the frame's site (contract §8.2)
         # Back and forward go wherever the tab's history says: the site is not known when asking.
         leaves_for_unknown = (name, action) in HISTORY_MOVES
         title = str(tab.get("title", "")) if tab is not None else None
         where = (tab_id, title) if tab_id is not None else None
+        # The frame's site, and the page it sits in.
+        said = site if frame is None else f"{site}, in a frame on a page of {tab_site}"
         summary = summarize(
-            name, action, arguments, tab=where, site=site, unknown_destination=leaves_for_unknown
+            name, action, arguments, tab=where, site=said, unknown_destination=leaves_for_unknown
         )
         untitled = (tab_id, None) if tab_id is not None else None
         told = summarize(
-            name, action, arguments, tab=untitled, site=site, unknown_destination=leaves_for_unknown
+            name, action, arguments, tab=untitled, site=said, unknown_destination=leaves_for_unknown
         )
         question = replace(
             _question(agent, name, action, site or f"{name} {action}", summary, told),
@@ -164,7 +176,27 @@ class CallChecks:
             tab_title=title,
             grantable=not leaves_for_unknown,
         )
-        return Prepared(arguments, question, tab_id, bound, creates_tab)
+        return Prepared(arguments, question, tab_id, bound, creates_tab, frame)
+
+    def _frame(self, tab_id: int | None, parsed: BrowserDomArgs, tab_site: str | None) -> FrameSite | None:
+        """The one child frame the action's elements are in, if any; elements in frames of two sites (or in
+        the page and a frame of another site) are refused, since one question names one site."""
+        if tab_id is None:
+            return None
+        found = [self._tabs.frame_of(tab_id, ref) if ref is not None else None for ref in parsed.elements()]
+        frames = {frame for frame in found if frame is not None}
+        if any(frame.site is None for frame in frames):
+            raise Refusal(
+                "That element is in a frame that is not a web page: Tabgate acts in web pages.", failed=True
+            )
+        sites = {frame.site if frame is not None else tab_site for frame in found}
+        if len(sites) > 1 or len(frames) > 1:
+            raise Refusal(
+                "Those elements are in different frames (or in the page and a frame of another site): act in "
+                "one frame per call, so the person is asked for that frame's site.",
+                failed=True,
+            )
+        return next(iter(frames), None)
 
     def _prepare_other(self, agent: AgentState, tool: dict[str, Any], arguments: dict[str, Any]) -> Prepared:
         name = tool["name"]

@@ -301,12 +301,14 @@ class AgentGateway:
             "arguments": json.dumps(prepared.arguments),
             "call_id": call_id,
         }
-        target = {
+        target: dict[str, Any] = {
             "tabs": sorted(agent.tabs()),
             "tabId": prepared.tab_id,
             "site": prepared.site,
             "caller": agent.id,
         }
+        if prepared.frame is not None:  # the child frame the action lands in, re-checked as the site is
+            target["frame"] = prepared.frame.to_wire()
         agent.calls += 1
         # An acting call approved before a pause stops at its next step to the page (core/acting_gate.py).
         stop = self._stop_when_paused(params.name, ends) if prepared.question is not None else _never

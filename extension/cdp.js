@@ -69,6 +69,43 @@ export function checkSite(tab, a) {
     throw rpcError(ErrorCode.PAGE_CHANGED, `tab ${tab.id} shows ${shown || "nothing"}`, { tabId: tab.id, shown });
 }
 
+// What a frame shows, as Python read it from the same frame tree (core/browser/page_walk.py _frame_sites): its
+// URL's origin, else its document's (an about:blank frame's is its parent's).
+function frameShows(frame) {
+  for (const url of [frame.url, frame.securityOrigin]) {
+    try {
+      const origin = new URL(url).origin;
+      if (/^https?:/.test(origin)) return origin;
+    } catch {
+      // not a URL
+    }
+  }
+  return frame.url || "nothing";
+}
+
+function findFrame(tree, id) {
+  if (tree.frame.id === id) return tree.frame;
+  for (const child of tree.childFrames ?? []) {
+    const found = findFrame(child, id);
+    if (found) return found;
+  }
+  return null;
+}
+
+// A call that carries `frame` ({session, frameId, site}: the child frame an approval was for) acts only while
+// that frame shows that site; otherwise PAGE_CHANGED, as for the tab's own site.
+async function checkFrame(tabId, a) {
+  let shown = "nothing (the frame is gone)";
+  try {
+    const { frameTree } = await send(tabId, a.frame.session, "Page.getFrameTree");
+    const frame = findFrame(frameTree, a.frame.frameId);
+    if (frame) shown = frameShows(frame);
+  } catch {
+    // its session is gone with the frame
+  }
+  if (shown !== a.frame.site) throw rpcError(ErrorCode.PAGE_CHANGED, `the frame shows ${shown}`, { tabId, shown });
+}
+
 const tabs = new Map(); // tabId → TabState, while attached
 const attaching = new Map(); // tabId → Promise of TabState
 
@@ -224,6 +261,7 @@ export async function runCommands(tab, a, again = true) {
   const state = await attachedTab(tab.id);
   // Checked after attaching, right before the first command goes out.
   if (a.site !== undefined) checkSite(await chrome.tabs.get(tab.id), a);
+  if (a.frame !== undefined) await checkFrame(tab.id, a);
   const results = [];
   if (!(a.unlessDialog && state.dialog)) {
     if (a.parallel) {

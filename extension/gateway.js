@@ -37,8 +37,11 @@ export function createGatewayRelay({ host, python, history, broadcast }) {
     throw new Error(`unknown tabs op ${op}`);
   }
 
-  chrome.tabs.onCreated.addListener((tab) => {
-    if (tab.openerTabId !== undefined) python.notify({ type: "tabs/created", tabId: tab.id, openerTabId: tab.openerTabId });
+  // The tab a page opened (a link with a target, window.open, noopener too) and the tab whose page opened it.
+  // Not tabs.onCreated's openerTabId: Chrome sets that to whatever tab was active, so a window.open from a
+  // background tab names the person's tab, and a tab the person opens names the agent's tab they look at.
+  chrome.webNavigation.onCreatedNavigationTarget.addListener(({ tabId, sourceTabId }) => {
+    python.notify({ type: "tabs/created", tabId, sourceTabId });
   });
   chrome.tabs.onRemoved.addListener((tabId) => python.notify({ type: "tabs/removed", tabId }));
 

@@ -32,3 +32,7 @@ class PageContext:
     host: McpCapability | None
     # Who is calling: an agent's id (each agent is its own caller), or the person.
     caller: str = "person"
+
+    @property
+    def by_agent(self) -> bool:
+        return self.caller != "person"

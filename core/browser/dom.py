@@ -11,8 +11,9 @@ from typing import Any
 from core.browser.cdp import Answer, Command, TabState
 from core.browser.context import PageContext
 from core.browser.dom_args import BrowserDomArgs, FormField
-from core.browser.elements import Element, call_on, center, gone_or, locate, object_id, verify
+from core.browser.elements import Element, call_on, center, gone_or, object_id, verify
 from core.browser.fence import PageText, fence
+from core.browser.frame_input import agent_locate, focus_not_in_frame
 from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord, type_text
 from core.capabilities import McpRequestError
 from core.deadline import DeadlineExceeded
@@ -114,7 +115,7 @@ def _clicks(
 
 
 async def _target(ctx: PageContext, a: BrowserDomArgs) -> tuple[TabState, Element]:
-    return await locate(ctx, a.tabId, ref=a.ref, selector=a.selector)
+    return await agent_locate(ctx, a.tabId, ref=a.ref, selector=a.selector)
 
 
 async def _click_at(
@@ -197,6 +198,8 @@ async def press(ctx: PageContext, a: BrowserDomArgs) -> str:
         state, element = await _target(ctx, a)
         await call_on(ctx, state, element, _FOCUS)
         session, tab_id = element.session, state.tab_id
+    elif ctx.by_agent:
+        await focus_not_in_frame(ctx, tab_id)
     commands = _keys(lambda: press_chord(key, session))
     answer = _check(await ctx.cdp.run(tab_id, commands), f"press {key}")
     return _after(answer, f"Pressed {key}.")
@@ -251,7 +254,7 @@ def _truthy(value: str | bool | list[str]) -> bool:
 
 async def _fill(ctx: PageContext, tab_id: int | None, field: FormField) -> tuple[str, str | None]:
     """Tabgate's line for one field, and the page's text it chose (a select's values), if any."""
-    state, element = await locate(ctx, tab_id, ref=field.ref, selector=field.selector)
+    state, element = await agent_locate(ctx, tab_id, ref=field.ref, selector=field.selector)
     kind = await call_on(ctx, state, element, _KIND)
     if kind == "check":
         return await _set_checked(ctx, state, element, _truthy(field.value)), None
@@ -274,7 +277,7 @@ async def fill_form(ctx: PageContext, a: BrowserDomArgs) -> str | PageText:
 
 async def drag(ctx: PageContext, a: BrowserDomArgs) -> str:
     state, source = await _target(ctx, a)
-    _, target = await locate(ctx, state.tab_id, ref=a.toRef, selector=a.toSelector)
+    _, target = await agent_locate(ctx, state.tab_id, ref=a.toRef, selector=a.toSelector)
     if source.session != target.session:
         raise RespondToModel(
             f"{source.label} and {target.label} are in different frames; drag works within one frame"

@@ -97,6 +97,12 @@ class BrowserDomArgs(BaseModel):
     textGone: str | None = Field(default=None, description="wait_for: text to wait to disappear.")
     timeoutMs: WaitMs = 5_000
 
+    def elements(self) -> list[str | None]:
+        """Each element the action names: its ref, or None for one named by selector (in the top document)."""
+        named = [(self.ref, self.selector), (self.toRef, self.toSelector)]
+        named += [(field.ref, field.selector) for field in self.fields or ()]
+        return [ref for ref, selector in named if ref is not None or selector is not None]
+
     @model_validator(mode="after")
     def _fields_fit_action(self) -> Self:
         a = self.action

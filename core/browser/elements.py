@@ -22,6 +22,9 @@ _GONE = (
 )
 
 
+_FRAME_OWNERS = frozenset({"HTMLIFrameElement", "HTMLFrameElement", "HTMLObjectElement", "HTMLEmbedElement"})
+
+
 @dataclass(frozen=True, slots=True)
 class Element:
     session: str | None
@@ -29,6 +32,9 @@ class Element:
     label: str  # how the model named it: the ref, or the selector
     # A ref taken on trust (no round trip to ask the tab first): the first answer about it is checked.
     unverified: bool = False
+    # An element by selector that shows another document (<iframe>, <frame>, <object>, <embed>): input aimed
+    # at it lands in that document, whose site nobody was asked about.
+    shows_frame: bool = False
 
     @property
     def is_ref(self) -> bool:
@@ -75,7 +81,8 @@ async def locate(
     remote = result.get("result", {})
     if remote.get("subtype") == "null" or "objectId" not in remote:
         raise RespondToModel(f"no element matches {selector}")
-    return answer.state, Element(None, {"objectId": remote["objectId"]}, selector)
+    shows_frame = remote.get("className") in _FRAME_OWNERS
+    return answer.state, Element(None, {"objectId": remote["objectId"]}, selector, shows_frame=shows_frame)
 
 
 async def object_id(ctx: PageContext, state: TabState, element: Element) -> str:

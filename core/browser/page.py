@@ -114,7 +114,7 @@ async def _snapshot_outline(ctx: PageContext, a: BrowserPageArgs) -> tuple[TabSt
         except LookupError:
             raise stale_ref(a.ref, "that element is no longer in the page") from None
         finally:
-            table.contexts = walked.contexts
+            walked.tell(table)
     if a.offset:
         state = await ctx.cdp.state(a.tabId)
         table = ctx.refs.table(state.tab_id, state.epoch)
@@ -152,7 +152,7 @@ class Cache:
 
 def _keep(ctx: PageContext, walked: Walked) -> tuple[RefTable, Outline]:
     table = ctx.refs.table(walked.state.tab_id, walked.state.epoch)
-    table.contexts = walked.contexts
+    walked.tell(table)
     result = build_outline(walked.frames)
     if walked.partial:
         result.complete = False

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
 from core.browser.cdp import Command, TabState
 from core.browser.context import PageContext
-from core.browser.refs import NodeRef, PageKey, RefTable
+from core.browser.refs import FrameSite, NodeRef, PageKey, RefTable
 from core.browser.snapshot import FrameTree, Node, parse, walk_keys
 from core.browser.target import site_of
 from core.browser.walker import NODES, VERSION, WALK, WORLD
@@ -28,6 +28,7 @@ class _Frame:
     parent: str | None
     url: str
     session: str | None
+    origin: str = ""  # Chrome's securityOrigin of its document
 
 
 @dataclass(slots=True)
@@ -42,6 +43,14 @@ class Walked:
     partial: bool = False
     # A find's walk that answered only the candidate nodes: no outline to read on in or to find in again.
     narrowed: bool = False
+    # Each child frame's site, and the child frame each <iframe> node shows (acting there is asked for it).
+    sites: dict[FrameId, FrameSite] = field(default_factory=dict)
+    shows: dict[PageKey, FrameSite] = field(default_factory=dict)
+
+    def tell(self, table: RefTable) -> None:
+        """The ref table learns how to reach this walk's frames and which site each child frame shows."""
+        table.contexts = self.contexts
+        table.saw_frames(self.sites, self.shows)
 
 
 def _collect(
@@ -53,8 +62,12 @@ def _collect(
 ) -> None:
     frame = tree["frame"]
     own = oopif.get(frame["id"], session)
-    if frame["id"] not in out:
-        out[frame["id"]] = _Frame(frame["id"], parent, str(frame.get("url", "")), own)
+    url, origin = str(frame.get("url", "")), str(frame.get("securityOrigin", ""))
+    known = out.get(frame["id"])
+    if known is None:
+        out[frame["id"]] = _Frame(frame["id"], parent, url, own, origin)
+    elif not known.url:  # an out-of-process frame says its own address in its own session
+        out[frame["id"]] = replace(known, url=url, origin=origin)
     for child in tree.get("childFrames", ()):
         _collect(child, frame["id"], own, out, oopif)
 
@@ -85,6 +98,24 @@ def _withheld(frame: _Frame, granted: set[str], top_origin: str | None) -> str |
     if origin != top_origin and origin not in granted:
         return f"a frame from {origin}, which Tabgate has no access to (grant it to see inside)"
     return None
+
+
+_INHERITS = ("about:", "data:")  # a frame whose content its parent wrote
+
+
+def _frame_sites(frames: list[_Frame]) -> dict[FrameId, FrameSite]:
+    """Each child frame's site: its URL's, else its document's origin (about:blank), else its parent's (a
+    srcdoc or data: frame shows what its parent wrote), checked on the frame that gave it."""
+    by_id = {f.id: f for f in frames}
+
+    def site(frame: _Frame) -> FrameSite:
+        own = site_of(frame.url) or site_of(frame.origin)
+        parent = by_id.get(frame.parent) if frame.parent is not None else None
+        if own is not None or parent is None or not frame.url.startswith(_INHERITS):
+            return FrameSite(own, frame.session, frame.id)
+        return site(parent)
+
+    return {(f.session, f.id): site(f) for f in frames[1:]}
 
 
 def _owner_queries(frames: list[_Frame], top: _Frame) -> list[tuple[_Frame, str | None]]:
@@ -187,6 +218,12 @@ async def walk_page(
         for frame in frames
     ]
     walked.frames = await _owners(ctx, walked, trees, owner_ids)
+    walked.sites = _frame_sites(frames)
+    walked.shows = {
+        tree.owner: walked.sites[(tree.session, tree.frame_id)]
+        for tree in walked.frames
+        if tree.owner is not None and (tree.session, tree.frame_id) in walked.sites
+    }
     return walked
 
 

@@ -4,7 +4,8 @@ The page-side walk numbers the nodes it answers (`PageKey`); a ref names one suc
 its refs are named, and Python then asks the debugger which node each new one is (`NodeRef`, its backend id),
 so acting on a ref works as on any node the debugger names. A tab's refs belong to one top-level document (the
 executor's `epoch` counts them); within it a node keeps its ref across snapshots, and a navigation makes every
-old ref stale.
+old ref stale. A ref in a child frame (or naming the <iframe> that shows one) knows that frame's site: acting
+there is consented for it, not for the top page's (contract §8.2).
 """
 
 from __future__ import annotations
@@ -34,6 +35,19 @@ class PageKey:
     id: int
 
 
+@dataclass(frozen=True, slots=True)
+class FrameSite:
+    """The site a child frame's document comes from, and the frame the executor re-checks it on right before
+    acting: the frame itself, or the nearest ancestor whose site an about:blank or srcdoc frame inherits."""
+
+    site: str | None  # None: no web page (a frame of another scheme)
+    session: str | None
+    frame_id: str
+
+    def to_wire(self) -> dict[str, str | None]:
+        return {"session": self.session, "frameId": self.frame_id, "site": self.site}
+
+
 class StaleRef(RespondToModel):
     """A ref that no longer names an element: callers that wait for an element tell it apart by type."""
 
@@ -57,6 +71,9 @@ class RefTable:
     seen: dict[str, list[str]] = field(default_factory=dict)
     # Each frame's isolated world (session, frame id → execution context), where its refs are looked up.
     contexts: dict[tuple[str | None, str], int] = field(default_factory=dict)
+    # Each child frame's site, and the child frame each <iframe> node shows, as the walks last saw them.
+    frames: dict[tuple[str | None, str], FrameSite] = field(default_factory=dict)
+    shows: dict[PageKey, FrameSite] = field(default_factory=dict)
 
     def ref_for(self, key: PageKey) -> str:
         ref = self._by_key.get(key)
@@ -80,6 +97,20 @@ class RefTable:
         if key is None:
             raise stale_ref(ref, "no snapshot of this page gave it")
         return key
+
+    def saw_frames(
+        self, frames: dict[tuple[str | None, str], FrameSite], shows: dict[PageKey, FrameSite]
+    ) -> None:
+        """What a walk found of the child frames (kept with what earlier walks of this document found)."""
+        self.frames.update(frames)
+        self.shows.update(shows)
+
+    def frame_of(self, ref: str) -> FrameSite | None:
+        """The child frame acting on `ref` lands in; None for the top document (or a ref it never gave)."""
+        key = self._by_ref.get(ref)
+        if key is None:
+            return None
+        return self.shows.get(key) or self.frames.get((key.session, key.frame_id))
 
     def node(self, ref: str, epoch: int) -> NodeRef:
         self.key(ref, epoch)
@@ -111,6 +142,12 @@ class TabRefs:
     def table_of(self, tab_id: int) -> RefTable | None:
         """The tab's table as it is (its document may have changed since: the caller checks)."""
         return self._tables.get(tab_id)
+
+    def frame_of(self, tab_id: int, ref: str) -> FrameSite | None:
+        """The child frame a ref of the tab's last snapshot lands in (None: the top document, or no such ref:
+        acting on it then fails as stale)."""
+        table = self._tables.get(tab_id)
+        return None if table is None else table.frame_of(ref)
 
     def peek(self, tab_id: int, ref: str) -> tuple[NodeRef, int]:
         """The node and the epoch of the document it was seen in, to be checked against the tab later."""

@@ -26,15 +26,28 @@ TAB_MOVED = "the tab moved to another page while Tabgate was about to act on it;
 type Access = Literal["page", "navigate", "tab", "none"]
 
 
+class FrameTarget(BaseModel):
+    """The child frame an approved action lands in (contract §8.2): the executor re-checks, right before each
+    command list, that frame `frameId` (reached through `session`) still shows `site`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    session: str | None = None
+    frameId: str = Field(min_length=1)
+    site: str = Field(min_length=1)
+
+
 class CallTarget(BaseModel):
     """`target` of a `dispatch` message: `tabs` the caller may see and act on, `tabId` the tab the call
-    runs on when its arguments name none, `site` (scheme://host[:port]) that tab must still show."""
+    runs on when its arguments name none, `site` (scheme://host[:port]) that tab must still show, `frame`
+    the child frame the approval was for."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     tabs: list[StrictInt] = Field(default_factory=list)
     tabId: StrictInt | None = None
     site: str | None = None
+    frame: FrameTarget | None = None
     # The agent calling (its id): what it was shown before, e.g. for `snapshot {since: "last"}`, is its own.
     caller: str | None = None
 
@@ -91,9 +104,13 @@ class Guard:
 
     site: str
     changed: str
+    frame: FrameTarget | None = None
 
-    def to_wire(self) -> dict[str, str]:
-        return {"site": self.site, "siteChanged": self.changed}
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"site": self.site, "siteChanged": self.changed}
+        if self.frame is not None:
+            wire["frame"] = self.frame.model_dump()
+        return wire
 
 
 def refusal(error: BrowserToolError, guard: Guard | None, prefix: str = "") -> RespondToModel:
@@ -128,7 +145,7 @@ def guard_for(access: Access, tab: TabFacts, target: CallTarget | None) -> Guard
     if access == "page":
         require_page(tab)
     if target is not None and target.site is not None:
-        return Guard(target.site, PAGE_CHANGED)
+        return Guard(target.site, PAGE_CHANGED, target.frame)
     if access in ("page", "navigate"):
         return Guard(shown, TAB_MOVED)
     return None

@@ -12,6 +12,10 @@ from typing import Any
 import pytest
 from core_fakes import FakeHost, FakeServer, FakeTool
 
+from core import agent_tabs
+from core.agent_tabs import OPENS_AFTER_CALL_S
+from core.browser.context import refs_of
+from core.browser.refs import FrameSite, PageKey
 from core.capabilities import BrowserToolError
 from core.gateway import AgentGateway
 from core.service import Service
@@ -319,18 +323,39 @@ async def test_two_agents_each_see_only_their_own_tabs() -> None:
     assert groups == ["claude-code", "codex"]
 
 
-async def test_a_tab_opened_from_an_agents_tab_joins_it_and_its_group_one_from_the_persons_does_not() -> None:
-    setup = await Setup(gateway=True).start()
+async def worked_in_own_tab(setup: Setup) -> int:
+    """The agent's own tab, which it has just used (a trusted agent: nobody is asked)."""
     mine = await setup.own_tab()
+    assert (await setup.call("browser_tab", {"action": "activate", "tabId": mine}))["isError"] is False
+    return mine
+
+
+async def test_a_tab_opened_from_an_agents_tab_joins_it_and_its_group_one_from_the_persons_does_not() -> None:
+    setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"]]).start()
+    mine = await worked_in_own_tab(setup)
     setup.chrome.tabs[60] = {"id": 60, "url": "https://shop.example/popup", "title": "Popup"}
     setup.chrome.tabs[61] = {"id": 61, "url": "https://bank.example/other", "title": "Other"}
-    await setup.send({"type": "tabs/created", "tabId": 60, "openerTabId": mine})
-    await setup.send({"type": "tabs/created", "tabId": 61, "openerTabId": BANK["id"]})
+    await setup.send({"type": "tabs/created", "tabId": 60, "sourceTabId": mine})
+    await setup.send({"type": "tabs/created", "tabId": 61, "sourceTabId": BANK["id"]})
     [agent] = await setup.agents()
     assert [tab["tabId"] for tab in agent["tabs"]] == [60, mine]
     assert setup.chrome.tabs[60]["groupId"] == setup.chrome.tabs[mine]["groupId"]
     assert (await setup.call("browser_page", {"action": "title", "tabId": 60}))["isError"] is False
     assert (await setup.call("browser_page", {"action": "title", "tabId": 61}))["isError"] is True
+
+
+async def test_a_tab_opened_from_an_agents_tab_long_after_its_last_call_there_is_the_persons(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"]]).start()
+    mine = await worked_in_own_tab(setup)
+    later = agent_tabs._now() + OPENS_AFTER_CALL_S + 1
+    monkeypatch.setattr(agent_tabs, "_now", lambda: later)  # the person clicks a link in it later
+    setup.chrome.tabs[60] = {"id": 60, "url": "https://shop.example/popup", "title": "Popup"}
+    await setup.send({"type": "tabs/created", "tabId": 60, "sourceTabId": mine})
+    [agent] = await setup.agents()
+    assert [tab["tabId"] for tab in agent["tabs"]] == [mine]
+    assert "groupId" not in setup.chrome.tabs[60]
 
 
 async def test_a_tab_the_agent_creates_is_its_own_in_its_group() -> None:
@@ -841,3 +866,31 @@ async def test_a_stored_activity_log_is_loaded_back_and_bad_requests_are_refused
     assert (await fresh.send({"type": "agents/activity"}))["entries"] == [old]
     assert "limit" in (await fresh.send({"type": "agents/activity", "limit": -1}))["error"]["message"]
     assert "id" in (await fresh.send({"type": "agents/activity", "id": 3}))["error"]["message"]
+
+
+async def test_acting_on_a_ref_inside_a_frame_is_asked_for_the_frames_site_and_bound_to_that_frame() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    table = refs_of(setup.chrome).table(SHOP["id"], 0)
+    on_page = table.ref_for(PageKey(None, "top", "d1", 1))
+    in_frame = table.ref_for(PageKey("S1", "FB", "d2", 1))
+    pay = FrameSite("https://pay.example", "S1", "FB")
+    table.saw_frames({("S1", "FB"): pay}, {})
+    click = setup.call("browser_dom", {"action": "click", "tabId": SHOP["id"], "ref": on_page})
+    [request] = await setup.pending()
+    assert request["site"] == "https://shop.example"
+    await setup.answer(request["id"], "session")
+    await click
+    framed = setup.call("browser_dom", {"action": "click", "tabId": SHOP["id"], "ref": in_frame})
+    [request] = await setup.pending()  # the session grant for the shop does not cover the frame
+    assert request["site"] == "https://pay.example"
+    assert "https://pay.example, in a frame on a page of https://shop.example" in request["summary"]
+    await setup.answer(request["id"], "once")
+    await framed
+    assert setup.dispatched[-1]["target"]["frame"] == {"session": "S1", "frameId": "FB", "site": pay.site}
+    assert setup.dispatched[-1]["target"]["site"] == "https://shop.example"  # the page must still show it
+    fields = [{"ref": on_page, "value": "a"}, {"ref": in_frame, "value": "b"}]
+    mixed = await setup.call("browser_dom", {"action": "fill_form", "tabId": SHOP["id"], "fields": fields})
+    assert mixed["isError"] is True and "one frame per call" in text(mixed)
+    assert await setup.pending(0) == []

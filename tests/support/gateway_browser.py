@@ -22,9 +22,11 @@ from tests.support.local_site import serve
 
 
 @contextmanager
-def browser(pw: Playwright, profile: Path, env: dict[str, str]) -> Iterator[Extension]:
+def browser(
+    pw: Playwright, profile: Path, env: dict[str, str], extra_args: tuple[str, ...] = ()
+) -> Iterator[Extension]:
     default_place_free()
-    with launch(pw, profile, env=env) as ext:
+    with launch(pw, profile, env=env, extra_args=extra_args) as ext:
         ext.wait_python_ready()
         deadline = time.monotonic() + 30
         while ext.send({"type": "status"})["host"] != "connected":

@@ -1,0 +1,237 @@
+"""Where an agent's action really lands, end to end (contract §8.2): a click inside a cross-site frame is
+asked for the frame's site, and tabs an agent's page opens are the agent's, under the grants of their sites.
+Two site names (a.test, b.test: both 127.0.0.1 to Chromium) make B's frame truly cross-site, out of process.
+The agent is a real `tabgate-host mcp` started from the config `tabgate-host connect codex` writes."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp import Client
+from playwright.sync_api import Page, Playwright
+
+from tests.core.fenced import unwrapped
+from tests.e2e.test_gateway_attacks import agent_params, answer
+from tests.support.agents import AgentThread, text_of, wait_listed
+from tests.support.browser import Extension
+from tests.support.gateway_browser import browser, desktop_env, gateway, gateway_profile, wait_pending
+from tests.support.local_site import serve
+
+pytestmark = pytest.mark.e2e
+
+RESOLVE_TEST_SITES = ("--host-resolver-rules=MAP *.test 127.0.0.1",)
+
+COUNTER = """<p id="count">clicks: 0</p><button id="buy">{label}</button>
+<script>let clicks = 0; document.getElementById("buy").onclick = () => {{
+  document.getElementById("count").textContent = "clicks: " + ++clicks; }};</script>"""
+# Each page by host and path; `{b}` is B's origin.
+PAGES = {
+    ("a", "/framed"): '<!doctype html><title>A shop</title><button id="top">On A</button>'
+    '<iframe title="B widget" src="{b}/widget" width="400" height="200"></iframe>',
+    ("b", "/widget"): "<!doctype html><title>B widget</title>" + COUNTER.format(label="Buy in B"),
+    ("c", "/widget"): "<!doctype html><title>C widget</title>" + COUNTER.format(label="Buy in C"),
+    ("a", "/opener"): "<!doctype html><title>A opener</title>"
+    "<button id=\"open\" onclick=\"window.open('/popup', '_blank', 'noopener')\">Open A</button>"
+    '<button id="openb" onclick="window.open(\'{b}/widget\')">Open B</button>',
+    ("a", "/popup"): "<!doctype html><title>A popup</title>" + COUNTER.format(label="Buy in popup"),
+}
+
+
+def page_for(host: str, path: str, port: int) -> bytes | None:
+    page = PAGES.get((host.split(".")[0], path))
+    return None if page is None else page.replace("{b}", f"http://b.test:{port}").encode()
+
+
+class Sites(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        host, _, port = (self.headers.get("Host") or "").partition(":")
+        body = page_for(host, self.path.split("?")[0], int(port or 80))
+        self.send_response(200 if body is not None else 404)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(body or b"not here")
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    with serve(Sites) as origin:
+        yield int(origin.rsplit(":", 1)[1])
+
+
+@pytest.fixture(scope="module")
+def a(port: int) -> str:
+    return f"http://a.test:{port}"
+
+
+@pytest.fixture(scope="module")
+def b(port: int) -> str:
+    return f"http://b.test:{port}"
+
+
+@pytest.fixture(scope="module")
+def ext(
+    pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str], a: str, b: str
+) -> Iterator[Extension]:
+    env = desktop_env(host_env, tmp_path_factory.mktemp("desktop"))
+    # The extension may read both sites; what an agent may do there is the person's answer.
+    profile = gateway_profile(pw, tmp_path_factory.mktemp("profile-frames"), env, [a, b])
+    with browser(pw, profile, env, RESOLVE_TEST_SITES) as ext:
+        gateway(ext, True)
+        yield ext
+        gateway(ext, False)
+
+
+def ref_of(outline: str, line_start: str) -> str:
+    line = next(ln for ln in outline.splitlines() if ln.strip().startswith(line_start))
+    found = re.search(r"\[ref=(e\d+)\]", line)
+    assert found is not None, line
+    return found[1]
+
+
+def tab_showing(ext: Extension, url: str) -> Page:
+    deadline = time.monotonic() + 30
+    while True:
+        pages = [p for p in ext.context.pages if p.url.startswith(url)]
+        if pages:
+            return pages[0]
+        assert time.monotonic() < deadline, f"no tab shows {url}"
+        time.sleep(0.1)
+
+
+def asked_or_done(ext: Extension, running: AgentThread, timeout: float = 60) -> list[dict[str, Any]]:
+    """The questions waiting, once there is one; [] when the agent finished without any."""
+    deadline = time.monotonic() + timeout
+    while not (pending := ext.send({"type": "approvals"})["pending"]):
+        if not running.is_alive():
+            return []
+        assert time.monotonic() < deadline, "nobody was asked and the agent did not finish"
+        time.sleep(0.05)
+    return list(pending)
+
+
+def test_a_click_in_a_cross_site_frame_is_asked_for_the_frames_site_and_a_deny_keeps_it_out(
+    ext: Extension, a: str, b: str, port: int, tmp_path: Path
+) -> None:
+    c = f"http://c.test:{port}"
+
+    async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
+        await wait_listed(client, lambda n: "browser_dom" in n)
+        opened = await client.call_tool("browser_tab", {"action": "create", "url": f"{a}/framed"})
+        tab_id = json.loads(unwrapped(text_of(opened)))["id"]
+        await client.call_tool("browser_dom", {"action": "wait_for", "tabId": tab_id, "text": "Buy in B"})
+        outline = await client.call_tool("browser_page", {"action": "snapshot", "tabId": tab_id})
+        on_a = await client.call_tool(
+            "browser_dom",
+            {"action": "click", "tabId": tab_id, "ref": ref_of(text_of(outline), 'button "On A"')},
+        )
+        in_b = ref_of(text_of(outline), 'button "Buy in B"')
+        click = await client.call_tool("browser_dom", {"action": "click", "tabId": tab_id, "ref": in_b})
+        # Aimed at the <iframe> by selector, a click would land in B's page too: refused, never asked.
+        aimed = await client.call_tool(
+            "browser_dom", {"action": "click", "tabId": tab_id, "selector": "iframe"}
+        )
+        again = await client.call_tool("browser_dom", {"action": "click", "tabId": tab_id, "ref": in_b})
+        return [opened, outline, on_a, click, aimed, again]
+
+    running = AgentThread(agent_params(tmp_path), body)
+    running.start()
+    [first] = wait_pending(ext)
+    assert first["site"] == a
+    answer(ext, first, "session")  # covers acting on A's page, not inside B's frame
+    asked = asked_or_done(ext, running)
+    assert [q["site"] for q in asked] == [b], "the click inside B's frame ran under A's grant"
+    assert b in asked[0]["summary"] and a in asked[0]["summary"]  # the frame's site, on A's page
+    answer(ext, asked[0], "deny")
+    # Asked again for B; before the person allows it once, A's page puts C in the frame.
+    [again] = wait_pending(ext)
+    assert again["site"] == b
+    frame = tab_showing(ext, f"{a}/framed").frame_locator("iframe")
+    assert frame.locator("#count").inner_text() == "clicks: 0"  # B's button never saw the denied click
+    tab_showing(ext, f"{a}/framed").evaluate(f"document.querySelector('iframe').src = '{c}/widget'")
+    frame.get_by_text("Buy in C").wait_for()
+    answer(ext, again, "once")
+    _opened, _outline, on_a, click, aimed, moved = running.outcome()
+    assert moved.is_error is True and "changed since you approved" in text_of(moved), text_of(moved)
+    assert on_a.is_error is False, text_of(on_a)
+    assert click.is_error is True and "denied" in text_of(click)
+    assert aimed.is_error is True and "is a frame" in text_of(aimed), text_of(aimed)
+    assert frame.locator("#count").inner_text() == "clicks: 0"  # nor C's the one approved for B
+
+
+def test_tabs_an_agents_page_opens_are_its_own_and_acting_there_is_asked_for_their_site(
+    ext: Extension, a: str, b: str, tmp_path: Path
+) -> None:
+    async def listed(client: Client, count: int) -> list[dict[str, Any]]:
+        with anyio.fail_after(20):
+            while True:
+                tabs = json.loads(
+                    unwrapped(text_of(await client.call_tool("browser_tab", {"action": "query"})))
+                )
+                if len(tabs) >= count:
+                    return list(tabs)
+                await anyio.sleep(0.2)
+
+    person_opened = threading.Event()
+
+    async def body(client: Client, _notices: list[Any]) -> dict[str, Any]:
+        await wait_listed(client, lambda n: "browser_dom" in n)
+        # In the background, as an agent's tabs are: the person looks at their own.
+        opened = await client.call_tool(
+            "browser_tab", {"action": "create", "url": f"{a}/opener", "active": False}
+        )
+        tab_id = json.loads(unwrapped(text_of(opened)))["id"]
+        await client.call_tool("browser_dom", {"action": "wait_for", "tabId": tab_id, "text": "Open A"})
+        await client.call_tool("browser_dom", {"action": "click", "tabId": tab_id, "selector": "#open"})
+        await client.call_tool("browser_dom", {"action": "click", "tabId": tab_id, "selector": "#openb"})
+        tabs = await listed(client, 3)
+        popup = next(t["id"] for t in tabs if t["url"].startswith(f"{a}/popup"))
+        widget = next(t["id"] for t in tabs if t["url"].startswith(f"{b}/widget"))
+        await client.call_tool("browser_dom", {"action": "wait_for", "tabId": popup, "text": "Buy in popup"})
+        read = await client.call_tool("browser_page", {"action": "text", "tabId": popup})
+        bought = await client.call_tool(
+            "browser_dom", {"action": "click", "tabId": popup, "selector": "#buy"}
+        )
+        on_b = await client.call_tool("browser_dom", {"action": "click", "tabId": widget, "selector": "#buy"})
+        await anyio.to_thread.run_sync(person_opened.wait, 60)
+        later = await listed(client, 3)
+        return {"tabs": tabs, "read": read, "bought": bought, "on_b": on_b, "later": later}
+
+    running = AgentThread(agent_params(tmp_path), body)
+    running.start()
+    [first] = wait_pending(ext)
+    assert first["site"] == a
+    answer(ext, first, "session")
+    asked = asked_or_done(ext, running)
+    assert [q["site"] for q in asked] == [b], "acting in the tab on B was not asked for B"
+    answer(ext, asked[0], "deny")
+    # The person looks at the agent's popup tab and opens a tab of their own from there: theirs, not its.
+    tab_showing(ext, f"{a}/popup").bring_to_front()
+    mine = ext.context.new_page()
+    mine.goto(f"{a}/popup?person")
+    person_opened.set()
+    done = running.outcome()
+    assert not [t for t in done["later"] if "person" in t["url"]]
+    assert done["read"].is_error is False and "Buy in popup" in text_of(done["read"])
+    assert done["bought"].is_error is False, text_of(done["bought"])  # A's session grant covers it
+    assert done["on_b"].is_error is True and "denied" in text_of(done["on_b"])
+    assert tab_showing(ext, f"{a}/popup").locator("#count").inner_text() == "clicks: 1"
+    assert tab_showing(ext, f"{b}/widget").locator("#count").inner_text() == "clicks: 0"
+    groups = ext.page.evaluate("async () => (await chrome.tabs.query({})).map((t) => [t.url, t.groupId])")
+    opener = next(group for url, group in groups if url.startswith(f"{a}/opener"))
+    assert opener != -1  # in the agent's group, with the tabs its page opened
+    opened = [(url, group) for url, group in groups if url.startswith((f"{a}/popup", f"{b}/widget"))]
+    assert {group for url, group in opened if "person" not in url} == {opener}
+    assert {group for url, group in opened if "person" in url} == {-1}
