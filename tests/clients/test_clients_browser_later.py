@@ -91,6 +91,6 @@ def test_started_before_the_browser_the_client_lists_is_told_and_works_once_it_o
     )
     assert len(seen.results) == 2, f"{seen.results!r}\n{seen.output}"
     down, up = seen.results
-    # What the host's answer says to do, as the client relayed it to the model (each client wraps it its own way).
+    # The host's words on what to do, as the client relayed them (each client wraps them its own way).
     assert "open chrome with tabgate" in down.lower(), down
     assert "open chrome" not in up.lower() and fenced_blocks(up), up  # its (empty) tab list, fenced

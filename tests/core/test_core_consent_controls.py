@@ -50,7 +50,7 @@ async def test_an_answer_given_while_paused_runs_nothing_until_the_person_resume
     assert (held["id"], held["answered"], held["paused"]) == (approval, "once", True)
     assert [
         (g["label"], g["count"], g["unanswered"], g["approvals"], g["expanded"]) for g in listed["groups"]
-    ] == [("codex — /usr/local/bin/codex", 1, 0, [approval], True)]
+    ] == [("/usr/local/bin/codex · “codex”", 1, 0, [approval], True)]
     await setup.send({"type": "agents/pause", "paused": False})
     result = await acting
     assert result["isError"] is False, text(result)

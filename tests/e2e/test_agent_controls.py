@@ -173,7 +173,9 @@ def test_many_waiting_questions_are_grouped_by_agent_in_the_popup_with_the_badge
     expect(groups).to_have_count(2)
     codex_group = popup.locator(f'li.approval-group[data-agent="{codex_id}"]')
     cursor_group = popup.locator(f'li.approval-group[data-agent="{cursor_id}"]')
-    expect(codex_group.locator("summary")).to_contain_text("codex — /")
+    # The program the OS reports comes first, then the name the agent gave (ui_approvals.js agentWho).
+    expect(codex_group.locator("summary .agent-program")).to_contain_text("/")
+    expect(codex_group.locator("summary .agent-name")).to_have_text(" “codex”")
     expect(codex_group.locator("summary")).to_contain_text("4 questions waiting")
     expect(cursor_group.locator("summary")).to_contain_text("2 questions waiting")
     expect(popup.locator("li.approval:visible")).to_have_count(0)  # folded: one row per agent
