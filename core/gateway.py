@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
 from core.activity import ActivityLog, Outcome, make_entry, outcome_of_answer
 from core.agent_controls import STOPPED, AgentControls
+from core.agent_navigation import AgentNavigation
 from core.agent_tabs import AgentTabs
 from core.agents import AgentBook, AgentIdentity, AgentState, RunningCall, TabGroups
 from core.call_checks import CallChecks, Refusal, action_of
@@ -78,6 +79,7 @@ class AgentGateway:
         self._tabs = AgentTabs(self._book, browser, groups, self._agents_changed)
         self._controls = AgentControls(self._book, self.consent, self._tabs, handle, self._agents_changed)
         self._checks = CallChecks(self._tabs, lambda: self._controls.paused)
+        self._nav = AgentNavigation(self._book, self.consent, browser, self._config)
         self._routes: dict[str, Callable[[Message], Awaitable[Answer]]] = {
             "gateway/tools": self._tools,
             "gateway/call": self._call,
@@ -87,16 +89,27 @@ class AgentGateway:
             "agents": self._controls.agents,
             # Its first name (the gateway bench counts calls with it).
             "gateway/agents": self._controls.agents,
-            "agents/share": self._controls.share,
+            "agents/share": self._guarding(self._controls.share),
             "agents/stop": self._controls.stop,
             "agents/pause": self._controls.pause,
             "agents/forget": self._controls.forget,
-            "tabs/created": self._tabs.created,
+            "tabs/created": self._guarding(self._tabs.created),
+            "nav/paused": self._nav.paused,
             "tabs/removed": self._tabs.removed,
             "worker/hello": self._worker_hello,
             "agents/activity": self._activity,
             "agents/activity/load": self._activity_load,
         }
+
+    def _guarding(self, handle: Handle) -> Handle:
+        """A message that may give an agent a tab: the browser then holds that tab's loads too."""
+
+        async def guarded(message: Message) -> Answer:
+            answer = await handle(message)
+            await self._nav.guard()
+            return answer
+
+        return guarded
 
     def handles(self, kind: object) -> bool:
         return kind in self._routes
@@ -302,12 +315,16 @@ class AgentGateway:
             "caller": agent.id,
         }
         agent.calls += 1
-        answer = await self._handle(
-            {"type": "dispatch", "item": item, "turn": params.session, "target": target}
-        )
+        await self._nav.guard()  # before anything moves the agent's tab
+        approved = prepared.question.site if prepared.question is not None else None
+        with self._nav.acting(prepared.tab_id, params.session, approved):
+            answer = await self._handle(
+                {"type": "dispatch", "item": item, "turn": params.session, "target": target}
+            )
         if answer.get("success") is True:
             await self._tabs.used(agent, prepared, answer)
-        return answer
+            await self._nav.guard()
+        return self._nav.with_notes(agent, answer)
 
     # -- sessions ending ---------------------------------------------------------------------------------
 
