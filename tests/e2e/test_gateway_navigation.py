@@ -34,13 +34,15 @@ MARK = "--- page content "  # a fenced block's first line begins so
 
 
 class SiteB(BaseHTTPRequestHandler):
-    """Site B: answers every request with a page and records it (method, path, body)."""
+    """Site B: answers every request with a page and records it (method, path, body), but for the icon
+    Chrome fetches for a page shown (that is the browser's, not a page's request)."""
 
     seen: list[tuple[str, str, bytes]] = []
 
     def _record(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
-        SiteB.seen.append((self.command, self.path, self.rfile.read(length) if length else b""))
+        if self.path != "/favicon.ico":
+            SiteB.seen.append((self.command, self.path, self.rfile.read(length) if length else b""))
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
         self.send_header("Cache-Control", "no-store")
