@@ -114,8 +114,8 @@ class AgentNavigation:
         config = await self._config()
         trusted = agent.identity.executable in config.get("gatewayTrusted", [])
         site = site_of(paused.url)
-        granted = site is not None and self._granted(agent, session, site)
-        verdict = decide(paused, Standing(trusted, set(tab.acting), tab.once | ({site} if granted else set())))
+        granted = {site} if site is not None and self._granted(agent, session, site) else set()
+        verdict = decide(paused, Standing(trusted, set(tab.acting), tab.once | granted))
         if verdict.outcome is Outcome.GO:
             if paused.top and site is not None:
                 tab.once.discard(site)  # allowed once: used by this load
@@ -131,7 +131,9 @@ class AgentNavigation:
     def _note(self, agent: AgentState, words: str) -> None:
         self._notes.setdefault(agent.id, deque(maxlen=NOTES_KEPT)).append(words)
 
-    def _ask(self, agent: AgentState, session: str, paused: PausedNavigation, site: str, timeout_s: float) -> None:
+    def _ask(
+        self, agent: AgentState, session: str, paused: PausedNavigation, site: str, timeout_s: float
+    ) -> None:
         """The person is asked for the site in the background; one question per tab and site at a time."""
         tab = self._tabs.setdefault(paused.tabId, _Tab())
         if site in tab.asking:

@@ -3,11 +3,11 @@
 On an agent's tabs the service worker has Chrome's debugger pause every document request before it leaves the
 browser (redirect hops included) and asks Python what to do with it. A top-level load may go to a site the
 agent may act on in that tab: the site the tab shows now (moving within a site moves the agent nowhere), the
-site of a call of the agent's running on that tab (what the person approved it for), a site the person allowed
-for the agent's session or once for that tab, or anywhere for an agent the person trusts. Anything else is
-stopped before a single byte reaches that site, and the person is asked for it. A frame's load leaves the agent
-where it is, so it goes on unless it carries a body (a form posted into a frame) to a site the agent may not
-act on: that is stopped, and nobody is asked (a page's frames are not the agent's moves).
+site of the agent's call running on that tab (what the person approved it for), a site the person allowed for
+the agent's session or once for that tab, or anywhere for an agent the person trusts. Anything else is stopped
+before a single byte reaches that site, and the person is asked for it. A frame's load leaves the agent where
+it is, so it goes on unless it carries a body (a form posted into a frame) to a site the agent may not act on:
+that is stopped, and nobody is asked (a page's frames are not its moves).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class Verdict:
     def to_wire(self) -> dict[str, object]:
         if self.outcome is Outcome.GO:
             return {"continue": True}
-        # Aborted leaves the tab on the page it shows; BlockedByClient gives the frame Chrome's own error page.
+        # Aborted leaves the tab on the page it shows; BlockedByClient gives a frame Chrome's error page.
         reason = "Aborted" if self.outcome is Outcome.STOP else "BlockedByClient"
         return {"continue": False, "errorReason": reason}
 
@@ -93,8 +93,9 @@ def stopped_words(paused: PausedNavigation) -> str:
     if paused.top:
         words = (
             f"Tabgate stopped tab {paused.tabId} from going to another site ({how} led there): no request "
-            "reached that site, and the tab stays on its page. You have no consent for that site; the person "
-            "is asked for it in Tabgate's popup. Once they allow it, do the action again. Where it tried to go:"
+            "reached that site, and the tab stays on its page. You have no consent for that site; the "
+            "person is asked for it in Tabgate's popup. Once they allow it, do the action again. Where it "
+            "tried to go:"
         )
     else:
         words = (

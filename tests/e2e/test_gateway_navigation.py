@@ -1,6 +1,6 @@
 """The web cannot carry an agent past the person's consent (contract §8.2), end to end: under a grant for site
-A, a server redirect, a form's POST, a script's or a meta refresh's navigation, and going back, each to site B,
-never reach B. The tab stays on A, the agent is told where the page tried to go (fenced), and the person is
+A, a server redirect, a form's POST, a script's or a meta refresh's navigation, and going back, each to site
+B, never reach B. The tab stays on A, the agent is told where the page tried to go (fenced), and the person is
 asked for B. A real agent (the `mcp` SDK started from the config `tabgate-host connect` writes) drives a real
 Chromium; B is its own server, which records every request it gets."""
 
@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import anyio
 import mcp_types as types
@@ -21,10 +21,10 @@ from mcp import Client, StdioServerParameters
 from playwright.sync_api import Playwright
 
 from tests.core.fenced import unwrapped
+from tests.e2e.test_gateway_attacks import agent_params
 from tests.support.agents import AgentThread, text_of, wait_listed
 from tests.support.browser import Extension
 from tests.support.gateway_browser import browser, desktop_env, gateway, gateway_profile
-from tests.e2e.test_gateway_attacks import agent_params
 from tests.support.local_site import serve
 
 pytestmark = pytest.mark.e2e
@@ -37,7 +37,7 @@ class SiteB(BaseHTTPRequestHandler):
     """Site B: answers every request with a page and records it (method, path, body), but for the icon
     Chrome fetches for a page shown (that is the browser's, not a page's request)."""
 
-    seen: list[tuple[str, str, bytes]] = []
+    seen: ClassVar[list[tuple[str, str, bytes]]] = []
 
     def _record(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -67,7 +67,9 @@ def site_a_pages(b: str) -> dict[str, bytes]:
             f'<!doctype html><title>A script</title><button id="go" '
             f"onclick=\"location.href='{b}/script'\">Go</button>"
         ).encode(),
-        "/meta": f'<!doctype html><title>A meta</title><meta http-equiv="refresh" content="0;url={b}/meta">'.encode(),
+        "/meta": (
+            f'<!doctype html><title>A meta</title><meta http-equiv="refresh" content="0;url={b}/meta">'
+        ).encode(),
     }
 
 
@@ -195,7 +197,9 @@ def test_a_redirect_to_b_under_a_grant_for_a_never_reaches_b_and_the_person_is_a
     ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str
 ) -> None:
     async def steps(client: Client) -> types.CallToolResult:
-        return await client.call_tool("browser_navigation", {"action": "navigate", "url": f"{site_a}/redirect"})
+        return await client.call_tool(
+            "browser_navigation", {"action": "navigate", "url": f"{site_a}/redirect"}
+        )
 
     body, go = after_question(steps, where)
     running = AgentThread(codex, body)
@@ -239,7 +243,9 @@ def test_a_script_or_a_meta_refresh_on_a_never_takes_the_tab_to_b(
     ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str, how: str
 ) -> None:
     async def steps(client: Client) -> list[types.CallToolResult]:
-        opened = await client.call_tool("browser_navigation", {"action": "navigate", "url": f"{site_a}/{how}"})
+        opened = await client.call_tool(
+            "browser_navigation", {"action": "navigate", "url": f"{site_a}/{how}"}
+        )
         if how == "meta":
             return [opened]
         return [opened, await client.call_tool("browser_dom", {"action": "click", "selector": "#go"})]
@@ -278,7 +284,7 @@ def test_going_back_into_b_is_held_until_the_person_allows_b(
 
     question = person(ext, decide)
     go.set()
-    (first, there, back), shown = running.outcome()
+    (first, there, _back), shown = running.outcome()
     assert first.is_error is False and there.is_error is False, text_of(there)
     assert [path for _, path, _ in SiteB.seen] == ["/first"]  # going back asked nothing of B
     assert question["site"] == site_b and question["id"] != once_for_b[0]
