@@ -25,7 +25,7 @@ from tests.e2e.test_gateway_attacks import agent_params
 from tests.support.agents import AgentThread, text_of, wait_listed
 from tests.support.browser import Extension
 from tests.support.gateway_browser import browser, desktop_env, gateway, gateway_profile
-from tests.support.local_site import serve
+from tests.support.local_site import pages_and_a_redirect, serve
 
 pytestmark = pytest.mark.e2e
 
@@ -81,25 +81,7 @@ def site_b() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def site_a(site_b: str) -> Iterator[str]:
-    pages = site_a_pages(site_b)
-
-    class SiteA(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if self.path == "/redirect":
-                self.send_response(302)
-                self.send_header("Location", f"{site_b}/landing")
-                self.end_headers()
-                return
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(pages.get(self.path.split("?")[0], b"<title>A</title>"))
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    with serve(SiteA) as origin:
+    with serve(pages_and_a_redirect(site_a_pages(site_b), f"{site_b}/landing")) as origin:
         yield origin
 
 
@@ -169,21 +151,33 @@ def named_fenced(text: str, url: str) -> bool:
     return url in text and 0 <= text.find(MARK) < text.find(url)
 
 
-def after_question(steps: Callable[[Client], Any], then: Callable[[Client], Any]) -> Any:
-    """An agent body: `steps`, then (once the test lets it) `then`; answers both results."""
+def drive(
+    ext: Extension, codex: StdioServerParameters, steps: Callable[[Client], Any], decide: Decide
+) -> tuple[dict[str, Any], Any, types.CallToolResult]:
+    """The agent runs `steps` while the person answers as `decide` says; once the question waited for is
+    there (left open), the agent reads where its tab is. Answers the question, the steps' results and that."""
     go = threading.Event()
 
     async def body(client: Client, _notices: list[Any]) -> Any:
         await wait_listed(client, lambda n: "browser_navigation" in n)
         first = await steps(client)
         await anyio.to_thread.run_sync(go.wait, 60)
-        return first, await then(client)
+        return first, await client.call_tool("browser_navigation", {"action": "current_url"})
 
-    return body, go
+    running = AgentThread(codex, body)
+    running.start()
+    question = person(ext, decide)
+    go.set()
+    first, shown = running.outcome()
+    return question, first, shown
 
 
-async def where(client: Client) -> types.CallToolResult:
-    return await client.call_tool("browser_navigation", {"action": "current_url"})
+async def go_to(client: Client, url: str) -> types.CallToolResult:
+    return await client.call_tool("browser_navigation", {"action": "navigate", "url": url})
+
+
+async def click(client: Client, selector: str) -> types.CallToolResult:
+    return await client.call_tool("browser_dom", {"action": "click", "selector": selector})
 
 
 def end(ext: Extension, question: dict[str, Any]) -> None:
@@ -197,16 +191,9 @@ def test_a_redirect_to_b_under_a_grant_for_a_never_reaches_b_and_the_person_is_a
     ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str
 ) -> None:
     async def steps(client: Client) -> types.CallToolResult:
-        return await client.call_tool(
-            "browser_navigation", {"action": "navigate", "url": f"{site_a}/redirect"}
-        )
+        return await go_to(client, f"{site_a}/redirect")
 
-    body, go = after_question(steps, where)
-    running = AgentThread(codex, body)
-    running.start()
-    question = person(ext, a_granted_until_b(site_a, site_b))
-    go.set()
-    moved, shown = running.outcome()
+    question, moved, shown = drive(ext, codex, steps, a_granted_until_b(site_a, site_b))
     assert SiteB.seen == []  # not a single request
     assert question["site"] == site_b and question["action"] == "navigate"
     assert named_fenced(text_of(moved), f"{site_b}/landing"), text_of(moved)
@@ -219,16 +206,9 @@ def test_a_form_on_a_posting_to_b_never_sends_b_its_fields(
     ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str
 ) -> None:
     async def steps(client: Client) -> list[types.CallToolResult]:
-        opened = await client.call_tool("browser_navigation", {"action": "navigate", "url": f"{site_a}/form"})
-        clicked = await client.call_tool("browser_dom", {"action": "click", "selector": "#send"})
-        return [opened, clicked]
+        return [await go_to(client, f"{site_a}/form"), await click(client, "#send")]
 
-    body, go = after_question(steps, where)
-    running = AgentThread(codex, body)
-    running.start()
-    question = person(ext, a_granted_until_b(site_a, site_b))
-    go.set()
-    (opened, clicked), shown = running.outcome()
+    question, (opened, clicked), shown = drive(ext, codex, steps, a_granted_until_b(site_a, site_b))
     assert opened.is_error is False and clicked.is_error is False, text_of(clicked)
     assert SiteB.seen == [] and CARD.encode() not in b"".join(body for *_, body in SiteB.seen)
     assert question["site"] == site_b
@@ -243,19 +223,10 @@ def test_a_script_or_a_meta_refresh_on_a_never_takes_the_tab_to_b(
     ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str, how: str
 ) -> None:
     async def steps(client: Client) -> list[types.CallToolResult]:
-        opened = await client.call_tool(
-            "browser_navigation", {"action": "navigate", "url": f"{site_a}/{how}"}
-        )
-        if how == "meta":
-            return [opened]
-        return [opened, await client.call_tool("browser_dom", {"action": "click", "selector": "#go"})]
+        opened = await go_to(client, f"{site_a}/{how}")
+        return [opened] if how == "meta" else [opened, await click(client, "#go")]
 
-    body, go = after_question(steps, where)
-    running = AgentThread(codex, body)
-    running.start()
-    question = person(ext, a_granted_until_b(site_a, site_b))
-    go.set()
-    _, shown = running.outcome()
+    question, _, shown = drive(ext, codex, steps, a_granted_until_b(site_a, site_b))
     assert SiteB.seen == []
     assert question["site"] == site_b and f"{site_b}/{how}" in question["summary"]
     assert json.loads(unwrapped(text_of(shown).split("\n\n")[0]))["url"].startswith(f"{site_a}/{how}")
@@ -266,14 +237,9 @@ def test_going_back_into_b_is_held_until_the_person_allows_b(
     ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str
 ) -> None:
     async def steps(client: Client) -> list[types.CallToolResult]:
-        first = await client.call_tool("browser_navigation", {"action": "navigate", "url": f"{site_b}/first"})
-        there = await client.call_tool("browser_navigation", {"action": "navigate", "url": f"{site_a}/plain"})
-        back = await client.call_tool("browser_navigation", {"action": "back"})
-        return [first, there, back]
+        first, there = await go_to(client, f"{site_b}/first"), await go_to(client, f"{site_a}/plain")
+        return [first, there, await client.call_tool("browser_navigation", {"action": "back"})]
 
-    body, go = after_question(steps, where)
-    running = AgentThread(codex, body)
-    running.start()
     once_for_b: list[str] = []
 
     def decide(question: dict[str, Any]) -> str | None:
@@ -282,9 +248,7 @@ def test_going_back_into_b_is_held_until_the_person_allows_b(
             return "once"
         return a_granted_until_b(site_a, site_b)(question)
 
-    question = person(ext, decide)
-    go.set()
-    (first, there, _back), shown = running.outcome()
+    question, (first, there, _back), shown = drive(ext, codex, steps, decide)
     assert first.is_error is False and there.is_error is False, text_of(there)
     assert [path for _, path, _ in SiteB.seen] == ["/first"]  # going back asked nothing of B
     assert question["site"] == site_b and question["id"] != once_for_b[0]

@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,7 @@ from playwright.sync_api import sync_playwright
 from tests.support.agents import AgentThread, codex_config, params_from_codex, wait_listed
 from tests.support.bench_gateway import _connected, _gateway_browser
 from tests.support.browser import Extension, grant_site_access, launch
-from tests.support.local_site import serve
+from tests.support.local_site import pages_and_a_redirect, serve
 
 if TYPE_CHECKING:
     from tests.support.bench import Figure
@@ -41,27 +40,10 @@ TIMEOUT_S = 60
 @contextmanager
 def _sites() -> Iterator[tuple[str, str]]:
     """Site A (a page, and a redirect to B) and site B, on two servers under two host names."""
-    b_origin: list[str] = []
-
-    class Pages(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if self.path.startswith("/redirect"):
-                self.send_response(302)
-                self.send_header("Location", f"{b_origin[0]}/landing")
-                self.end_headers()
-                return
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(b"<!doctype html><title>page</title><p>a page</p>")
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    with serve(Pages) as a, serve(Pages) as b:
-        b_origin.append(b.replace("127.0.0.1", "localhost"))
-        yield a, b_origin[0]
+    with serve(pages_and_a_redirect({}, "")) as b:
+        b = b.replace("127.0.0.1", "localhost")
+        with serve(pages_and_a_redirect({}, f"{b}/landing")) as a:
+            yield a, b
 
 
 def _answer(ext: Extension, question: dict[str, Any], decision: str) -> None:
