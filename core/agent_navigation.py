@@ -70,6 +70,10 @@ class AgentNavigation:
         for gone in set(self._tabs) - tabs:
             del self._tabs[gone]
 
+    def worker_restarted(self) -> None:
+        """A new service worker holds no tab: tell it again before the next call."""
+        self._guarded = None
+
     @contextmanager
     def acting(self, tab_id: int | None, session: str, site: str | None) -> Iterator[None]:
         """While a call runs on the tab: its session's grants apply there, and its site is approved."""

@@ -339,6 +339,7 @@ class AgentGateway:
         """A service worker (re)connected: an earlier worker's native port died with it, and so did every
         agent session through that host, even when the new host is up before Python hears of the old one."""
         self._end_all("the service worker restarted")
+        self._nav.worker_restarted()
         return {"ok": True}
 
     async def _closed(self, message: Message) -> Answer:

@@ -88,6 +88,15 @@ async def test_the_agents_tabs_are_held_and_the_persons_are_not() -> None:
     assert await held(setup, 7, f"{B}/x", shown=f"{A}/") == {"continue": True}  # the person's tab
 
 
+async def test_a_new_service_worker_is_told_again_which_tabs_to_hold() -> None:
+    setup = await Setup(gateway=True).start()
+    tab_id = await setup.own_tab()
+    setup.chrome.guarded = []  # a new worker holds nothing
+    await setup.send({"type": "worker/hello"})
+    await setup.call("browser_page", {"action": "title"})
+    assert setup.chrome.guarded == [tab_id]
+
+
 async def test_a_stopped_load_asks_the_person_for_its_site_and_the_agents_next_answer_says_where() -> None:
     setup = await Setup(gateway=True).start()
     tab_id = await setup.own_tab()
