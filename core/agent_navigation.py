@@ -1,12 +1,12 @@
 """Where an agent's tabs go (contract §8.2): the agents' tabs held by the browser, each held load decided.
 
-The service worker holds every document request of the tabs named here (the agents' tabs, never the
-person's own) and asks `nav/paused` about each; the decision is core/browser/nav_guard.py's. A stopped
-top-level load asks the person for its site in the background (the board's question for that site): the
-request is not kept waiting for the answer, so nothing reaches that site behind the agent's back later, and
-the agent hears at once (with its call's answer, or its next one) where the page tried to go. *Allow once*
-lets the tab go to that site once, *Allow for this session* is the usual session grant; either way the agent
-does the action again.
+The service worker holds every document request of the tabs named here (the tabs agents opened and those
+opened from them; never the person's own, nor one the person shares, where the person may go anywhere) and
+asks `nav/paused` about each; the decision is core/browser/nav_guard.py's. A stopped top-level load asks the
+person for its site in the background (the board's question for that site): the request is not kept waiting
+for the answer, so nothing reaches that site behind the agent's back later, and the agent hears at once (with
+its call's answer, or its next one) where the page tried to go. *Allow once* lets the tab go to that site
+once, *Allow for this session* is the usual session grant; either way the agent does the action again.
 """
 
 from __future__ import annotations
@@ -58,8 +58,9 @@ class AgentNavigation:
         self._asking: set[asyncio.Task[None]] = set()
 
     async def guard(self) -> None:
-        """Tell the browser which tabs to hold (every agent's), when that changed."""
-        tabs = frozenset(tab for agent in self._book.all() for tab in agent.tabs())
+        """Tell the browser which tabs to hold (every agent's own), when that changed. A tab the person shares
+        stays the person's: they may go anywhere in it, so its loads are not held."""
+        tabs = frozenset(tab for agent in self._book.all() for tab in agent.own)
         if tabs == self._guarded or self._browser is None:
             return
         try:
@@ -110,7 +111,7 @@ class AgentNavigation:
             paused = PausedNavigation.model_validate(message)
         except ValidationError as error:
             return {"error": {"code": -32602, "message": format_validation_error(error)}}
-        agent = next((a for a in self._book.all() if paused.tabId in a.tabs()), None)
+        agent = next((a for a in self._book.all() if paused.tabId in a.own), None)
         if agent is None:
             return {"continue": True}
         tab = self._tabs.setdefault(paused.tabId, _Tab())

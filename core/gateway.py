@@ -89,7 +89,7 @@ class AgentGateway:
             "agents": self._controls.agents,
             # Its first name (the gateway bench counts calls with it).
             "gateway/agents": self._controls.agents,
-            "agents/share": self._guarding(self._controls.share),
+            "agents/share": self._controls.share,
             "agents/stop": self._controls.stop,
             "agents/pause": self._controls.pause,
             "agents/forget": self._controls.forget,
@@ -102,7 +102,7 @@ class AgentGateway:
         }
 
     def _guarding(self, handle: Handle) -> Handle:
-        """A message that may give an agent a tab: the browser then holds that tab's loads too."""
+        """A tab opened from an agent's tab is the agent's: the browser then holds its loads too."""
 
         async def guarded(message: Message) -> Answer:
             answer = await handle(message)
