@@ -58,9 +58,11 @@ class AgentNavigation:
         self._asking: set[asyncio.Task[None]] = set()
 
     async def guard(self) -> None:
-        """Tell the browser which tabs to hold (every agent's own), when that changed. A tab the person shares
-        stays the person's: they may go anywhere in it, so its loads are not held."""
-        tabs = frozenset(tab for agent in self._book.all() for tab in agent.own)
+        """Tell the browser which tabs to hold (every agent's own that it has used), when that changed. A tab
+        the person shares stays the person's: they may go anywhere in it, so its loads are not held; nor are a
+        tab's that only joined an agent by its opener until the agent uses it (Chrome names an opener for some
+        tabs the person opens too)."""
+        tabs = frozenset(tab for agent in self._book.all() for tab in agent.own if tab in self._tabs)
         if tabs == self._guarded or self._browser is None:
             return
         try:
@@ -70,6 +72,11 @@ class AgentNavigation:
         self._guarded = tabs
         for gone in set(self._tabs) - tabs:
             del self._tabs[gone]
+
+    def used(self, tab_id: int | None) -> None:
+        """The agent used this tab (or created it): its loads are held from now on."""
+        if tab_id is not None:
+            self._tabs.setdefault(tab_id, _Tab())
 
     def worker_restarted(self) -> None:
         """A new service worker holds no tab: tell it again before the next call."""
@@ -112,7 +119,7 @@ class AgentNavigation:
         except ValidationError as error:
             return {"error": {"code": -32602, "message": format_validation_error(error)}}
         agent = next((a for a in self._book.all() if paused.tabId in a.own), None)
-        if agent is None:
+        if agent is None or paused.tabId not in self._tabs:
             return {"continue": True}
         tab = self._tabs.setdefault(paused.tabId, _Tab())
         session = tab.session if tab.session in agent.sessions else next(iter(sorted(agent.sessions)), None)

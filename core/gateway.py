@@ -93,23 +93,13 @@ class AgentGateway:
             "agents/stop": self._controls.stop,
             "agents/pause": self._controls.pause,
             "agents/forget": self._controls.forget,
-            "tabs/created": self._guarding(self._tabs.created),
+            "tabs/created": self._tabs.created,
             "nav/paused": self._nav.paused,
             "tabs/removed": self._tabs.removed,
             "worker/hello": self._worker_hello,
             "agents/activity": self._activity,
             "agents/activity/load": self._activity_load,
         }
-
-    def _guarding(self, handle: Handle) -> Handle:
-        """A tab opened from an agent's tab is the agent's: the browser then holds its loads too."""
-
-        async def guarded(message: Message) -> Answer:
-            answer = await handle(message)
-            await self._nav.guard()
-            return answer
-
-        return guarded
 
     def handles(self, kind: object) -> bool:
         return kind in self._routes
@@ -315,14 +305,15 @@ class AgentGateway:
             "caller": agent.id,
         }
         agent.calls += 1
-        await self._nav.guard()  # before anything moves the agent's tab
         approved = prepared.question.site if prepared.question is not None else None
         with self._nav.acting(prepared.tab_id, params.session, approved):
+            await self._nav.guard()  # before anything moves the agent's tab
             answer = await self._handle(
                 {"type": "dispatch", "item": item, "turn": params.session, "target": target}
             )
         if answer.get("success") is True:
             await self._tabs.used(agent, prepared, answer)
+            self._nav.used(agent.last_tab)
             await self._nav.guard()
         return self._nav.with_notes(agent, answer)
 

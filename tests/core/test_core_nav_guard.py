@@ -88,6 +88,21 @@ async def test_the_agents_tabs_are_held_and_the_persons_are_not() -> None:
     assert await held(setup, 7, f"{B}/x", shown=f"{A}/") == {"continue": True}  # the person's tab
 
 
+async def test_a_shared_tab_and_one_that_only_joined_by_its_opener_are_not_held_until_used() -> None:
+    setup = await Setup(gateway=True).start()
+    tab_id = await setup.own_tab()
+    opened = setup.chrome._new(f"{A}/popup")["id"]
+    await setup.send({"type": "tabs/created", "tabId": opened, "openerTabId": tab_id})
+    await setup.share(7)
+    await setup.call("browser_page", {"action": "title", "tabId": 7})
+    assert setup.chrome.guarded == [tab_id]  # the person may go anywhere in a tab they share
+    assert await held(setup, 7, f"{B}/x", shown=f"{A}/") == {"continue": True}
+    assert await held(setup, opened, f"{B}/x", shown=f"{A}/") == {"continue": True}
+    await setup.call("browser_page", {"action": "title", "tabId": opened})
+    assert setup.chrome.guarded == sorted([tab_id, opened])
+    assert (await held(setup, opened, f"{B}/x", shown=f"{A}/"))["continue"] is False
+
+
 async def test_a_new_service_worker_is_told_again_which_tabs_to_hold() -> None:
     setup = await Setup(gateway=True).start()
     tab_id = await setup.own_tab()
