@@ -53,7 +53,7 @@ class AgentNavigation:
         self._browser = browser
         self._config = config
         self._tabs: dict[int, _Tab] = {}
-        self._guarded: frozenset[int] | None = None  # as last told to the browser
+        self._guarded: frozenset[int] = frozenset()  # as last told to the browser (a new one holds none)
         self._notes: dict[str, deque[str]] = {}  # agent id → words for its next answer
         self._asking: set[asyncio.Task[None]] = set()
 
@@ -80,7 +80,7 @@ class AgentNavigation:
 
     def worker_restarted(self) -> None:
         """A new service worker holds no tab: tell it again before the next call."""
-        self._guarded = None
+        self._guarded = frozenset()
 
     @contextmanager
     def acting(self, tab_id: int | None, session: str, site: str | None) -> Iterator[None]:
