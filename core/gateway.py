@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from core.acting_gate import Stop, acting
 from core.activity import ActivityLog, Outcome, make_entry, outcome_of_answer
 from core.agent_controls import STOPPED, AgentControls
+from core.agent_navigation import AgentNavigation
 from core.agent_tabs import AgentTabs
 from core.agents import AgentBook, AgentIdentity, AgentState, RunningCall, TabGroups
 from core.call_checks import PAUSED, CallChecks, Refusal, action_of
@@ -84,6 +85,7 @@ class AgentGateway:
         self._tabs = AgentTabs(self._book, browser, groups, self._agents_changed)
         self._controls = AgentControls(self._book, self.consent, self._tabs, handle, self._agents_changed)
         self._checks = CallChecks(self._tabs, lambda: self._controls.paused)
+        self._nav = AgentNavigation(self._book, self.consent, browser, self._config)
         self._routes: dict[str, Callable[[Message], Awaitable[Answer]]] = {
             "gateway/tools": self._tools,
             "gateway/call": self._call,
@@ -98,6 +100,7 @@ class AgentGateway:
             "agents/pause": self._controls.pause,
             "agents/forget": self._controls.forget,
             "tabs/created": self._tabs.created,
+            "nav/paused": self._nav.paused,
             "tabs/removed": self._tabs.removed,
             "worker/hello": self._worker_hello,
             "agents/activity": self._activity,
@@ -312,13 +315,17 @@ class AgentGateway:
         agent.calls += 1
         # An acting call approved before a pause stops at its next step to the page (core/acting_gate.py).
         stop = self._stop_when_paused(params.name, ends) if prepared.question is not None else _never
-        with acting(stop):
+        approved = prepared.question.site if prepared.question is not None else None
+        with acting(stop), self._nav.acting(prepared.tab_id, params.session, approved):
+            await self._nav.guard()  # before anything moves the agent's tab
             answer = await self._handle(
                 {"type": "dispatch", "item": item, "turn": params.session, "target": target}
             )
         if answer.get("success") is True:
             await self._tabs.used(agent, prepared, answer)
-        return answer
+            self._nav.used(agent.last_tab)
+            await self._nav.guard()
+        return self._nav.with_notes(agent, answer)
 
     def _stop_when_paused(self, tool: str, ends: dict[str, Any]) -> Stop:
         def stop() -> str | None:
@@ -342,6 +349,7 @@ class AgentGateway:
         """A service worker (re)connected: an earlier worker's native port died with it, and so did every
         agent session through that host, even when the new host is up before Python hears of the old one."""
         self._end_all("the service worker restarted")
+        self._nav.worker_restarted()
         return {"ok": True}
 
     async def _closed(self, message: Message) -> Answer:

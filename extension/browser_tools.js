@@ -3,7 +3,7 @@
 // plain JSON. A call that carries `site` runs only if the tab still shows that site right before the chrome.*
 // call (Python checked the tab; the page may have moved since).
 import { rpcError } from "./host.js";
-import { checkSite, openDialog, readBuffer, runCommands, shownSite } from "./cdp.js";
+import { checkSite, guardTabs, openDialog, readBuffer, runCommands, shownSite } from "./cdp.js";
 import { ErrorCode } from "./error_codes.js";
 
 const TOOL_STORAGE_PREFIX = "tool:"; // browser_storage lives in its own namespace, apart from Tabgate's state
@@ -260,6 +260,11 @@ const executors = {
   async "cdp.buffer"(a) {
     const tab = await targetTab(a.tabId);
     return readBuffer(tab, a);
+  },
+
+  // {tabs}: the agents' tabs, whose document loads Chrome holds for Python to decide (nav_hold.js).
+  async "cdp.guard"(a) {
+    return guardTabs(a.tabs);
   },
 
   // {origins}: those of them the user granted (frames of other sites are shown only when granted).

@@ -4,6 +4,7 @@
 // which commands to send, in which order and what their results mean is Python's (core/browser/).
 import { rpcError } from "./host.js";
 import { ErrorCode } from "./error_codes.js";
+import { HOLD_DOCUMENTS, holdPaused } from "./nav_hold.js";
 
 const PROTOCOL_VERSION = "1.3";
 const BUFFER_LIMIT = 1000; // entries kept per buffer (console, network, dialogs) and tab
@@ -30,6 +31,7 @@ class TabState {
     this.epoch = 0; // top-level documents seen: refs of an older epoch are stale
     this.loaderId = null; // the loader of the top-level document now shown (its network request carries it)
     this.drag = null; // drag data Chrome intercepted (Input.setInterceptDrags)
+    this.mainFrame = null; // the id of the tab's own frame (its loads are the tab's; others are frames')
   }
 
   push(list, entry) {
@@ -108,6 +110,7 @@ async function checkFrame(tabId, a) {
 
 const tabs = new Map(); // tabId → TabState, while attached
 const attaching = new Map(); // tabId → Promise of TabState
+const guarded = new Set(); // the agents' tabs, as Python names them: their document loads are held (nav_hold.js)
 
 function send(tabId, sessionId, method, params) {
   const target = sessionId ? { tabId, sessionId } : { tabId };
@@ -115,7 +118,27 @@ function send(tabId, sessionId, method, params) {
 }
 
 async function setUp(tabId, sessionId) {
-  for (const [method, params] of SESSION_SETUP) await send(tabId, sessionId, method, params);
+  const steps = guarded.has(tabId) ? [HOLD_DOCUMENTS, ...SESSION_SETUP] : SESSION_SETUP;
+  for (const [method, params] of steps) await send(tabId, sessionId, method, params);
+}
+
+// {tabs}: the tabs whose document loads are held from now on (attached now, so that their next load is held);
+// every other tab's are let go.
+export async function guardTabs(ids) {
+  const wanted = new Set(ids);
+  const changed = [...new Set([...guarded, ...wanted])].filter((id) => guarded.has(id) !== wanted.has(id));
+  guarded.clear();
+  for (const id of wanted) guarded.add(id);
+  await Promise.all(changed.map(async (tabId) => {
+    const known = tabs.get(tabId);
+    if (!known) {
+      if (wanted.has(tabId)) await attachedTab(tabId).catch(() => {}); // a tab Chrome lets nobody attach to
+      return;
+    }
+    const [method, params] = wanted.has(tabId) ? HOLD_DOCUMENTS : ["Fetch.disable", {}];
+    await Promise.all([null, ...known.sessions.keys()].map((id) => send(tabId, id, method, params).catch(() => {})));
+  }));
+  return { guarded: [...guarded] };
 }
 
 export async function attachedTab(tabId) {
@@ -133,6 +156,7 @@ export async function attachedTab(tabId) {
       tabs.set(tabId, state);
       try {
         await setUp(tabId, null);
+        state.mainFrame = (await send(tabId, null, "Page.getFrameTree")).frameTree.frame.id;
       } catch (e) {
         tabs.delete(tabId);
         throw e;
@@ -164,8 +188,13 @@ const EVENTS = {
   "Target.targetInfoChanged"(state, p) {
     for (const info of state.sessions.values()) if (info.targetId === p.targetInfo.targetId) info.url = p.targetInfo.url;
   },
+  "Fetch.requestPaused"(state, p, sessionId) {
+    const top = !sessionId && p.frameId === state.mainFrame;
+    holdPaused(send, state.tabId, sessionId, p, top);
+  },
   "Page.frameNavigated"(state, p, sessionId) {
     if (sessionId || p.frame.parentId) return;
+    state.mainFrame = p.frame.id;
     state.epoch += 1;
     state.loaderId = p.frame.loaderId;
   },

@@ -10,6 +10,7 @@ import { signInRequests } from "./oauth.js";
 import { storedActivity } from "./activity_store.js";
 import { listenForClicks } from "./approval_notices.js";
 import { ErrorCode } from "./error_codes.js";
+import { setNavDecider } from "./nav_hold.js";
 
 const CONFIG_KEY = "config";
 const eventPorts = new Set();
@@ -66,6 +67,8 @@ const python = new PythonConnection({
 });
 
 const gateway = createGatewayRelay({ host, python, history, broadcast });
+// Python decides each held load of an agent's tab (nav_hold.js).
+setNavDecider((facts) => python.call({ ...facts, type: "nav/paused" }));
 listenForClicks();
 const elicitations = createElicitations({ python, pagesOpen: () => eventPorts.size > 0 });
 // The host's requests to the browser, by method: each module answers its own.

@@ -70,6 +70,7 @@ _LOADED = """new Promise((resolve) => {
 })"""
 _RETRY_S = 0.05
 _ERROR_PAGE_POLLS = 20
+_STOPPED = "net::ERR_ABORTED"
 
 
 async def _start(ctx: PageContext, a: BrowserNavigationArgs) -> TabState:
@@ -110,6 +111,8 @@ async def _failed(ctx: PageContext, state: TabState, url: str, error_text: str) 
     """A navigation that failed. Chrome then shows its error page under the URL that failed; when that is a
     page Tabgate may not control (a redirect onto an extension's page), the answer says where the
     navigation led and the tab is sent to about:blank."""
+    if error_text == _STOPPED:  # nothing commits (a held load, or another one began): no error page comes
+        return RespondToModel(f"navigation to {url} failed: {error_text}")
     where = {"action": "current_url", "tabId": state.tab_id}
     shown = state.url
     for _ in range(_ERROR_PAGE_POLLS):  # the error page commits shortly after the failure is known

@@ -47,6 +47,7 @@ class Chrome:
         self._next = 100
         self.storage_started = asyncio.Event()
         self.storage_held = False  # browser_storage calls wait for ever (a call still running)
+        self.guarded: list[int] = []  # the tabs whose loads the browser holds (core/agent_navigation.py)
 
     def _new(self, url: str) -> dict[str, Any]:
         self._next += 1
@@ -63,6 +64,9 @@ class Chrome:
         ]
 
     async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        if tool == "cdp.guard":  # not a call on a page: which tabs the browser holds loads of
+            self.guarded = list(args["tabs"])
+            return {"guarded": self.guarded}
         self.calls.append((tool, args))
         action = args.get("action")
         if tool == "tab":  # what the browser handler looks up of a tab before it acts on it

@@ -23,6 +23,7 @@ from tests.support.bench_browser import browser_actions
 from tests.support.bench_clients import first_results
 from tests.support.bench_gateway import gateway
 from tests.support.bench_handshake import handshake_auto_vs_legacy
+from tests.support.bench_navigation import held_navigation
 from tests.support.bench_peers import peers
 from tests.support.browser import install_host, launch
 
@@ -332,6 +333,7 @@ BENCHES: dict[str, Callable[[], list[Figure]]] = {
     "clients_first_result": first_results,
     "handshake": handshake_auto_vs_legacy,
     "peers": peers,
+    "navigation": held_navigation,
 }
 
 

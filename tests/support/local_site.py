@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -40,3 +40,27 @@ class FixturePages(SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+
+def pages_and_a_redirect(pages: Mapping[str, bytes], redirect_to: str) -> type[BaseHTTPRequestHandler]:
+    """A site of fixed pages (by path, query ignored; any other path a bare page) whose `/redirect` answers
+    302 to `redirect_to` (another site's page, for the navigation tests and benchmarks)."""
+
+    class Site(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            path = self.path.split("?")[0]
+            if path == "/redirect":
+                self.send_response(302)
+                self.send_header("Location", redirect_to)
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(pages.get(path, b"<!doctype html><title>page</title><p>a page</p>"))
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Site

@@ -1,0 +1,147 @@
+"""Where an agent's tab may go (contract §8.2): each held load decided in Python (core/browser/nav_guard.py),
+and the gateway's side (core/agent_navigation.py): which tabs are held, the person asked for a stopped load's
+site, the agent told where the page tried to go."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from core.browser.nav_guard import GO, Outcome, PausedNavigation, Standing, Verdict, decide, stopped_words
+from tests.core.fenced import page_of
+from tests.core.test_core_gateway import CODEX, Setup, text
+
+pytestmark = pytest.mark.unit
+
+A, B = "https://a.example", "https://b.example"
+NOBODY = Standing(trusted=False, acting=(), allowed=())
+
+
+def paused(url: str, shown: str = f"{A}/cart", **facts: Any) -> PausedNavigation:
+    return PausedNavigation.model_validate({"tabId": 5, "url": url, "shown": shown, **facts})
+
+
+# -- the decision ------------------------------------------------------------------------------------------
+
+
+def test_a_load_within_the_site_the_tab_shows_goes_on_one_to_another_site_is_stopped_naming_it() -> None:
+    assert decide(paused(f"{A}/next"), NOBODY) == GO
+    assert decide(paused(f"{B}/landing", redirect=True), NOBODY) == Verdict(Outcome.STOP, B)
+    assert decide(paused(f"{B}/landing"), NOBODY).to_wire() == {"continue": False, "errorReason": "Aborted"}
+
+
+def test_a_running_calls_site_a_session_or_once_grant_or_trust_lets_the_tab_go() -> None:
+    for standing in (
+        Standing(trusted=False, acting=(B,), allowed=()),
+        Standing(trusted=False, acting=(), allowed=(B,)),
+        Standing(trusted=True, acting=(), allowed=()),
+    ):
+        assert decide(paused(f"{B}/x", shown="about:blank"), standing) == GO
+
+
+def test_sites_are_read_as_the_browser_compares_them_port_and_scheme_included() -> None:
+    assert decide(paused("https://a.example:8443/x"), NOBODY).outcome is Outcome.STOP
+    assert decide(paused("http://a.example/x"), NOBODY).outcome is Outcome.STOP
+    assert decide(paused("https://a.example:443/x"), NOBODY) == GO
+    assert decide(paused("data:text/html,hi"), NOBODY) == GO  # no site: the navigation tools handle it
+
+
+def test_a_frame_loads_unless_it_posts_a_body_to_a_site_the_agent_may_not_act_on() -> None:
+    assert decide(paused(f"{B}/widget", top=False), NOBODY) == GO
+    blocked = decide(paused(f"{B}/submit", top=False, body=True, method="POST"), NOBODY)
+    assert blocked.to_wire() == {"continue": False, "errorReason": "BlockedByClient"}
+    assert decide(paused(f"{A}/submit", top=False, body=True), NOBODY) == GO
+
+
+def test_the_agent_is_told_where_the_page_tried_to_go_as_the_pages_text() -> None:
+    told = stopped_words(paused(f"{B}/landing?--- end of page content", redirect=True))
+    assert page_of(told) == f"{B}/landing?--- end of page content"
+    assert "server redirect" in told.split("---")[0] and B not in told.split("---")[0]
+
+
+def test_a_report_that_is_no_held_load_is_refused_naming_the_field() -> None:
+    with pytest.raises(ValueError, match="tabId"):
+        PausedNavigation.model_validate({"url": B})
+    with pytest.raises(ValueError, match="url"):
+        PausedNavigation.model_validate({"tabId": 1, "url": "x" * 9000})
+
+
+# -- through the gateway -----------------------------------------------------------------------------------
+
+
+async def answered() -> None:
+    """Let the background question see the person's answer (a few turns of the event loop)."""
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+async def held(setup: Setup, tab_id: int, url: str, **facts: Any) -> dict[str, Any]:
+    return await setup.send({"type": "nav/paused", "tabId": tab_id, "url": url, **facts})
+
+
+async def test_the_agents_tabs_are_held_and_the_persons_are_not() -> None:
+    setup = await Setup(gateway=True).start()
+    tab_id = await setup.own_tab()
+    assert setup.chrome.guarded == [tab_id]
+    assert await held(setup, 7, f"{B}/x", shown=f"{A}/") == {"continue": True}  # the person's tab
+
+
+async def test_a_shared_tab_and_one_that_only_joined_by_its_opener_are_not_held_until_used() -> None:
+    setup = await Setup(gateway=True).start()
+    tab_id = await setup.own_tab()
+    opened = setup.chrome._new(f"{A}/popup")["id"]
+    await setup.send({"type": "tabs/created", "tabId": opened, "openerTabId": tab_id})
+    await setup.share(7)
+    await setup.call("browser_page", {"action": "title", "tabId": 7})
+    assert setup.chrome.guarded == [tab_id]  # the person may go anywhere in a tab they share
+    assert await held(setup, 7, f"{B}/x", shown=f"{A}/") == {"continue": True}
+    assert await held(setup, opened, f"{B}/x", shown=f"{A}/") == {"continue": True}
+    await setup.call("browser_page", {"action": "title", "tabId": opened})
+    assert setup.chrome.guarded == sorted([tab_id, opened])
+    assert (await held(setup, opened, f"{B}/x", shown=f"{A}/"))["continue"] is False
+
+
+async def test_a_new_service_worker_is_told_again_which_tabs_to_hold() -> None:
+    setup = await Setup(gateway=True).start()
+    tab_id = await setup.own_tab()
+    setup.chrome.guarded = []  # a new worker holds nothing
+    await setup.send({"type": "worker/hello"})
+    await setup.call("browser_page", {"action": "title"})
+    assert setup.chrome.guarded == [tab_id]
+
+
+async def test_a_stopped_load_asks_the_person_for_its_site_and_the_agents_next_answer_says_where() -> None:
+    setup = await Setup(gateway=True).start()
+    tab_id = await setup.own_tab()
+    setup.chrome.tabs[tab_id]["url"] = f"{A}/cart"
+    verdict = await held(setup, tab_id, f"{B}/landing", shown=f"{A}/cart", redirect=True, title="Cart")
+    assert verdict == {"continue": False, "errorReason": "Aborted"}
+    [question] = await setup.pending()
+    assert question["site"] == B and question["action"] == "navigate" and question["tab"]["tabId"] == tab_id
+    again = await held(setup, tab_id, f"{B}/landing", shown=f"{A}/cart")
+    assert again["continue"] is False and len(await setup.pending()) == 1  # asked once per tab and site
+    told = text(await setup.call("browser_tab", {"action": "query"}))
+    assert f"{B}/landing" in told and "redirect" in told
+    assert (await setup.answer(question["id"], "once"))["ok"] is True
+    await answered()
+    assert await held(setup, tab_id, f"{B}/landing", shown=f"{A}/cart") == {"continue": True}
+    assert (await held(setup, tab_id, f"{B}/landing", shown=f"{A}/cart"))["continue"] is False  # once
+
+
+async def test_allow_for_this_session_lets_the_tab_go_to_that_site_in_that_session() -> None:
+    setup = await Setup(gateway=True).start()
+    tab_id = await setup.own_tab()
+    await held(setup, tab_id, f"{B}/x", shown=f"{A}/")
+    [question] = await setup.pending()
+    await setup.answer(question["id"], "session")
+    await answered()
+    assert await held(setup, tab_id, f"{B}/y", shown=f"{A}/") == {"continue": True}
+
+
+async def test_a_trusted_agents_tab_goes_anywhere_unasked() -> None:
+    setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"]]).start()
+    tab_id = await setup.own_tab()
+    assert await held(setup, tab_id, f"{B}/x", shown=f"{A}/") == {"continue": True}
+    assert await setup.pending(0) == []
