@@ -92,7 +92,9 @@ async def test_a_shared_tab_and_one_that_only_joined_by_its_opener_are_not_held_
     setup = await Setup(gateway=True).start()
     tab_id = await setup.own_tab()
     opened = setup.chrome._new(f"{A}/popup")["id"]
-    await setup.send({"type": "tabs/created", "tabId": opened, "openerTabId": tab_id})
+    setup.chrome.tabs[tab_id]["url"] = f"{A}/"
+    await setup.call("browser_page", {"action": "title", "tabId": tab_id})  # at work there: its page opens one
+    await setup.send({"type": "tabs/created", "tabId": opened, "sourceTabId": tab_id})
     await setup.share(7)
     await setup.call("browser_page", {"action": "title", "tabId": 7})
     assert setup.chrome.guarded == [tab_id]  # the person may go anywhere in a tab they share
