@@ -93,7 +93,8 @@ async def test_a_shared_tab_and_one_that_only_joined_by_its_opener_are_not_held_
     tab_id = await setup.own_tab()
     opened = setup.chrome._new(f"{A}/popup")["id"]
     setup.chrome.tabs[tab_id]["url"] = f"{A}/"
-    await setup.call("browser_page", {"action": "title", "tabId": tab_id})  # at work there: its page opens one
+    # The agent is at work in its tab on A when that tab's page opens another.
+    await setup.call("browser_page", {"action": "title", "tabId": tab_id})
     await setup.send({"type": "tabs/created", "tabId": opened, "sourceTabId": tab_id})
     await setup.share(7)
     await setup.call("browser_page", {"action": "title", "tabId": 7})
