@@ -373,7 +373,8 @@ def test_two_agents_each_see_only_their_own_tabs_in_their_own_groups(
         rows = options.locator("li.agent")
         rows.first.wait_for(timeout=30_000)
         assert sorted(row.locator("strong").inner_text() for row in rows.all()) == sorted(
-            f"{a['name']} — {a['executable']}" for a in listed_agents.values()
+            f"{a['program']} “{a['name']}”"
+            for a in listed_agents.values()  # program first, then name
         )
         gateway(ext, False)
 
