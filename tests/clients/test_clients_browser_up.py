@@ -71,7 +71,9 @@ def test_the_client_opens_a_page_snapshots_and_clicks_with_the_persons_consent(
     for result in results:  # the page's words reach the model only inside a fence
         assert "clicks: " not in outside_fences(result) and BUTTON_TITLE not in outside_fences(result), result
     agent = agent_with_executable(ext, cli.executable())
-    assert agent["calls"] >= 4 and agent["label"].endswith(f" — {cli.executable()}")
+    # The program the OS reports (for Gemini CLI, node and the CLI's script), then the name the client gave.
+    assert agent["calls"] >= 4 and agent["program"].startswith(cli.executable()), agent
+    assert client in agent["program"] and agent["label"] == f"{agent['program']} · “{agent['name']}”", agent
 
 
 def test_the_inspector_cli_lists_and_calls_tabgate_host_mcp(
