@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import Page, Playwright
 
 from native_host.gateway.place import socket_paths
+from native_host.gateway.standing import Where, diagnose
 from tests.core.fenced import unwrapped
 from tests.support.agents import default_place_free, served
 from tests.support.browser import Extension, grant_site_access, install_host, launch
@@ -32,6 +33,10 @@ def browser(
         while ext.send({"type": "status"})["host"] != "connected":
             assert time.monotonic() < deadline, "the host did not connect"
             time.sleep(0.1)
+        # "connected" comes before the host's loop has started (it imports mcp first); agents read its state file
+        while diagnose([path.parent for path in socket_paths()]).where is Where.NO_BROWSER:
+            assert time.monotonic() < deadline, "the host did not write its state for agents"
+            time.sleep(0.05)
         yield ext
 
 
