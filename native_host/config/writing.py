@@ -187,7 +187,7 @@ def with_server_updated(
         if key in edited:
             del edited[key]
     for key, value in values.items():
-        edited[key] = _item(value)
+        _set_in_table(edited, key, _item(value), "\r\n" if "\r\n" in text else "\n")
     result = document.as_string()
     kept = {key: value for key, value in table.items() if key not in dropped}
     expected = {**before, _SERVERS: {**before[_SERVERS], server: {**kept, **values}}}
@@ -197,6 +197,18 @@ def with_server_updated(
             "safely; remove that table by hand, then try again"
         )
     return result
+
+
+def _set_in_table(table: Any, key: str, item: Any, newline: str) -> None:
+    """`key` set in `table`; a new key goes after the table's last key (tomlkit would append it after the
+    blank lines and the comment that belong to the next table), ending its line as the file does."""
+    keys = [k.key for k, _ in table.value.body if k is not None]
+    if key in keys or not keys:
+        table[key] = item
+        return
+    item = tomlkit.item(item)
+    item.trivia.trail = newline
+    table.value._insert_after(keys[-1], key, item)  # tomlkit has no public "insert after"
 
 
 def _header_path(line: str) -> list[str] | None:

@@ -115,7 +115,10 @@ def _opencode(_platform: Platform, home: Path, env: Mapping[str, str]) -> Path:
 
 
 AGENTS: Final[Mapping[AgentName, Agent]] = {
-    "codex": Agent("codex", "codex", _codex, "toml", "mcp_servers", {}, "restart codex"),
+    # codex starts MCP servers beside its first model request, which then goes out without Tabgate's tools
+    # (a one-prompt `codex exec` never sees them); `required` makes it wait for them. Safe: `tabgate-host mcp`
+    # starts and lists its tools with Chrome closed too, so only a broken install stops codex, saying why.
+    "codex": Agent("codex", "codex", _codex, "toml", "mcp_servers", {"required": True}, "restart codex"),
     "claude-desktop": Agent(
         "claude-desktop",
         "Claude Desktop",

@@ -188,11 +188,12 @@ def test_codex_toml_keeps_comments_and_other_tables(tmp_path: Path) -> None:
     after = file.path.read_text()
     assert after == CODEX_BEFORE.replace("/old/bin/tabgate-host", SCRIPT).replace(
         '[mcp_servers.tabgate.env]\nTABGATE_RUNTIME_DIR = "/tmp/x"\n\n', ""
-    )
+    ).replace("tool_timeout_sec = 300\n", "tool_timeout_sec = 300\nrequired = true\n")
     assert tomllib.loads(after)["mcp_servers"]["tabgate"] == {
         "command": SCRIPT,
         "args": ["mcp"],
         "tool_timeout_sec": 300,
+        "required": True,  # codex waits for Tabgate's tools before its first request
     }
     assert connect(file, remove=True)[0] == 0
     assert file.path.read_text() == '# my codex\nmodel = "o3"  # the best\n\n# the notes server\n' + (
@@ -213,7 +214,7 @@ def test_codex_inline_env_goes_and_a_crlf_file_stays_crlf(tmp_path: Path) -> Non
     assert connect(file)[0] == 0
     assert (
         file.path.read_bytes().decode()
-        == f'[mcp_servers.tabgate]\r\ncommand = "{SCRIPT}"\r\nargs = ["mcp"]\r\n'
+        == f'[mcp_servers.tabgate]\r\ncommand = "{SCRIPT}"\r\nargs = ["mcp"]\r\nrequired = true\r\n'
     )
 
 

@@ -90,10 +90,8 @@ def _codex(home: Path, model: str, _work: Path) -> Run:
     provider = f'{{name="scripted", base_url="{model}/v1", wire_api="responses", env_key="SCRIPTED_KEY", ' + (
         "request_max_retries=0, stream_max_retries=0}"
     )
-    # codex 0.169 starts MCP servers in the background and its first request may leave before Tabgate's tools
-    # are listed (a one-prompt `exec` then never sees them); codex's own `required` makes it wait for them.
+    # No override of the tabgate entry: codex waits for Tabgate's tools because `connect` wrote `required`.
     overrides = [
-        "mcp_servers.tabgate.required=true",
         "model_provider=scripted",
         f"model_providers.scripted={provider}",
         "model=scripted",
