@@ -42,7 +42,10 @@ const host = new HostConnection({
       recordResumedTask(params);
     } else if (method === "notifications/progress") {
       const callId = callsByHostId.get(params.requestId);
-      if (callId) broadcast({ type: "progress", call_id: callId, ...withoutKey(params, "requestId") });
+      if (callId) {
+        broadcast({ type: "progress", call_id: callId, ...withoutKey(params, "requestId") });
+        gateway.progress(callId, withoutKey(params, "requestId"));
+      }
     }
   },
   onRequest: (method, params) => {

@@ -123,7 +123,11 @@ def test_a_task_outlives_a_killed_host_and_its_result_reaches_the_browser(
                 "tool": "wait_job",
                 "taskId": kept["taskId"],
                 "startedAt": kept["startedAt"],
-                "result": {"content": [{"type": "text", "text": "job c done"}], "isError": False},
+                "result": {
+                    "content": [{"type": "text", "text": "job c done"}],
+                    "structuredContent": {"result": "job c done"},
+                    "isError": False,
+                },
             }
         ]
         second.wait_for(lambda _: kept_tasks(host_dirs) == [])

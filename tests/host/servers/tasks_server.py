@@ -101,8 +101,10 @@ class Tasks(Extension):
             if (STATE / "release").exists():
                 task["status"] = "completed"
                 task["statusMessage"] = "done"
+                text = f"job {task['label']} done"
                 task["result"] = {
-                    "content": [{"type": "text", "text": f"job {task['label']} done"}],
+                    "content": [{"type": "text", "text": text}],
+                    "structuredContent": {"result": text},  # the tool's output schema (MCPServer's)
                     "isError": False,
                 }
             else:
