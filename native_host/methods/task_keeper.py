@@ -47,7 +47,9 @@ class TaskKeeper:
         self, request_id: RequestId, connection: Connection, tool: str, task: TaskState, report: Report
     ) -> types.CallToolResult:
         """The result of the task a call got; cancelled with the call when the browser asks."""
-        kept = KeptTask(server=connection.name, tool=tool, taskId=task.task_id, startedAt=time.time() * 1000)
+        kept = KeptTask(
+            server=connection.name, tool=tool, task_id=task.task_id, started_at=time.time() * 1000
+        )
         await anyio.to_thread.run_sync(self._store.add, kept)
         self._following.add(request_id)
         forget = True

@@ -14,7 +14,9 @@ TASK = {"server": "jobs", "tool": "wait_job", "taskId": "t1", "startedAt": 17000
 
 
 async def finished(task: dict[str, Any]) -> dict[str, Any]:
-    answer: dict[str, Any] = await Service(emit=lambda event: None).handle({"type": "task/finished", "task": task})
+    answer: dict[str, Any] = await Service(emit=lambda event: None).handle(
+        {"type": "task/finished", "task": task}
+    )
     return answer
 
 
