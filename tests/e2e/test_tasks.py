@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Playwright, expect
 
+from tests.e2e.test_mcp import host_pids
 from tests.support.browser import Extension, launch_with_mcp
 from tests.support.polling import wait_for
 
@@ -67,20 +68,6 @@ def job(state: Path, label: str) -> dict[str, Any]:
     found = [task for task in task_files(state) if task["label"] == label]
     assert len(found) == 1, found
     return found[0]
-
-
-def host_pids(config: Path) -> list[int]:
-    """The host processes Chromium started for this profile (their launcher passes our --config)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"native_host.cli" in argv and str(config).encode() in argv:
-                pids.append(int(entry.name))
-    return pids
 
 
 def test_the_running_call_shows_the_tasks_progress_and_cancel_cancels_the_task(

@@ -5,6 +5,7 @@ it for the next host, which finishes it and tells the browser the outcome."""
 from __future__ import annotations
 
 import json
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,18 @@ def progress_of(host: HostProcess, request_id: str) -> list[dict[str, Any]]:
     ]
 
 
+def run_job(host: HostProcess, label: str, polls: int = 1) -> Future[dict[str, Any]]:
+    """Call `wait_job` (request id `call-<label>`), once the task's progress has told `polls` polls."""
+    call = host.submit(
+        "tools/call",
+        {"server": "jobs", "tool": "wait_job", "arguments": {"label": label}},
+        id=f"call-{label}",
+    )
+    seen = f"poll {polls}"
+    host.wait_for(lambda _: any(seen in p.get("message", "") for p in progress_of(host, f"call-{label}")))
+    return call
+
+
 def kept_tasks(dirs: HostDirs) -> list[dict[str, Any]]:
     path = dirs.data / "tasks.json"
     return json.loads(path.read_text()) if path.exists() else []
@@ -57,16 +70,12 @@ def kept_tasks(dirs: HostDirs) -> list[dict[str, Any]]:
 def test_a_task_is_followed_to_its_result_with_progress(host_dirs: HostDirs, state: Path) -> None:
     host = start(host_dirs, state)
     try:
-        call = host.submit(
-            "tools/call", {"server": "jobs", "tool": "wait_job", "arguments": {"label": "a"}}, id="call-a"
-        )
-        request_id = "call-a"
-        host.wait_for(lambda _: any("poll 2" in p.get("message", "") for p in progress_of(host, request_id)))
+        call = run_job(host, "a", polls=2)
         assert [t["tool"] for t in kept_tasks(host_dirs)] == ["wait_job"]  # kept while it runs
         (state / "release").write_text("")
         answer = call.result(WAIT)
         assert answer["result"]["content"][0]["text"] == "job a done", answer
-        progress = progress_of(host, request_id)
+        progress = progress_of(host, "call-a")
         steps = [p["progress"] for p in progress]
         assert steps == sorted(set(steps)), progress  # rising, as MCP progress must
         assert kept_tasks(host_dirs) == []  # answered: forgotten
@@ -77,13 +86,9 @@ def test_a_task_is_followed_to_its_result_with_progress(host_dirs: HostDirs, sta
 def test_cancelling_the_call_cancels_the_task(host_dirs: HostDirs, state: Path) -> None:
     host = start(host_dirs, state)
     try:
-        call = host.submit(
-            "tools/call", {"server": "jobs", "tool": "wait_job", "arguments": {"label": "b"}}, id="call-b"
-        )
-        request_id = "call-b"
-        host.wait_for(lambda _: any("poll 1" in p.get("message", "") for p in progress_of(host, request_id)))
+        call = run_job(host, "b")
         task_id = kept_tasks(host_dirs)[0]["taskId"]
-        host.cancel(request_id)
+        host.cancel("call-b")
         answer = call.result(WAIT)
         assert answer["error"]["code"] == CANCELLED, answer
         assert (state / f"cancelled-{task_id}").exists()  # tasks/cancel reached the server
@@ -97,13 +102,7 @@ def test_a_task_outlives_a_killed_host_and_its_result_reaches_the_browser(
 ) -> None:
     first = start(host_dirs, state)
     try:
-        first.submit(
-            "tools/call", {"server": "jobs", "tool": "wait_job", "arguments": {"label": "c"}}, id="call-c"
-        )
-        request_id = "call-c"
-        first.wait_for(
-            lambda _: any("poll 1" in p.get("message", "") for p in progress_of(first, request_id))
-        )
+        run_job(first, "c")
     finally:
         first.kill()  # SIGKILL: nothing of the host runs after this
     [kept] = kept_tasks(host_dirs)
@@ -138,11 +137,7 @@ def test_a_task_outlives_a_killed_host_and_its_result_reaches_the_browser(
 def test_a_host_stopped_by_the_browser_keeps_the_task(host_dirs: HostDirs, state: Path) -> None:
     host = start(host_dirs, state)
     try:
-        host.submit(
-            "tools/call", {"server": "jobs", "tool": "wait_job", "arguments": {"label": "d"}}, id="call-d"
-        )
-        request_id = "call-d"
-        host.wait_for(lambda _: any("poll 1" in p.get("message", "") for p in progress_of(host, request_id)))
+        run_job(host, "d")
     finally:
         assert host.close() == 0  # stdin closed, as when Chrome goes: the call is cancelled, not the task
     [kept] = kept_tasks(host_dirs)
