@@ -5,6 +5,7 @@ and atomically; a file that cannot be read is set aside and the host starts with
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -36,6 +37,8 @@ KEPT: Final = TypeAdapter(list[KeptTask])
 class TaskStore:
     path: Path
     _tasks: list[KeptTask] = field(default_factory=list)
+    # Changes come from worker threads: each change and its write are one step, so no write is stale.
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def load(self) -> list[KeptTask]:
         """The tasks a previous host left unfinished."""
@@ -55,16 +58,18 @@ class TaskStore:
         return list(self._tasks)
 
     def add(self, task: KeptTask) -> None:
-        if len(self._tasks) >= MAX_KEPT:
-            dropped = self._tasks.pop(0)
-            log.warning("following more than %d tasks: task %s is no longer kept", MAX_KEPT, dropped.task_id)
-        self._tasks.append(task)
-        self._write()
+        with self._lock:
+            if len(self._tasks) >= MAX_KEPT:
+                dropped = self._tasks.pop(0)
+                log.warning("following over %d tasks: task %s is no longer kept", MAX_KEPT, dropped.task_id)
+            self._tasks.append(task)
+            self._write()
 
     def remove(self, task: KeptTask) -> None:
-        if task in self._tasks:
-            self._tasks.remove(task)
-            self._write()
+        with self._lock:
+            if task in self._tasks:
+                self._tasks.remove(task)
+                self._write()
 
     def _write(self) -> None:
         try:
