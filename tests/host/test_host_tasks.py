@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import HostDirs, stdio_server
-from hostproc import HostProcess, install
+from hostproc import FakeBrowserSide, HostProcess, install
 
 pytestmark = pytest.mark.host
 
@@ -142,3 +142,25 @@ def test_a_host_stopped_by_the_browser_keeps_the_task(host_dirs: HostDirs, state
         assert host.close() == 0  # stdin closed, as when Chrome goes: the call is cancelled, not the task
     [kept] = kept_tasks(host_dirs)
     assert not (state / f"cancelled-{kept['taskId']}").exists()
+
+
+def test_a_tasks_question_is_asked_once_and_answered_with_tasks_update(
+    host_dirs: HostDirs, state: Path
+) -> None:
+    host = start(host_dirs, state)
+    browser = FakeBrowserSide(
+        host, lambda method, params: {"action": "accept", "content": {"answer": "blue"}}
+    )
+    try:
+        arguments = {"question": "Which colour?"}
+        result = host.call(
+            "tools/call", {"server": "jobs", "tool": "ask_job", "arguments": arguments}, timeout=WAIT
+        )
+        assert result["content"][0]["text"] == "answered: blue"
+        [asked] = browser.seen  # once, though the poll after the answer still shows the question
+        [task] = [json.loads(path.read_text()) for path in state.glob("task-*.json")]
+        assert task["updates"] == 1
+        assert (asked["method"], asked["params"]["message"]) == ("elicitation/create", "Which colour?")
+    finally:
+        browser.stop()
+        host.close()

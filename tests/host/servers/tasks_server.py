@@ -4,7 +4,8 @@
 Its tasks live in STATE_DIR, not in the process, as an external job system's would: a server started again
 (after the host that ran it was killed) still answers `tasks/get` for a task the last one created. A task
 stays `working` until a file `release` exists in STATE_DIR; every `tasks/get` meanwhile counts one poll and
-says so in `statusMessage`. `tasks/cancel` marks the task cancelled and leaves `cancelled-<taskId>` in
+says so in `statusMessage`. `ask_job` asks its question first (`input_required`, answered with `tasks/update`)
+and completes with the answer. `tasks/cancel` marks the task cancelled and leaves `cancelled-<taskId>` in
 STATE_DIR. A client that does not declare the extension gets -32021 (the spec's missing capability)."""
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ TTL_MS: Final = 600_000
 
 class TaskParams(types.RequestParams):
     task_id: str
+
+
+class UpdateParams(TaskParams):
+    input_responses: dict[str, Any]
 
 
 def _now() -> str:
@@ -64,12 +69,13 @@ class Tasks(Extension):
         return (
             MethodBinding(method="tasks/get", params_type=TaskParams, handler=self.get),
             MethodBinding(method="tasks/cancel", params_type=TaskParams, handler=self.cancel),
+            MethodBinding(method="tasks/update", params_type=UpdateParams, handler=self.update),
         )
 
     async def intercept_tool_call(
         self, params: types.CallToolRequestParams, ctx: ServerRequestContext[Any, Any], call_next: CallNext
     ) -> HandlerResult:
-        if params.name != "wait_job":
+        if params.name not in ("wait_job", "ask_job"):
             return await call_next(ctx)
         capabilities = ctx.session.client_capabilities
         if capabilities is None or EXTENSION not in (capabilities.extensions or {}):
@@ -79,17 +85,19 @@ class Tasks(Extension):
                 {"requiredCapabilities": {"extensions": {EXTENSION: {}}}},
             )
         label = str((params.arguments or {}).get("label", ""))
+        question = (params.arguments or {}).get("question")
         now = _now()
         task = {
             "taskId": uuid.uuid4().hex,
-            "status": "working",
-            "statusMessage": "queued",
+            "status": "working" if question is None else "input_required",
+            "statusMessage": "queued" if question is None else "waiting for an answer",
             "createdAt": now,
             "lastUpdatedAt": now,
             "ttlMs": TTL_MS,
             "pollIntervalMs": POLL_INTERVAL_MS,
             "label": label,
             "polls": 0,
+            "question": question,
         }
         _save(task)
         return {"resultType": "task", **_public(task)}
@@ -110,7 +118,28 @@ class Tasks(Extension):
             else:
                 task["statusMessage"] = f"working on {task['label']}: poll {task['polls']}"
             _save(task)
+        if task["status"] == "input_required" and "answer" in task and not task["stale"]:
+            text = f"answered: {task['answer']}"
+            task["status"], task["statusMessage"] = "completed", "answered"
+            task["result"] = {"content": [{"type": "text", "text": text}], "isError": False}
+            _save(task)
+        if task["status"] == "input_required":
+            if "answer" in task:  # the answer is taken in eventually: one more poll still shows the question
+                task["stale"] -= 1
+                _save(task)
+            asking = {"q1": _asking(task["question"])}
+            return {"resultType": "complete", **_public(task), "inputRequests": asking}
         return {"resultType": "complete", **_public(task)}
+
+    async def update(self, ctx: ServerRequestContext[Any, Any], params: UpdateParams) -> HandlerResult:
+        task = _load(params.task_id)
+        reply = params.input_responses.get("q1")
+        if task["status"] == "input_required" and isinstance(reply, dict):
+            task["updates"] = task.get("updates", 0) + 1
+            task["answer"] = (reply.get("content") or {}).get("answer", reply.get("action"))
+            task["stale"] = 1
+            _save(task)
+        return {"resultType": "complete"}
 
     async def cancel(self, ctx: ServerRequestContext[Any, Any], params: TaskParams) -> HandlerResult:
         task = _load(params.task_id)
@@ -121,8 +150,19 @@ class Tasks(Extension):
         return {"resultType": "complete"}
 
 
+PRIVATE: Final = frozenset({"label", "polls", "question", "answer", "stale", "updates"})
+
+
 def _public(task: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in task.items() if key not in ("label", "polls")}
+    return {key: value for key, value in task.items() if key not in PRIVATE}
+
+
+def _asking(question: str) -> dict[str, Any]:
+    schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+    return {
+        "method": "elicitation/create",
+        "params": {"mode": "form", "message": question, "requestedSchema": schema},
+    }
 
 
 mcp = MCPServer("tasks", version="1.0", extensions=[Tasks()])
@@ -131,6 +171,12 @@ mcp = MCPServer("tasks", version="1.0", extensions=[Tasks()])
 @mcp.tool()
 def wait_job(label: str) -> str:
     """A job that runs until released; answered with a task."""
+    raise MCPError(MISSING_CAPABILITY, "Missing required client capability")
+
+
+@mcp.tool()
+def ask_job(question: str) -> str:
+    """A job that asks the person a question first; answered with a task."""
     raise MCPError(MISSING_CAPABILITY, "Missing required client capability")
 
 
