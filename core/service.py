@@ -24,6 +24,7 @@ from core.mcp_tools import McpTool, McpToolDirectory
 from core.output import Pages
 from core.parallel import TurnGates
 from core.registry import ToolRegistry
+from core.resumed_tasks import finished_task
 from core.router import handle_response_item, tool_name_of
 from core.server_controls import CONTROLS
 from core.servers import TIMEOUT_MARGIN_MS, HostState, ServerBoard, parse_statuses
@@ -84,6 +85,7 @@ class Service:
             "history/refused": self._sync(self._history.refused),
             "history/removed": self._sync(self._history.removed),
             "tools/filter": self._tools_filter,
+            "task/finished": self._sync(finished_task),
         }
         self._routes |= {kind: self._host_view(control) for kind, control in CONTROLS.items()}
 

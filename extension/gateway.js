@@ -10,15 +10,20 @@ const TO_HOST = new Set(["gateway/state", "gateway/changed"]);
 export function createGatewayRelay({ host, python, history, broadcast }) {
   // Python builds the call item and answers {answer, record}: the agent's CallToolResult and the history's.
   // It announces the call (gateway/started) with its item; the worker only picks the id.
-  async function call(params) {
+  // The host's `ref` of each running call, by call id: its MCP progress goes back to the agent (`gateway/progress`).
+  const refs = new Map();
+  async function call({ ref, ...params }) {
     const id = `${params.session}:${crypto.randomUUID().slice(0, 13)}`;
     let envelope;
+    refs.set(id, { session: params.session, ref });
     try {
       envelope = await python.call({ ...params, type: "gateway/call", callId: id });
     } catch (e) {
       // Python never answered: the host answers the agent with this JSON-RPC error.
       history.recordEnd(id, { status: "fatal", answer: { fatal: String(e.message) } });
       throw e;
+    } finally {
+      refs.delete(id);
     }
     history.recordEnd(id, envelope.record);
     return envelope.answer;
@@ -51,6 +56,11 @@ export function createGatewayRelay({ host, python, history, broadcast }) {
     hostRequests: {
       "gateway/tools": (params) => python.call({ ...params, type: "gateway/tools" }),
       "gateway/call": call,
+    },
+    // A running MCP call's progress: to the agent, when the call is an agent's.
+    progress(callId, note) {
+      const call = refs.get(callId);
+      if (call?.ref !== undefined) host.notify("gateway/progress", { ...call, ...note });
     },
     hostNotification(method, params) {
       if (method === "gateway/closed") python.notify({ ...params, type: method });

@@ -57,8 +57,9 @@ export function tellPython() {
 }
 
 // `caller`: the agent that made the call through the gateway (absent for the person's own calls).
-export function recordStart({ id, name, item, startedAt, caller }) {
-  const entry = { id, name, status: "running", startedAt, ...(caller ? { caller: String(caller) } : {}), item };
+// `note`: said with the entry (a task the host resumed after a restart).
+export function recordStart({ id, name, item, startedAt, caller, note }) {
+  const entry = { id, name, status: "running", startedAt, ...(caller ? { caller: String(caller) } : {}), ...(note ? { note } : {}), item };
   unfinished.set(id, entry);
   loaded.then(() => change(entry));
 }

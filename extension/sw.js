@@ -38,9 +38,14 @@ const host = new HostConnection({
     } else if (method.endsWith("/list_changed")) {
       // notifications/{tools,resources,prompts}/list_changed: tools also arrive through the status.
       broadcast({ type: "listChanged", kind: method.split("/")[1], server: params.server });
+    } else if (method === "notifications/tasks/finished") {
+      recordResumedTask(params);
     } else if (method === "notifications/progress") {
       const callId = callsByHostId.get(params.requestId);
-      if (callId) broadcast({ type: "progress", call_id: callId, ...withoutKey(params, "requestId") });
+      if (callId) {
+        broadcast({ type: "progress", call_id: callId, ...withoutKey(params, "requestId") });
+        gateway.progress(callId, withoutKey(params, "requestId"));
+      }
     }
   },
   onRequest: (method, params) => {
@@ -79,6 +84,17 @@ history.start({
   changed: (entry) => broadcast({ type: "history", entry }),
   removed: (ids) => broadcast({ type: "history/removed", ids }),
 });
+
+// A task the host resumed after a restart has finished: Python makes its history entry (core/resumed_tasks.py).
+async function recordResumedTask(task) {
+  try {
+    const { entry, record } = await python.call({ type: "task/finished", task });
+    history.recordStart(entry);
+    history.recordEnd(entry.id, record);
+  } catch (e) {
+    console.error("tabgate: a resumed task's result could not be recorded", e);
+  }
+}
 
 async function pythonRequest(req) {
   switch (req.kind) {

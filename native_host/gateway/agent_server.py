@@ -54,6 +54,9 @@ LOST: Final = (
 )
 
 
+type Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+
+
 class LinkDown(Exception):
     """The host is not there (browser closed, gateway off) or went away during a request."""
 
@@ -65,6 +68,7 @@ class HostLink:
         self._on_change = on_change
         self._channel: LineChannel | None = None
         self._pending: dict[int, MemoryObjectSendStream[Message]] = {}
+        self._on_progress: dict[int, Progress] = {}  # of the pending requests that asked for progress
         self._ids = itertools.count(1)
         self._client: dict[str, str] | None = None
         self._identified = anyio.Event()
@@ -202,18 +206,31 @@ class HostLink:
             if message.get("method") == "notifications/tools/list_changed":
                 await self._on_change()
                 continue
+            if message.get("method") == "notifications/progress":
+                await self._progress(message.get("params"))
+                continue
             waiter = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
             if waiter is not None:
                 await waiter.send(message)
                 waiter.close()
 
-    async def request(self, method: str, params: dict[str, Any]) -> Any:
+    async def _progress(self, params: Any) -> None:
+        """A running call's progress (an MCP tool's, a task's), to the agent that asked for it."""
+        if isinstance(params, dict) and (report := self._on_progress.get(params.get("requestId"))):  # type: ignore[arg-type]
+            with contextlib.suppress(
+                anyio.BrokenResourceError, anyio.ClosedResourceError, ValueError, TypeError
+            ):
+                await report(float(params["progress"]), params.get("total"), params.get("message"))
+
+    async def request(self, method: str, params: dict[str, Any], on_progress: Progress | None = None) -> Any:
         channel = self._channel
         if channel is None:
             raise LinkDown(self.standing.advice)
         request_id = next(self._ids)
         send, receive = anyio.create_memory_object_stream[Message](1)
         self._pending[request_id] = send
+        if on_progress is not None:
+            self._on_progress[request_id] = on_progress
         try:
             await channel.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
             try:
@@ -231,6 +248,7 @@ class HostLink:
             raise LinkDown(LOST) from None
         finally:
             self._pending.pop(request_id, None)
+            self._on_progress.pop(request_id, None)
             receive.close()
         if "error" in answer:
             raise LinkDown(str(answer["error"].get("message", "the Tabgate host refused the request")))
@@ -299,7 +317,9 @@ class AgentServer:
             await self.link.try_now()  # the browser may have come since the last attempt
         try:
             result = await self.link.request(
-                "tools/call", {"name": params.name, "arguments": params.arguments or {}}
+                "tools/call",
+                {"name": params.name, "arguments": params.arguments or {}},
+                ctx.session.report_progress,  # a no-op unless the agent gave a progressToken
             )
         except LinkDown as exc:
             result = error_result(str(exc))

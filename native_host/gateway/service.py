@@ -44,13 +44,14 @@ from core.agent_names import clean_name, clean_version
 from core.agents import Runs
 
 from ..config.redact import KNOWN_SECRETS, scrub_data
-from ..methods.table import GATEWAY_CHANGED, GATEWAY_STATE
+from ..methods.table import GATEWAY_CHANGED, GATEWAY_PROGRESS, GATEWAY_STATE
 from ..process.browser_link import BrowserGone, BrowserLink
 from ..process.jsonrpc import CANCEL_METHOD, Notification
 from ..process.outbox import Outbox
 from .bounds import ProgramKey, Seats
 from .peers import AgentProgram, Install, PeerRefused, agent_program
 from .place import GatewaySocketError, bind_listening_socket, peer_credentials
+from .progress import parse_progress, progress_message
 from .results import error_result
 from .standing import StateFile
 from .wire import HELLO_METHOD, LineChannel, Message, WireError, encode
@@ -184,6 +185,10 @@ class Gateway:
         elif message.method == GATEWAY_CHANGED:
             for session in self._seats.all():
                 session.out.put_list_changed()
+        elif message.method == GATEWAY_PROGRESS and (note := parse_progress(message.params)):
+            for session in self._seats.all():  # an agent's running call: its request's progress
+                if session.id == note.session and (running := session.running.get(note.ref)):
+                    session.out.put(progress_message(note, running[0]))
 
     # -- the listener ------------------------------------------------------------------------------------
 
@@ -337,7 +342,7 @@ class Gateway:
         params: dict[str, Any] = raw if isinstance(raw, dict) else {}
         with scope:
             try:
-                result = await self._relay(session, str(message["method"]), params)
+                result = await self._relay(session, str(message["method"]), params, key)
             finally:
                 del session.running[key]
                 session.last_active = time.monotonic()
@@ -346,7 +351,7 @@ class Gateway:
             # Configured secrets never reach an agent, even where a page or a tool shows one.
             session.out.put({"jsonrpc": "2.0", "id": request_id, "result": scrub_data(result, KNOWN_SECRETS)})
 
-    async def _relay(self, session: Session, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def _relay(self, session: Session, method: str, params: dict[str, Any], key: int) -> dict[str, Any]:
         agent = session.agent.model_dump()
         if method == "tools/list":
             try:
@@ -368,6 +373,7 @@ class Gateway:
                         "agent": agent,
                         "name": str(params.get("name", "")),
                         "arguments": arguments,
+                        "ref": key,  # named by the browser's gateway/progress for this call
                     },
                     timeout=CALL_CEILING_SECONDS,
                 )

@@ -16,8 +16,10 @@ from ..process.outbox import Outbox
 from ..servers.input_required import call_tool
 from ..servers.manager import ConnectionManager
 from ..servers.replies import to_json
+from ..servers.tasks import CreatedTask
 from .params import Params, parse_params
 from .server_use import use
+from .task_keeper import TaskKeeper
 from .upload_copies import UploadCopies
 from .uploads import UploadRefused
 
@@ -47,10 +49,13 @@ class UploadParams(Params):
 
 
 class Calls:
-    def __init__(self, manager: ConnectionManager, outbox: Outbox, uploads: UploadCopies) -> None:
+    def __init__(
+        self, manager: ConnectionManager, outbox: Outbox, uploads: UploadCopies, tasks: TaskKeeper
+    ) -> None:
         self.manager = manager
         self._outbox = outbox
         self._uploads = uploads
+        self._tasks = tasks
 
     async def tools_call(self, request: Request) -> JsonObject:
         params = parse_params(CallParams, request)
@@ -72,10 +77,13 @@ class Calls:
                 note["message"] = KNOWN_SECRETS(message)
             self._outbox.notify("notifications/progress", note)
 
-        async def call(client: Client) -> types.CallToolResult:
+        async def call(client: Client) -> types.CallToolResult | CreatedTask:
             return await call_tool(client, params.tool, params.arguments, report)
 
-        return to_json(await use(connection, call, timeout))
+        result = await use(connection, call, timeout)
+        if isinstance(result, CreatedTask):  # the server runs it as a task: followed beyond the call's limit
+            result = await self._tasks.follow(request.id, connection, params.tool, result, report)
+        return to_json(result)
 
     async def resources_read(self, request: Request) -> JsonObject:
         params = parse_params(ReadParams, request)

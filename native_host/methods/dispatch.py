@@ -32,11 +32,13 @@ from ..process.outbox import Outbox
 from ..servers.manager import ConnectionManager
 from ..servers.replies import describe
 from ..servers.status import StatusBoard
+from ..servers.tasks_store import TaskStore
 from .calls import Calls
 from .listings import Listings
 from .params import Params
 from .server_admin import ServerAdmin
 from .table import LOOP_METHODS
+from .task_keeper import TaskKeeper
 from .upload_copies import UploadCopies
 
 log = logging.getLogger(__name__)
@@ -66,6 +68,8 @@ class Dispatcher:
         self._manager: ConnectionManager | None = None
         self._methods: dict[str, Callable[[Request], Awaitable[object]]] = {}
         self._uploads = UploadCopies(data_dir() / "uploads")
+        self._tasks: TaskKeeper | None = None
+        self._resuming = anyio.create_task_group()  # the tasks an earlier host left, followed to their end
 
     async def __aenter__(self) -> Dispatcher:
         await anyio.to_thread.run_sync(self._uploads.remove_leftovers)
@@ -89,19 +93,24 @@ class Dispatcher:
                 status["startupTimeoutSec"] = previews[name]["startupTimeoutSec"]
             statuses.append(status)
         self._board.replace(statuses)
+        self._tasks = TaskKeeper(self._manager, self._outbox.notify, TaskStore(data_dir() / "tasks.json"))
         handlers = (
             Listings(self._manager),
-            Calls(self._manager, self._outbox, self._uploads),
+            Calls(self._manager, self._outbox, self._uploads, self._tasks),
             ServerAdmin(self._manager, self._config_path, self._browser),
         )
         self._methods = {method: _handler(handlers, name) for method, name in LOOP_METHODS.items()}
         self._manager.start_all()
+        await self._resuming.__aenter__()
+        self._resuming.start_soon(self._tasks.resume, name="resumed tasks")
         return self
 
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self._uploads.close()
+        self._resuming.cancel_scope.cancel()  # a task still followed stays kept for the next host
+        await self._resuming.__aexit__(None, None, None)
         if self._manager is not None:
             await self._manager.__aexit__(exc_type, exc, tb)
 
@@ -156,6 +165,8 @@ class Dispatcher:
             return
         scope = self._running.get(target)
         if scope is not None:
+            if self._tasks is not None:
+                self._tasks.cancel_asked(target)
             scope.cancel()
 
     async def _call(self, request: Request) -> object:

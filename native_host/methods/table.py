@@ -32,4 +32,6 @@ METHODS: Final = EARLY_METHODS | LOOP_METHODS.keys()
 
 GATEWAY_STATE: Final = "gateway/state"  # browser → host {enabled}: the agent gateway switch
 GATEWAY_CHANGED: Final = "gateway/changed"  # browser → host: the tools agents see have changed
-LOOP_NOTIFICATIONS: Final = frozenset({CANCEL_METHOD, GATEWAY_STATE, GATEWAY_CHANGED})
+# browser → host {session, ref, progress, total?, message?}: progress of an agent's running call
+GATEWAY_PROGRESS: Final = "gateway/progress"
+LOOP_NOTIFICATIONS: Final = frozenset({CANCEL_METHOD, GATEWAY_STATE, GATEWAY_CHANGED, GATEWAY_PROGRESS})

@@ -35,6 +35,7 @@ from .replies import Unavailable, describe, list_tools, start_error, timeout_mes
 from .server_logs import LogEntry, LogRing
 from .sign_in import ServerSignIn, sign_in_message
 from .status import StatusBoard
+from .tasks_follow import TasksExtension
 from .transports import Run, open_transport, server_scrubber, watched
 
 log = logging.getLogger(__name__)
@@ -258,6 +259,7 @@ class Connection:
                             log_level=SERVER_LOG_LEVEL,
                             elicitation_callback=self._elicitor,
                             cache=None,
+                            extensions=[TasksExtension()],
                         )
                     )
                     tools = await list_tools(self.config, client)

@@ -19,16 +19,18 @@ from mcp.client.session import ClientRequestContext
 from mcp.shared.dispatcher import ProgressFnT
 from pydantic import TypeAdapter
 
+from .tasks import CreatedTask
+
 MAX_ROUNDS: Final = 10  # the SDK's default cap: a server that never stops asking is an error, not a hang
 # A round that only carries state (the server is still working) is tried again after a short pause.
 STATE_ONLY_PAUSE_SECONDS: Final = 0.1
-CALL_RESULT: Final = TypeAdapter(types.CallToolResult | types.InputRequiredResult)
+CALL_RESULT: Final = TypeAdapter(types.CallToolResult | types.InputRequiredResult | CreatedTask)
 
 
 async def call_tool(
     client: Client, name: str, arguments: dict[str, Any] | None, progress: ProgressFnT
-) -> types.CallToolResult:
-    """The tool's result, the server's questions answered on the way."""
+) -> types.CallToolResult | CreatedTask:
+    """The tool's result (or the task that will have it), the server's questions answered on the way."""
     session = client.session
     answers: types.InputResponses | None = None
     state: str | None = None
@@ -39,7 +41,7 @@ async def call_tool(
             )
         )
         result = await session.send_request(request, CALL_RESULT, progress_callback=progress)
-        if isinstance(result, types.CallToolResult):
+        if isinstance(result, types.CallToolResult | CreatedTask):
             return result
         state, asked = result.request_state, result.input_requests or {}
         if not asked:
