@@ -43,7 +43,7 @@ class ViewMessage(BaseModel):
 
     tool: StrictStr  # the App's tool, by its qualified name
     arguments: dict[str, Any] = Field(default_factory=dict)
-    result: dict[str, Any] | None = None  # the call's CallToolResult, when it completed
+    answer: dict[str, Any] | None = None  # the popup's `dispatch` answer, when the call completed
     cancelled: StrictBool = False
 
 
@@ -61,7 +61,7 @@ class JsonRpc(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
 
     jsonrpc: Literal["2.0"]
-    method: StrictStr
+    method: StrictStr | None = None  # None: a response (the View's answer to the host's teardown)
     id: StrictStr | StrictInt | None = None
     params: dict[str, Any] = Field(default_factory=dict)
 
@@ -145,8 +145,8 @@ class AppBridge:
             after.append(
                 _notification("ui/notifications/tool-cancelled", {"reason": "cancelled by the person"})
             )
-        elif parsed.result is not None:
-            after.append(_notification("ui/notifications/tool-result", parsed.result))
+        elif (result := _tool_result(parsed.answer)) is not None:
+            after.append(_notification("ui/notifications/tool-result", result))
         return {
             "document": view_document(html, policy),
             "csp": policy.csp,
@@ -166,8 +166,12 @@ class AppBridge:
             rpc = JsonRpc.model_validate(parsed.message)
         except ValueError:
             return {"action": "ignore", "why": "not a JSON-RPC 2.0 message"}
+        if rpc.method is None:
+            if rpc.id == TEARDOWN_ID:
+                return {"action": "tornDown"}
+            return {"action": "ignore", "why": "an answer to no request of Tabgate's"}
         if rpc.id is None:
-            return self._notified(rpc)
+            return self._notified(rpc.method, rpc.params)
         if rpc.id == TEARDOWN_ID:
             return {"action": "ignore", "why": "a View may not use the host's own request id"}
         app = await self._tool(parsed.tool)
@@ -185,14 +189,14 @@ class AppBridge:
             return _refuse(rpc.id, McpErrorCode.SERVER_UNAVAILABLE, f"Tabgate does not support {rpc.method}")
         return _refuse(rpc.id, McpErrorCode.METHOD_NOT_FOUND, f"unknown method {rpc.method[:100]!r}")
 
-    def _notified(self, rpc: JsonRpc) -> Answer:
-        if rpc.method == "ui/notifications/initialized":
+    def _notified(self, method: str, params: Answer) -> Answer:
+        if method == "ui/notifications/initialized":
             return {"action": "initialized"}
-        if rpc.method == "ui/notifications/size-changed":
-            height = rpc.params.get("height")
+        if method == "ui/notifications/size-changed":
+            height = params.get("height")
             if isinstance(height, (int, float)) and not isinstance(height, bool):
                 return {"action": "resize", "height": int(min(MAX_HEIGHT, max(MIN_HEIGHT, height)))}
-        return {"action": "ignore", "why": f"a notification Tabgate does not act on: {rpc.method[:100]!r}"}
+        return {"action": "ignore", "why": f"a notification Tabgate does not act on: {method[:100]!r}"}
 
     async def _call(self, app: Answer, rpc: JsonRpc, approved: bool | None) -> Answer:
         assert rpc.id is not None
@@ -248,6 +252,18 @@ class AppBridge:
         if not approved:
             return _refuse(rpc.id, McpErrorCode.INVALID_PARAMS, "the person did not open the link")
         return {**_reply(rpc.id, {}), "open": url}
+
+
+def _tool_result(answer: Answer | None) -> Answer | None:
+    """The CallToolResult inside a `dispatch` answer (an MCP call's `{Ok}` or `{Err}`), for tool-result."""
+    output = answer.get("output") if answer is not None else None
+    result = output.get("result") if isinstance(output, dict) else None
+    if isinstance(result, dict) and isinstance(result.get("Ok"), dict):
+        ok: Answer = result["Ok"]
+        return ok
+    if isinstance(result, dict) and isinstance(result.get("Err"), str):
+        return {"content": [{"type": "text", "text": result["Err"]}], "isError": True}
+    return None
 
 
 def _app_html(read: Any, uri: str) -> tuple[str, dict[str, Any]]:

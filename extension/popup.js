@@ -18,6 +18,7 @@ import { retryControl } from "./ui_retry.js";
 import { HistoryList, HISTORY_SHOWN, entryArguments, noteResult } from "./ui_history.js";
 import { refreshPlan, renderPlan } from "./ui_plan.js";
 import { setCall, cancelCall, onProgress } from "./ui_call.js";
+import { appFor } from "./ui_app.js";
 
 const state = {
   status: null,
@@ -248,6 +249,7 @@ async function dispatch(tool, args) {
         state.form?.setArguments(page);
         run(tool, page);
       }),
+      appFor(tool, args, answer, { cancelled }),
     );
     if (state.form) state.form.runButton.disabled = false;
     $("result").scrollIntoView({ block: "nearest" });
