@@ -31,10 +31,14 @@ COUNTER = "mcp__counter__counter"
 
 
 @pytest.fixture(scope="module")
-def ext_app(pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str]) -> Iterator[Extension]:
+def ext_app(
+    pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str]
+) -> Iterator[Extension]:
     profile = tmp_path_factory.mktemp("profile-apps")
     config = profile / "config.toml"
-    config.write_text(f'[mcp_servers.counter]\ncommand = {json.dumps(sys.executable)}\nargs = ["{APP_SERVER}"]\n')
+    config.write_text(
+        f'[mcp_servers.counter]\ncommand = {json.dumps(sys.executable)}\nargs = ["{APP_SERVER}"]\n'
+    )
     install_host(profile, config, env=host_env)
     with launch(pw, profile, env=host_env) as ext:
         ext.wait_python_ready()
@@ -108,7 +112,9 @@ def test_the_views_call_back_asks_the_person_and_app_less_tools_are_refused(popu
     question = popup.get_by_role("alertdialog", name="Counter App asks")
 
     view.locator("#bump").click()
-    expect(question).to_contain_text("The App of “Counter” (counter) wants to run the MCP tool mcp__counter__bump")
+    expect(question).to_contain_text(
+        "The App of “Counter” (counter) wants to run the MCP tool mcp__counter__bump"
+    )
     question.get_by_role("button", name="Deny").click()
     expect(view.locator("#called")).to_have_text("refused: the person did not allow this call")
 
