@@ -1,8 +1,8 @@
 """MCP Apps (`io.modelcontextprotocol/ui`, spec 2026-01-26) on the host's side: the extension it advertises to
 servers and the `_meta.ui` of a tool it passes on to the core, which decides everything else (core/apps.py).
 
-The SDK sends the advertisement with `server/discover`, so a server learns of it on 2026-07-28
-connections only; `_meta.ui` rides on the tools in every mode."""
+The SDK sends the advertisement in the client's capabilities with `server/discover` and with `initialize`
+alike (tests/host/test_host_apps.py), so every handshake mode advertises it."""
 
 from __future__ import annotations
 

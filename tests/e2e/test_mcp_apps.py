@@ -50,13 +50,14 @@ def ext_app(
         yield ext
 
 
+PROBE_HITS: list[str] = []
+
+
 class Probe(BaseHTTPRequestHandler):
     """A site no View's CSP names: it counts every request that reaches it."""
 
-    hits: list[str] = []
-
     def do_GET(self) -> None:
-        Probe.hits.append(self.path)
+        PROBE_HITS.append(self.path)
         self.send_response(204)
         self.end_headers()
 
@@ -129,11 +130,11 @@ def test_the_views_call_back_asks_the_person_and_app_less_tools_are_refused(popu
 
 
 def test_the_view_reaches_no_site_its_csp_does_not_name_no_chrome_and_no_popup_dom(popup: Page) -> None:
-    Probe.hits.clear()
+    PROBE_HITS.clear()
     with serve(Probe) as origin:
         view = run_counter(popup, 1, probe=f"{origin}/from-the-view")
         expect(view.locator("#reach")).to_contain_text("fetch-blocked")
-    assert Probe.hits == [], "the View reached a site its CSP does not name"
+    assert PROBE_HITS == [], "the View reached a site its CSP does not name"
     reach = view.locator("#reach").inner_text().split()
     assert "chrome-no" in reach and "popup-dom-no" in reach and "top-dom-no" in reach, reach
     csp = popup.locator(".app-frame").get_attribute("data-csp") or ""

@@ -3,13 +3,13 @@
 `counter` shows a View (`ui://counter/view.html`): it shows the call's input and result, its "Bump" button
 calls `bump` back (an App-only tool that changes the count, so the person is asked), and it writes down
 what it could reach from its sandbox: chrome.*, the popup's DOM, and `probe` from its tool input, a site its
-CSP does not name. `secret` is for models only, so the View's call to it is refused. Run as
-`python app_server.py` (stdio)."""
+CSP does not name. `secret` is for models only, so the View's call to it is refused; `apps_negotiated`
+says whether the client advertised Apps. Run as `python app_server.py` (stdio)."""
 
 from __future__ import annotations
 
-from mcp.server.apps import Apps, ResourceCsp
-from mcp.server.mcpserver import MCPServer
+from mcp.server.apps import Apps, ResourceCsp, client_supports_apps
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 
 VIEW_URI = "ui://counter/view.html"
@@ -119,6 +119,11 @@ apps.add_html_resource(
 )
 # The SDK reads the Apps() registrations when the server is built: they come first (a trap of SDK 2.3).
 mcp = MCPServer("counter", version="1.0", extensions=[apps])
+
+
+@mcp.tool(title="Apps Negotiated", description="Whether this client advertised MCP Apps.")
+def apps_negotiated(ctx: Context) -> str:
+    return "yes" if client_supports_apps(ctx) else "no"
 
 
 if __name__ == "__main__":
