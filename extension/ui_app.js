@@ -62,6 +62,7 @@ class AppBridge {
   }
 
   onMessage(event) {
+    if (!this.frame.isConnected) return this.end(""); // the result was replaced: this View is gone
     // The proxy's origin is "null" like any sandbox's: only the window of our own frame counts.
     if (event.source !== this.frame.contentWindow) return;
     const data = event.data;
