@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 from playwright.sync_api import FrameLocator, Page, Playwright, ViewportSize, expect
 
 from tests.support.axe import assert_accessible
-from tests.support.browser import Extension, install_host, launch
+from tests.support.browser import Extension, launch_with_mcp
 from tests.support.local_site import serve
 
 pytestmark = pytest.mark.e2e
@@ -34,19 +33,10 @@ COUNTER = "mcp__counter__counter"
 def ext_app(
     pw: Playwright, tmp_path_factory: pytest.TempPathFactory, host_env: dict[str, str]
 ) -> Iterator[Extension]:
-    profile = tmp_path_factory.mktemp("profile-apps")
-    config = profile / "config.toml"
-    config.write_text(
-        f'[mcp_servers.counter]\ncommand = {json.dumps(sys.executable)}\nargs = ["{APP_SERVER}"]\n'
-    )
-    install_host(profile, config, env=host_env)
-    with launch(pw, profile, env=host_env) as ext:
-        ext.wait_python_ready()
-        assert ext.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
-        deadline = time.monotonic() + 30
-        while not any(t["name"] == COUNTER for t in ext.send({"type": "tools"})["tools"]):
-            assert time.monotonic() < deadline, "the App server's tools were never offered"
-            time.sleep(0.2)
+    command, args = json.dumps(sys.executable), json.dumps(str(APP_SERVER))
+    config = f"[mcp_servers.counter]\ncommand = {command}\nargs = [{args}]\n"
+    folder = tmp_path_factory.mktemp("apps")
+    with launch_with_mcp(pw, folder, config, host_env, offering=frozenset({COUNTER})) as ext:
         yield ext
 
 
