@@ -57,6 +57,12 @@ class AppRequestMessage(BaseModel):
     approved: StrictBool | None = None  # the person's answer to the question this message was asked
 
 
+class ThemeMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    theme: Literal["light", "dark"]
+
+
 class JsonRpc(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
 
@@ -155,6 +161,12 @@ class AppBridge:
             "afterInitialized": after,
             "teardown": {"jsonrpc": "2.0", "id": TEARDOWN_ID, "method": "ui/resource-teardown", "params": {}},
         }
+
+    @staticmethod
+    def theme_changed(message: Answer) -> Answer:
+        """`app/theme`: the notification telling an initialized View the popup's theme changed."""
+        theme = parse_message(ThemeMessage, message).theme
+        return {"notification": _notification("ui/notifications/host-context-changed", {"theme": theme})}
 
     # --- app/request --------------------------------------------------------------------------------------
 

@@ -67,6 +67,7 @@ class Service:
         self._routes: dict[str, Callable[[Message], Awaitable[Answer]]] = {
             "app/view": apps.view,
             "app/request": apps.request,
+            "app/theme": self._sync(apps.theme_changed),
             "tools": self._tools,
             "dispatch": self._dispatch,
             "config/get": self._config_get,

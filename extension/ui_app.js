@@ -34,10 +34,19 @@ class AppBridge {
     this.initialized = false;
     this.tornDown = null; // resolves when the View answers the teardown
     this.listener = (event) => this.onMessage(event);
+    this.scheme = matchMedia("(prefers-color-scheme: dark)");
+    this.themeListener = () => this.themeChanged();
+  }
+
+  async themeChanged() {
+    if (!this.frame.isConnected) return this.end("");
+    const answer = await send({ type: "app/theme", theme: theme() });
+    if (this.initialized && answer?.notification) this.toView(answer.notification);
   }
 
   async start() {
     window.addEventListener("message", this.listener);
+    this.scheme.addEventListener("change", this.themeListener);
     const view = await send({ type: "app/view", tool: this.tool.name, arguments: this.args, answer: this.answer, cancelled: this.cancelled });
     if (!view || view.error) {
       this.end(`App not shown: ${view?.error?.message ?? "no answer"}`);
@@ -130,6 +139,7 @@ class AppBridge {
 
   end(text) {
     window.removeEventListener("message", this.listener);
+    this.scheme.removeEventListener("change", this.themeListener);
     this.frame.remove();
     this.question.hidden = true;
     this.status.textContent = text;

@@ -165,6 +165,11 @@ async def test_initialize_answers_the_popups_theme_and_initialized_releases_the_
     assert resized == {"action": "resize", "height": 2000}
     torn = await request(svc, {"jsonrpc": "2.0", "id": TEARDOWN_ID, "result": {}})
     assert torn == {"action": "tornDown"}
+    changed = await svc.handle({"type": "app/theme", "theme": "light"})
+    assert changed["notification"]["method"] == "ui/notifications/host-context-changed"
+    assert changed["notification"]["params"] == {"theme": "light"}
+    bad = await svc.handle({"type": "app/theme", "theme": "<b>"})
+    assert bad["error"]["code"] == McpErrorCode.INVALID_PARAMS
 
 
 async def test_a_views_call_that_may_change_things_waits_for_the_persons_yes() -> None:

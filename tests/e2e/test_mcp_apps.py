@@ -92,6 +92,11 @@ def test_the_view_renders_with_the_calls_input_and_result_in_the_popups_theme(po
         expect(view.locator("#input")).to_have_text('{"start":7,"probe":""}')
         expect(view.locator("#theme")).to_have_text(scheme)
         expect(view.locator("body")).to_have_class(scheme)
+        other = "light" if scheme == "dark" else "dark"
+        popup.emulate_media(color_scheme=other)  # the theme follows the popup's while the View is open
+        expect(view.locator("#theme")).to_have_text(other)
+        popup.emulate_media(color_scheme=scheme)
+        expect(view.locator("#theme")).to_have_text(scheme)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         popup.locator(".app").scroll_into_view_if_needed()
         popup.screenshot(path=str(ARTIFACTS / f"popup-mcp-app-{scheme}.png"), full_page=True)

@@ -55,6 +55,9 @@ VIEW = """<!DOCTYPE html>
       }
     } else if (m?.method === "ui/notifications/tool-result") {
       $("result").textContent = text(m.params);
+    } else if (m?.method === "ui/notifications/host-context-changed" && m.params.theme) {
+      $("theme").textContent = m.params.theme;
+      document.body.className = m.params.theme;
     } else if (m?.method === "ui/resource-teardown") {
       document.body.dataset.teardown = "seen";
       window.parent.postMessage({ jsonrpc: "2.0", id: m.id, result: {} }, "*");
