@@ -156,6 +156,7 @@ class AppBridge:
         return {
             "document": view_document(html, policy),
             "csp": policy.csp,
+            "proxyPolicy": policy.proxy,
             "dropped": list(policy.dropped),
             "server": server,
             "afterInitialized": after,

@@ -88,6 +88,9 @@ def callable_by_app(tool: Mapping[str, Any]) -> bool:
 @dataclass(frozen=True, slots=True)
 class ViewPolicy:
     csp: str
+    # The proxy page's own addition: its frame-src holds every navigation of the View's frame, also one the
+    # View starts itself (which would otherwise leave the View's policy behind with its document).
+    proxy: str
     dropped: tuple[str, ...]  # sources the server named that are not passed on
 
 
@@ -132,7 +135,7 @@ def view_policy(raw_csp: Any) -> ViewPolicy:
         "form-action 'none'",
         "object-src 'none'",
     ]
-    return ViewPolicy("; ".join(directives), tuple(dropped))
+    return ViewPolicy("; ".join(directives), _directive("frame-src", [], frames), tuple(dropped))
 
 
 def _attribute(text: str) -> str:

@@ -7,7 +7,14 @@
 
 let view = null; // the inner frame's window
 
-function mount(documentText) {
+// `policy` (Python's) holds the navigations of the View's frame: a View that navigates itself leaves its own
+// policy behind with its document, so this page's frame-src must name where it may go. A policy added by
+// script only ever adds restrictions.
+function mount(documentText, policy) {
+  const meta = document.createElement("meta");
+  meta.httpEquiv = "Content-Security-Policy";
+  meta.content = policy;
+  document.head.append(meta);
   const frame = document.createElement("iframe");
   frame.setAttribute("sandbox", "allow-scripts");
   frame.setAttribute("title", "MCP App");
@@ -19,7 +26,9 @@ function mount(documentText) {
 window.addEventListener("message", (event) => {
   const data = event.data;
   if (event.source === window.parent) {
-    if (data?.tabgate === "mount" && typeof data.document === "string" && view === null) mount(data.document);
+    if (data?.tabgate === "mount" && typeof data.document === "string" && typeof data.policy === "string" && view === null) {
+      mount(data.document, data.policy);
+    }
     else if (data?.tabgate === "toView" && view !== null) view.postMessage(data.message, "*");
   } else if (view !== null && event.source === view) {
     window.parent.postMessage({ tabgate: "fromView", message: data }, "*");

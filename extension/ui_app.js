@@ -58,7 +58,7 @@ class AppBridge {
   }
 
   mount() {
-    this.post({ tabgate: "mount", document: this.view.document });
+    this.post({ tabgate: "mount", document: this.view.document, policy: this.view.proxyPolicy });
     this.status.textContent = "";
   }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -71,14 +72,19 @@ def view_of(page: Page) -> FrameLocator:
     return page.frame_locator(".app-frame").frame_locator("iframe")
 
 
-def run_counter(page: Page, start: int, probe: str = "") -> FrameLocator:
-    """Runs the App's tool from the popup as a person does; the View once it has its result."""
+def start_counter(page: Page, start: int, probe: str = "", leave: str = "") -> None:
+    """Runs the App's tool from the popup as a person does, until its View has been initialized."""
     page.locator(f'button.tool[data-tool="{COUNTER}"]').click()
     page.get_by_label("Raw JSON").check()
-    page.locator("#raw-json").fill(json.dumps({"start": start, "probe": probe}))
+    page.locator("#raw-json").fill(json.dumps({"start": start, "probe": probe, "leave": leave}))
     page.get_by_role("button", name="Run", exact=True).click()
     expect(page.locator("#result .result")).to_contain_text(f"counter at {start}")  # the text stays shown
     expect(page.locator(".app")).to_have_attribute("data-state", "ready", timeout=30_000)
+
+
+def run_counter(page: Page, start: int, probe: str = "") -> FrameLocator:
+    """The App's tool run from the popup; its View once it shows the result."""
+    start_counter(page, start, probe)
     view = view_of(page)
     expect(view.locator("#result")).to_have_text(f"counter at {start}")
     return view
@@ -89,7 +95,7 @@ def test_the_view_renders_with_the_calls_input_and_result_in_the_popups_theme(po
         popup.emulate_media(color_scheme=scheme)
         popup.reload()
         view = run_counter(popup, 7)
-        expect(view.locator("#input")).to_have_text('{"start":7,"probe":""}')
+        expect(view.locator("#input")).to_have_text('{"start":7,"probe":"","leave":""}')
         expect(view.locator("#theme")).to_have_text(scheme)
         expect(view.locator("body")).to_have_class(scheme)
         other = "light" if scheme == "dark" else "dark"
@@ -143,3 +149,19 @@ def test_closing_the_view_sends_teardown_and_waits_for_its_answer(popup: Page) -
     expect(popup.locator(".app-frame")).to_have_count(0)
     expect(popup.locator(".app-status")).to_have_text("App closed.")
     expect(popup.locator("#result .result")).to_contain_text("counter at 2")
+
+
+def test_a_view_that_navigates_its_own_frame_does_not_leave_its_policy(popup: Page) -> None:
+    PROBE_HITS.clear()
+    with serve(Probe) as origin:
+        start_counter(popup, 5, leave=f"{origin}/left")
+        proxy = next(frame for frame in popup.frames if frame.url.endswith("/app_sandbox.html"))
+
+        def left() -> bool:  # the View's frame has gone: to the site, or to the error page of a refusal
+            return any(child.url not in ("about:srcdoc", "") for child in proxy.child_frames)
+
+        deadline = time.monotonic() + 30
+        while not left() and not PROBE_HITS:
+            assert time.monotonic() < deadline, "the View's navigation never ended"
+            popup.wait_for_timeout(50)
+    assert PROBE_HITS == [], "the View navigated its frame to a site its CSP does not name"

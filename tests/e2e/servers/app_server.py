@@ -3,8 +3,9 @@
 `counter` shows a View (`ui://counter/view.html`): it shows the call's input and result, its "Bump" button
 calls `bump` back (an App-only tool that changes the count, so the person is asked), and it writes down
 what it could reach from its sandbox: chrome.*, the popup's DOM, and `probe` from its tool input, a site its
-CSP does not name. `secret` is for models only, so the View's call to it is refused; `apps_negotiated`
-says whether the client advertised Apps. Run as `python app_server.py` (stdio)."""
+CSP does not name; given `leave`, it navigates its own frame there. `secret` is for models only, so the
+View's call to it is refused; `apps_negotiated` says whether the client advertised Apps. Run as
+`python app_server.py` (stdio)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ VIEW = """<!DOCTYPE html>
       if (probe) {
         try { await fetch(probe, { mode: "no-cors" }); reach("fetch-ok"); } catch { reach("fetch-blocked"); }
       }
+      if (m.params.arguments.leave) location.href = m.params.arguments.leave;  // leave its CSP behind
     } else if (m?.method === "ui/notifications/tool-result") {
       $("result").textContent = text(m.params);
     } else if (m?.method === "ui/notifications/host-context-changed" && m.params.theme) {
@@ -93,7 +95,7 @@ apps = Apps()
 
 
 @apps.tool(resource_uri=VIEW_URI, title="Counter", description="Shows the counter as an App.")
-def counter(start: int = 0, probe: str = "") -> str:
+def counter(start: int = 0, probe: str = "", leave: str = "") -> str:
     global count
     count = start
     return f"counter at {count}"
