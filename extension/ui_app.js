@@ -4,6 +4,7 @@
 // Python answers is done here (reply, ask the person, open a tab, resize). Nothing of the View's becomes HTML
 // in the popup: the question is text, the View stays in its frame.
 import { el, send } from "./ui_dom.js";
+import { ErrorCode } from "./error_codes.js";
 import { toolTitle } from "./ui_tools.js";
 
 const TEARDOWN_WAIT_MS = 2000; // how long Close waits for the View's answer to ui/resource-teardown
@@ -33,6 +34,7 @@ class AppBridge {
     this.view = null; // Python's app/view answer
     this.initialized = false;
     this.tornDown = null; // resolves when the View answers the teardown
+    this.questions = Promise.resolve(); // the person's questions, one after the other
     this.listener = (event) => this.onMessage(event);
     this.scheme = matchMedia("(prefers-color-scheme: dark)");
     this.themeListener = () => this.themeChanged();
@@ -82,9 +84,16 @@ class AppBridge {
   }
 
   async relay(message, approved) {
-    const answer = await send({ type: "app/request", tool: this.tool.name, message, theme: theme(), version: chrome.runtime.getManifest().version, approved });
-    if (answer?.error) {
-      if (message && typeof message === "object" && "id" in message && "method" in message) this.toView({ jsonrpc: "2.0", id: message.id, error: answer.error });
+    let answer;
+    try {
+      answer = await send({ type: "app/request", tool: this.tool.name, message, theme: theme(), version: chrome.runtime.getManifest().version, approved });
+    } catch (e) {
+      answer = { error: { code: ErrorCode.INTERNAL_ERROR, message: String(e?.message ?? e) } }; // the worker restarted
+    }
+    if (!answer || answer.error) {
+      // A request gets its error back, as Python would have answered it; a notification has nobody to tell.
+      const error = answer?.error ?? { code: ErrorCode.INTERNAL_ERROR, message: "no answer" };
+      if (message && typeof message === "object" && "id" in message && "method" in message) this.toView({ jsonrpc: "2.0", id: message.id, error });
       return;
     }
     switch (answer.action) {
@@ -92,8 +101,8 @@ class AppBridge {
         if (answer.open) chrome.tabs.create({ url: answer.open });
         this.toView(answer.reply);
         break;
-      case "ask":
-        this.ask(answer.question, (yes) => this.relay(message, yes));
+      case "ask": // one question at a time: the next waits until this one is answered
+        this.questions = this.questions.then(() => this.ask(answer.question)).then((yes) => this.relay(message, yes));
         break;
       case "initialized":
         if (this.initialized) break;
@@ -110,7 +119,9 @@ class AppBridge {
     }
   }
 
-  ask(text, answer) {
+  ask(text) {
+    let answer;
+    const answered = new Promise((resolve) => (answer = resolve));
     const reply = (yes) => {
       this.question.hidden = true;
       this.question.replaceChildren();
@@ -120,6 +131,7 @@ class AppBridge {
     this.question.replaceChildren(el("p", {}, text), el("div", { class: "buttons" }, el("button", { type: "button", class: "primary", onclick: () => reply(true) }, "Allow"), no));
     this.question.hidden = false;
     no.focus();
+    return answered;
   }
 
   // Teardown first, while the popup is still open; the View is removed once it answered or the wait is over.
