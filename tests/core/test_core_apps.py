@@ -68,6 +68,7 @@ async def request(svc: Service, message: dict[str, Any], **extra: Any) -> dict[s
 
 def test_without_metadata_the_view_gets_the_default_policy() -> None:
     assert view_policy(None).csp == DEFAULT_CSP
+    assert view_policy(None).proxy == "frame-src 'none'"  # the View's frame may navigate nowhere
 
 
 def test_the_policy_names_only_the_domains_given_for_each_purpose() -> None:
@@ -85,6 +86,7 @@ def test_the_policy_names_only_the_domains_given_for_each_purpose() -> None:
     assert directives["img-src"] == "'self' data: https://cdn.example.test"
     assert directives["frame-src"] == "https://*.frames.example.test"
     assert directives["base-uri"] == "https://base.example.test"
+    assert policy.proxy == "frame-src https://*.frames.example.test"
     assert directives["default-src"] == "'none'" and directives["object-src"] == "'none'"
 
 
