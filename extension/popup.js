@@ -18,7 +18,7 @@ import { retryControl } from "./ui_retry.js";
 import { HistoryList, HISTORY_SHOWN, entryArguments, noteResult } from "./ui_history.js";
 import { refreshPlan, renderPlan } from "./ui_plan.js";
 import { setCall, cancelCall, onProgress } from "./ui_call.js";
-import { appFor } from "./ui_app.js";
+import { appFor, warmApps } from "./ui_app.js";
 
 const state = {
   status: null,
@@ -167,6 +167,7 @@ function openTool(tool, { args, focus = true } = {}) {
   clear($("result"));
   setCall(state, null);
   showView("tool");
+  warmApps(tool);
   if (focus) state.form.focusFirst();
 }
 

@@ -13,6 +13,15 @@ function theme() {
   return matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
 }
 
+// Opening a tool that has an App starts the sandbox's renderer once per popup: a hidden proxy page kept open
+// (it mounts nothing), so that the View after a result does not wait for a new process.
+let warm = null;
+export function warmApps(tool) {
+  if (!tool.ui || warm) return;
+  warm = el("iframe", { src: "app_sandbox.html", sandbox: "allow-scripts", hidden: true, tabindex: -1, "aria-hidden": "true", title: "" });
+  document.body.append(warm);
+}
+
 // The App of `tool`'s call, or null for a tool without one. `answer` is the popup's dispatch answer.
 export function appFor(tool, args, answer, { cancelled = false } = {}) {
   if (!tool.ui) return null;

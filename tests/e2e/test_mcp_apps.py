@@ -155,7 +155,8 @@ def test_a_view_that_navigates_its_own_frame_does_not_leave_its_policy(popup: Pa
     PROBE_HITS.clear()
     with serve(Probe) as origin:
         start_counter(popup, 5, leave=f"{origin}/left")
-        proxy = next(frame for frame in popup.frames if frame.url.endswith("/app_sandbox.html"))
+        proxy = popup.locator(".app-frame").element_handle().content_frame()
+        assert proxy is not None
 
         def left() -> bool:  # the View's frame has gone: to the site, or to the error page of a refusal
             return any(child.url not in ("about:srcdoc", "") for child in proxy.child_frames)
