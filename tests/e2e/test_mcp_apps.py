@@ -49,8 +49,12 @@ class Probe(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         PROBE_HITS.append(self.path)
-        self.send_response(204)
+        body = b"<!doctype html><title>probe</title>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
         self.end_headers()
+        self.wfile.write(body)
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -72,19 +76,20 @@ def view_of(page: Page) -> FrameLocator:
     return page.frame_locator(".app-frame").frame_locator("iframe")
 
 
-def start_counter(page: Page, start: int, probe: str = "", leave: str = "") -> None:
+def start_counter(page: Page, start: int, probe: str = "", leave: str = "", link: str = "") -> None:
     """Runs the App's tool from the popup as a person does, until its View has been initialized."""
     page.locator(f'button.tool[data-tool="{COUNTER}"]').click()
     page.get_by_label("Raw JSON").check()
-    page.locator("#raw-json").fill(json.dumps({"start": start, "probe": probe, "leave": leave}))
+    arguments = {"start": start, "probe": probe, "leave": leave, "link": link}
+    page.locator("#raw-json").fill(json.dumps(arguments))
     page.get_by_role("button", name="Run", exact=True).click()
     expect(page.locator("#result .result")).to_contain_text(f"counter at {start}")  # the text stays shown
     expect(page.locator(".app")).to_have_attribute("data-state", "ready", timeout=30_000)
 
 
-def run_counter(page: Page, start: int, probe: str = "") -> FrameLocator:
+def run_counter(page: Page, start: int, probe: str = "", link: str = "") -> FrameLocator:
     """The App's tool run from the popup; its View once it shows the result."""
-    start_counter(page, start, probe)
+    start_counter(page, start, probe, link=link)
     view = view_of(page)
     expect(view.locator("#result")).to_have_text(f"counter at {start}")
     return view
@@ -95,7 +100,7 @@ def test_the_view_renders_with_the_calls_input_and_result_in_the_popups_theme(po
         popup.emulate_media(color_scheme=scheme)
         popup.reload()
         view = run_counter(popup, 7)
-        expect(view.locator("#input")).to_have_text('{"start":7,"probe":"","leave":""}')
+        expect(view.locator("#input")).to_have_text('{"start":7,"probe":"","leave":"","link":""}')
         expect(view.locator("#theme")).to_have_text(scheme)
         expect(view.locator("body")).to_have_class(scheme)
         other = "light" if scheme == "dark" else "dark"
@@ -166,3 +171,26 @@ def test_a_view_that_navigates_its_own_frame_does_not_leave_its_policy(popup: Pa
             assert time.monotonic() < deadline, "the View's navigation never ended"
             popup.wait_for_timeout(50)
     assert PROBE_HITS == [], "the View navigated its frame to a site its CSP does not name"
+
+
+def test_open_link_opens_a_tab_only_after_the_person_allows_it(popup: Page, ext_app: Extension) -> None:
+    PROBE_HITS.clear()
+    with serve(Probe) as origin:
+        link = f"{origin}/docs"
+        view = run_counter(popup, 6, link=link)
+        question = popup.get_by_role("alertdialog", name="Counter App asks")
+        view.locator("#docs").click()
+        expect(question).to_contain_text(f"wants to open {link} in a new tab")
+        question.get_by_role("button", name="Deny").click()
+        expect(view.locator("#called")).to_have_text("refused: the person did not open the link")
+        assert not [page for page in ext_app.context.pages if page.url == link]
+
+        view.locator("#docs").click()
+        with ext_app.context.expect_page() as opened:
+            question.get_by_role("button", name="Allow").click()
+        expect(view.locator("#called")).to_have_text("opened")
+        opened.value.wait_for_url(link)
+        opened.value.close()
+    assert [hit for hit in PROBE_HITS if hit != "/favicon.ico"] == [
+        "/docs"
+    ]  # only the tab the person allowed

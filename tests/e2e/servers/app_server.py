@@ -1,11 +1,11 @@
 """An MCP server that serves an App (`io.modelcontextprotocol/ui`), written with the SDK's `Apps()`.
 
 `counter` shows a View (`ui://counter/view.html`): it shows the call's input and result, its "Bump" button
-calls `bump` back (an App-only tool that changes the count, so the person is asked), and it writes down
-what it could reach from its sandbox: chrome.*, the popup's DOM, and `probe` from its tool input, a site its
-CSP does not name; given `leave`, it navigates its own frame there. `secret` is for models only, so the
-View's call to it is refused; `apps_negotiated` says whether the client advertised Apps. Run as
-`python app_server.py` (stdio)."""
+calls `bump` back (an App-only tool that changes the count, so the person is asked), its "Docs" button asks
+to open `link` from its tool input, and it writes down what it could reach from its sandbox: chrome.*, the
+popup's DOM, and `probe`, a site its CSP does not name; given `leave`, it navigates its own frame there.
+`secret` is for models only, so the View's call to it is refused; `apps_negotiated` says whether the client
+advertised Apps. Run as `python app_server.py` (stdio)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ VIEW = """<!DOCTYPE html>
 <p>Result: <output id="result">none yet</output></p>
 <p>Theme: <output id="theme">?</output></p>
 <p><button id="bump" type="button">Bump</button> <button id="secret" type="button">Secret</button>
+   <button id="docs" type="button">Docs</button>
    <output id="called"></output></p>
 <p>Reach: <output id="reach"></output></p>
 <script>
@@ -50,6 +51,7 @@ VIEW = """<!DOCTYPE html>
     if (m?.method === undefined && waiting.has(m?.id)) { waiting.get(m.id)(m); waiting.delete(m.id); return; }
     if (m?.method === "ui/notifications/tool-input") {
       $("input").textContent = JSON.stringify(m.params.arguments);
+      document.body.dataset.link = m.params.arguments.link ?? "";
       const probe = m.params.arguments.probe;
       if (probe) {
         try { await fetch(probe, { mode: "no-cors" }); reach("fetch-ok"); } catch { reach("fetch-blocked"); }
@@ -68,6 +70,10 @@ VIEW = """<!DOCTYPE html>
   $("bump").addEventListener("click", async () => {
     const answer = await request("tools/call", { name: "bump", arguments: { by: 1 } });
     $("called").textContent = answer.error ? "refused: " + answer.error.message : text(answer.result);
+  });
+  $("docs").addEventListener("click", async () => {
+    const answer = await request("ui/open-link", { url: document.body.dataset.link });
+    $("called").textContent = answer.error ? "refused: " + answer.error.message : "opened";
   });
   $("secret").addEventListener("click", async () => {
     const answer = await request("tools/call", { name: "secret", arguments: {} });
@@ -95,7 +101,7 @@ apps = Apps()
 
 
 @apps.tool(resource_uri=VIEW_URI, title="Counter", description="Shows the counter as an App.")
-def counter(start: int = 0, probe: str = "", leave: str = "") -> str:
+def counter(start: int = 0, probe: str = "", leave: str = "", link: str = "") -> str:
     global count
     count = start
     return f"counter at {count}"
