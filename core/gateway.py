@@ -26,6 +26,7 @@ from core.agent_controls import STOPPED, AgentControls
 from core.agent_navigation import AgentNavigation
 from core.agent_tabs import AgentTabs
 from core.agents import AgentBook, AgentIdentity, AgentState, RunningCall, TabGroups
+from core.apps import offered_to_agents
 from core.call_checks import PAUSED, CallChecks, Refusal, action_of
 from core.call_result import AgentCallResult, from_dispatch
 from core.capabilities import BrowserCapability
@@ -142,7 +143,9 @@ class AgentGateway:
         return {
             tool["name"]: tool
             for tool in offered
-            if tool.get("source") in sources and (mcp or tool["name"] not in RESOURCE_TOOLS)
+            if tool.get("source") in sources
+            and (mcp or tool["name"] not in RESOURCE_TOOLS)
+            and offered_to_agents(tool)
         }
 
     async def _tools(self, message: Message) -> Answer:

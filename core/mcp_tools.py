@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from core.apps import ToolUi, read_tool_ui
 from core.capabilities import McpCapability, McpRequestError
 from core.deadline import DeadlineExceeded
 from core.host_requests import ask_host
@@ -34,6 +35,7 @@ class HostTool(BaseModel):
     # False for the last known tools of a server that is down; still offered, and a call to one gets the
     # host's answer naming the server and why (contract §4, §6).
     available: bool = True
+    ui: Any = None  # MCP Apps `_meta.ui`, checked by core/apps.py
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +46,7 @@ class McpTool:
     available: bool = True
     title: str | None = None
     annotations: dict[str, Any] | None = None
+    ui: ToolUi | None = None  # MCP Apps: the tool's View and visibility
 
 
 class McpToolListError(Exception):
@@ -76,7 +79,8 @@ def build_mcp_tool_table(result: Any) -> dict[str, McpTool]:
             # codex offers every MCP tool without parallel support.
             supports_parallel=False,
         )
-        table[name] = McpTool(tool.server, tool.name, spec, tool.available, tool.title, tool.annotations)
+        ui = read_tool_ui(tool.ui, raw)
+        table[name] = McpTool(tool.server, tool.name, spec, tool.available, tool.title, tool.annotations, ui)
     return dict(sorted(table.items()))
 
 

@@ -113,4 +113,6 @@ def _offer(tool: RegisteredTool) -> dict[str, Any]:
             entry["annotations"] = tool.mcp.annotations
         if not tool.mcp.available:
             entry["available"] = False
+        if tool.mcp.ui is not None:
+            entry["ui"] = tool.mcp.ui.model_dump()
     return entry

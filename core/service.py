@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from core.app_bridge import AppBridge
 from core.browser.registry import BROWSER_TOOLS
 from core.browser.target import CallTarget
 from core.capabilities import BrowserCapability, HostLink, McpCapability, McpErrorCode
@@ -63,7 +64,11 @@ class Service:
         self._registry: ToolRegistry | None = None
         # What the cached registry was built from: the MCP table and the error of its last fetch.
         self._registry_table: tuple[dict[str, McpTool] | None, str | None] = (None, None)
+        apps = AppBridge(registry=self._registry_with_mcp_tools, mcp=self._mcp, servers=self._servers)
         self._routes: dict[str, Callable[[Message], Awaitable[Answer]]] = {
+            "app/view": apps.view,
+            "app/request": apps.request,
+            "app/theme": self._sync(apps.theme_changed),
             "tools": self._tools,
             "dispatch": self._dispatch,
             "config/get": self._config_get,

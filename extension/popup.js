@@ -18,6 +18,7 @@ import { retryControl } from "./ui_retry.js";
 import { HistoryList, HISTORY_SHOWN, entryArguments, noteResult } from "./ui_history.js";
 import { refreshPlan, renderPlan } from "./ui_plan.js";
 import { setCall, cancelCall, onProgress } from "./ui_call.js";
+import { appFor, warmApps } from "./ui_app.js";
 
 const state = {
   status: null,
@@ -166,6 +167,7 @@ function openTool(tool, { args, focus = true } = {}) {
   clear($("result"));
   setCall(state, null);
   showView("tool");
+  warmApps(tool);
   if (focus) state.form.focusFirst();
 }
 
@@ -248,6 +250,7 @@ async function dispatch(tool, args) {
         state.form?.setArguments(page);
         run(tool, page);
       }),
+      appFor(tool, args, answer, { cancelled }),
     );
     if (state.form) state.form.runButton.disabled = false;
     $("result").scrollIntoView({ block: "nearest" });

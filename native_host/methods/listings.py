@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from core.names import qualified_mcp_tool_name
 
 from ..process.jsonrpc import ErrorCode, JsonObject, McpRequestError, Request
+from ..servers.apps import tool_ui
 from ..servers.connection import Connection
 from ..servers.manager import ConnectionManager
 from ..servers.replies import paginate, to_json
@@ -78,6 +79,8 @@ class Listings:
                     "qualifiedName": qualified_mcp_tool_name(connection.name, tool.name),
                 }
                 entry.update({key: data[key] for key in TOOL_KEYS if key in data})
+                if (ui := tool_ui(tool)) is not None:
+                    entry["ui"] = ui  # MCP Apps: the core checks it (core/apps.py)
                 entry["available"] = available
                 tools.append(entry)
         tools.sort(key=lambda entry: entry["qualifiedName"])

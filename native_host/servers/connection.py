@@ -26,6 +26,7 @@ from core.servers import unavailable_message
 from ..config.loading import ServerConfig
 from ..config.preview import MAX_TIMEOUT_SEC
 from ..process.browser_link import BrowserLink
+from .apps import APPS_EXTENSION
 from .elicitation import elicitor
 from .failures import Mend, classify
 from .handshake import CLIENT_INFO, bound_the_probe
@@ -259,7 +260,7 @@ class Connection:
                             log_level=SERVER_LOG_LEVEL,
                             elicitation_callback=self._elicitor,
                             cache=None,
-                            extensions=[TasksExtension()],
+                            extensions=[TasksExtension(), APPS_EXTENSION],
                         )
                     )
                     tools = await list_tools(self.config, client)

@@ -33,7 +33,17 @@ def test_extension_id_is_derived_from_the_fixed_key(manifest: dict[str, object])
 
 def test_csp_allows_wasm_but_no_eval_and_no_remote_script(manifest: dict[str, object]) -> None:
     csp = manifest["content_security_policy"]
-    assert csp == {"extension_pages": "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'"}
+    assert isinstance(csp, dict) and set(csp) == {"extension_pages", "sandbox"}
+    assert csp["extension_pages"] == "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'"
+
+
+def test_the_app_sandbox_page_has_an_opaque_origin_and_no_eval(manifest: dict[str, object]) -> None:
+    """MCP Apps' proxy page (contract §10): each View's own CSP narrows this one inside it."""
+    assert manifest["sandbox"] == {"pages": ["app_sandbox.html"]}
+    csp = manifest["content_security_policy"]
+    assert isinstance(csp, dict)
+    assert csp["sandbox"].startswith("sandbox allow-scripts;")
+    assert "allow-same-origin" not in csp["sandbox"] and "unsafe-eval" not in csp["sandbox"]
 
 
 def test_service_worker_is_a_module(manifest: dict[str, object]) -> None:

@@ -34,6 +34,7 @@ class FakeTool:
     description: str | None = "a tool"
     input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
     annotations: dict[str, Any] | None = None
+    ui: dict[str, Any] | None = None  # MCP Apps `_meta.ui`, as the host passes it on
 
 
 @dataclass
@@ -148,6 +149,8 @@ class FakeHost:
                     entry["description"] = tool.description
                 if tool.annotations is not None:
                     entry["annotations"] = tool.annotations
+                if tool.ui is not None:
+                    entry["ui"] = tool.ui
                 tools.append(entry)
         return {"tools": sorted(tools, key=lambda entry: entry["qualifiedName"])}
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from tests.support import bench_boot
+from tests.support.bench_apps import app_view_drawn
 from tests.support.bench_browser import browser_actions
 from tests.support.bench_clients import first_results
 from tests.support.bench_gateway import gateway
@@ -334,6 +335,7 @@ BENCHES: dict[str, Callable[[], list[Figure]]] = {
     "handshake": handshake_auto_vs_legacy,
     "peers": peers,
     "navigation": held_navigation,
+    "apps": app_view_drawn,
 }
 
 
