@@ -32,6 +32,7 @@ from mcp.shared.auth import (
     OAuthMetadata,
     OAuthToken,
 )
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from pydantic import AnyUrl, BaseModel, ValidationError
 
 from ..config.files import PRIVATE_FILE, write_atomically
@@ -229,8 +230,33 @@ class ServerOAuth(OAuthClientProvider):
         self._page: str | None = None
 
     async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        flow = super()._auth_flow(request)
         replay, self._replay = self._replay, None
+        if replay is None:
+            # The request goes out without the SDK's lock, which its flow holds until the answer comes: a
+            # request the server never answers (an initialize-era server's `server/discover` probe) would
+            # hold back every later one, the handshake's fallback to `initialize` included.
+            async with self.context.lock:
+                self.context.protocol_version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER)
+                if (refresh := await self._due_refresh()) is not None:
+                    refreshed = yield refresh
+                    await self._handle_refresh_response(refreshed)
+                if self.context.is_token_valid():
+                    self._add_auth_header(request)
+            response = yield request
+            replay = Challenge.of(response)
+            if replay is None:
+                if response.status_code < 400 and "Authorization" in request.headers:
+                    self._on_accepted()
+                return
+            if self._authorize is None and self._on_refused is not None:
+                self._on_refused(replay)
+                if replay.step_up:
+                    return  # the caller gets the refusal; the person's sign-in asks for more
+                # A 401: the flow goes on as far as the page (which `_open_page` does not open), so
+                # metadata a sign-in could never get past is found now.
+        # The SDK's flow for the refusal, answered as its first request (a sign-in's replays what the server
+        # asked even when the probe itself would pass).
+        flow = super()._auth_flow(request)
         try:
             outgoing = await flow.__anext__()
             while True:
@@ -238,21 +264,19 @@ class ServerOAuth(OAuthClientProvider):
                     response, replay = replay.replay(request), None
                 else:
                     response = yield outgoing
-                    if outgoing is request and self._authorize is None:
-                        challenge = Challenge.of(response)
-                        if challenge is not None and self._on_refused is not None:
-                            self._on_refused(challenge)
-                            if challenge.step_up:
-                                return  # the caller gets the refusal; the person's sign-in asks for more
-                            # A 401: the flow goes on as far as the page (which `_open_page` does not open),
-                            # so metadata a sign-in could never get past is found now.
-                        if response.status_code < 400 and "Authorization" in request.headers:
-                            self._on_accepted()
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
             return
         finally:
             await flow.aclose()
+
+    async def _due_refresh(self) -> httpx2.Request | None:
+        """The refresh request when the token has expired and can be refreshed (tokens loaded first)."""
+        if not self._initialized:
+            await self._initialize()
+        if not self.context.is_token_valid() and self.context.can_refresh_token():
+            return await self._refresh_token()
+        return None
 
     async def _perform_authorization(self) -> httpx2.Request:
         # The config's scopes are asked with whatever the server named (at the first sign-in and after).

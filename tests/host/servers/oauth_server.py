@@ -10,7 +10,11 @@ needs one (401 naming scope `notes`); OAUTH_ADMIN=grant|never — a tool `admin`
 `notes:admin` (403 insufficient_scope asking `notes notes:admin`), which the authorization server grants, or
 never does. Clients: OAUTH_CLIENT_ID (+ OAUTH_CLIENT_SECRET) — a client registered by hand;
 OAUTH_CIMD=1 — the metadata says `client_id_metadata_document_supported`, and an https client_id is taken as
-a client ID metadata document; both redirect to OAUTH_REDIRECT_URI. Test-only routes: GET /admin/stats
+a client ID metadata document; both redirect to OAUTH_REDIRECT_URI. Eras (streamable HTTP): OAUTH_ERA=2026 —
+a server of 2026-07-28 only: `initialize`, or any POST without an MCP-Protocol-Version header, is refused
+(HTTP 400, -32020; after the token check), as the conformance suite's servers do; OAUTH_ERA=initialize — a
+server of the initialize era that never answers a request it does not know (`server/discover`), as many
+do. Test-only routes: GET /admin/stats
 (counts of registrations, authorizations, code and refresh exchanges, revocations, and with any of the
 options above every request at /register; the scopes and client ids of each authorization),
 POST /admin/revoke (every token dies, as when the person revokes the app at the provider)."""
@@ -26,6 +30,7 @@ import time
 from typing import Any
 from urllib.parse import urlencode
 
+import anyio
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -240,7 +245,8 @@ def build(mode: str, port: int) -> Any:
         return JSONResponse({"revoked": True})
 
     app = server.streamable_http_app() if mode == "http" else server.sse_app()
-    if any(os.environ.get(name) for name in ("OAUTH_GATE", "OAUTH_ADMIN", "OAUTH_CLIENT_ID", "OAUTH_CIMD")):
+    gated = ("OAUTH_GATE", "OAUTH_ADMIN", "OAUTH_CLIENT_ID", "OAUTH_CIMD", "OAUTH_ERA")
+    if any(os.environ.get(name) for name in gated):
         return Gate(app, provider, base)
     return app
 
@@ -253,6 +259,7 @@ class Gate:
     def __init__(self, app: Any, provider: Provider, base: str) -> None:
         self.app, self.provider = app, provider
         self.gate_calls = os.environ.get("OAUTH_GATE") == "calls"
+        self.era = os.environ.get("OAUTH_ERA", "")
         self.internal = secrets.token_urlsafe(32)
         provider.access[self.internal] = AccessToken(
             token=self.internal, client_id="internal", scopes=[SCOPE, ADMIN_SCOPE], expires_at=None
@@ -290,6 +297,11 @@ class Gate:
         if tool == "admin" and (token is None or ADMIN_SCOPE not in token.scopes):
             challenge = f'error="insufficient_scope", scope="{SCOPE} {ADMIN_SCOPE}"'
             return await _refuse(send, 403, challenge, self.metadata_url)
+        unversioned = scope["method"] == "POST" and b"mcp-protocol-version" not in headers
+        if self.era == "2026" and (method == "initialize" or unversioned):
+            return await _missing_version(send, body)
+        if self.era == "initialize" and method == "server/discover":
+            await anyio.sleep_forever()  # ignored, as an initialize-only server does
         inner = [(k, v) for k, v in scope["headers"] if k != b"authorization"]
         inner.append((b"authorization", f"Bearer {self.internal}".encode()))
         return await self.app({**scope, "headers": inner}, _replay(body, receive), send)
@@ -324,6 +336,26 @@ async def _refuse(send: Any, status: int, challenge: str, metadata_url: str) -> 
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+async def _missing_version(send: Any, body: bytes) -> None:
+    try:
+        request_id = json.loads(body).get("id")
+    except (ValueError, AttributeError):
+        request_id = None
+    error = {"code": -32020, "message": "Missing MCP-Protocol-Version header"}
+    answer = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 400,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(answer)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": answer})
 
 
 def _with_cimd(send: Any) -> Any:
