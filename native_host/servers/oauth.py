@@ -22,8 +22,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import httpx2
-from mcp.client.auth import OAuthClientProvider
-from mcp.client.auth.utils import union_scopes
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError
+from mcp.client.auth.utils import union_scopes, validate_authorization_response_iss
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
@@ -68,6 +68,11 @@ class SignInRequired(Exception):
 
 class SignInFailed(Exception):
     """A sign-in did not end with tokens; the message says why in the person's terms."""
+
+
+class IssuerRefused(SignInFailed):
+    """RFC 9207: the authorization response names another authorization server than the one asked, or none
+    where that server said it names itself (a mix-up attack, or a broken server); its code is not used."""
 
 
 @dataclass(frozen=True)
@@ -299,7 +304,9 @@ class ServerOAuth(OAuthClientProvider):
 
     async def _await_redirect(self) -> AuthorizationCodeResult:
         assert self._authorize is not None and self._page is not None
-        return code_from_redirect(await self._authorize(self._page))
+        answer = code_from_redirect(await self._authorize(self._page))
+        checked_issuer(answer.iss, self.context.oauth_metadata)
+        return answer
 
     def revocation_endpoint(self) -> str | None:
         """Where the authorization server takes tokens back, as its metadata said during this sign-in."""
@@ -361,6 +368,23 @@ def code_from_redirect(redirect: str) -> AuthorizationCodeResult:
     if not query.get("code"):
         raise SignInFailed("the sign-in page sent no authorization code")
     return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
+
+
+def checked_issuer(iss: str | None, metadata: OAuthMetadata | None) -> None:
+    """The SDK's RFC 9207 check of an authorization response's `iss`, refused in the person's terms."""
+    try:
+        validate_authorization_response_iss(iss, metadata)
+    except OAuthFlowError:
+        server = str(metadata.issuer) if metadata is not None else "the authorization server Tabgate asked"
+        if iss is None:
+            raise IssuerRefused(
+                f"the sign-in answer does not name its authorization server, which {server} says it always "
+                "does (RFC 9207 `iss`): refused, its code was not used"
+            ) from None
+        raise IssuerRefused(
+            f"the sign-in answer names authorization server {iss}, not {server} where you signed in "
+            "(RFC 9207 `iss`): refused, its code was not used"
+        ) from None
 
 
 def uses_oauth(headers: dict[str, str]) -> bool:

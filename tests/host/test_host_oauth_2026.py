@@ -63,3 +63,37 @@ def test_an_initialize_era_server_that_ignores_the_probe_signs_in_on_auto(tmp_pa
         assert wait_status(host, status="ready")["auth"] == "signedIn"
         assert whoami(host) == "signed in to notes-cloud"
         assert stats(origin)["authorizations"] == 1
+
+
+@pytest.mark.parametrize("iss", ["wrong", "missing"])
+def test_a_sign_in_answer_that_does_not_name_the_server_asked_is_refused(tmp_path: Path, iss: str) -> None:
+    # RFC 9207: the server's metadata says it names itself (`iss`) in every authorization response.
+    env = {"OAUTH_AUTO_APPROVE": "1", "OAUTH_ISS": iss}
+    with (
+        serving("oauth_server.py", "http", env) as origin,
+        host_with_browser(HostDirs.under(tmp_path), endpoint(origin, "http"), Browser()) as host,
+    ):
+        wait_status(host, status="failed")
+        with pytest.raises(HostError) as refused:
+            host.call("servers/signIn", {"server": SERVER}, timeout=60)
+        says = {
+            "wrong": f"names authorization server https://impostor.example, not {origin} where you signed in",
+            "missing": f"does not name its authorization server, which {origin} says it always does",
+        }[iss]
+        assert says in refused.value.message
+        assert refused.value.message.endswith("(RFC 9207 `iss`): refused, its code was not used")
+        assert stats(origin)["codeExchanges"] == 0
+        status = wait_status(host, auth="required")
+        assert status["signInError"] == refused.value.message and status["status"] == "failed"
+
+
+def test_a_sign_in_answer_that_names_the_server_asked_is_accepted(tmp_path: Path) -> None:
+    env = {"OAUTH_AUTO_APPROVE": "1", "OAUTH_ISS": "right"}
+    with (
+        serving("oauth_server.py", "http", env) as origin,
+        host_with_browser(HostDirs.under(tmp_path), endpoint(origin, "http"), Browser()) as host,
+    ):
+        wait_status(host, status="failed")
+        host.call("servers/signIn", {"server": SERVER}, timeout=60)
+        assert whoami(host) == "signed in to notes-cloud"
+        assert stats(origin)["codeExchanges"] == 1

@@ -14,7 +14,8 @@ a client ID metadata document; both redirect to OAUTH_REDIRECT_URI. Eras (stream
 a server of 2026-07-28 only: `initialize`, or any POST without an MCP-Protocol-Version header, is refused
 (HTTP 400, -32020; after the token check), as the conformance suite's servers do; OAUTH_ERA=initialize — a
 server of the initialize era that never answers a request it does not know (`server/discover`), as many
-do. Test-only routes: GET /admin/stats
+do. OAUTH_ISS=right|wrong|missing — the metadata says `authorization_response_iss_parameter_supported` and
+the redirect names this server as `iss`, another one, or none (RFC 9207). Test-only routes: GET /admin/stats
 (counts of registrations, authorizations, code and refresh exchanges, revocations, and with any of the
 options above every request at /register; the scopes and client ids of each authorization),
 POST /admin/revoke (every token dies, as when the person revokes the app at the provider)."""
@@ -56,6 +57,8 @@ class Provider:
         self.auto_approve = auto_approve
         self.never_grant = {ADMIN_SCOPE} if os.environ.get("OAUTH_ADMIN") == "never" else set()
         self.cimd = os.environ.get("OAUTH_CIMD") == "1"
+        self.iss = os.environ.get("OAUTH_ISS", "")
+        self.issuer = ""  # set once the port is known
         self.redirect_uri = os.environ.get("OAUTH_REDIRECT_URI", "")
         self.clients: dict[str, OAuthClientInformationFull] = {}
         if client_id := os.environ.get("OAUTH_CLIENT_ID"):
@@ -123,6 +126,8 @@ class Provider:
         )
         self.stats["authorizations"] += 1
         query = {"code": code, **({"state": params.state} if params.state else {})}
+        if self.iss in ("right", "wrong"):  # RFC 9207: the authorization server names itself
+            query["iss"] = self.issuer if self.iss == "right" else "https://impostor.example"
         return f"{params.redirect_uri}?{urlencode(query)}"
 
     async def load_authorization_code(
@@ -245,7 +250,8 @@ def build(mode: str, port: int) -> Any:
         return JSONResponse({"revoked": True})
 
     app = server.streamable_http_app() if mode == "http" else server.sse_app()
-    gated = ("OAUTH_GATE", "OAUTH_ADMIN", "OAUTH_CLIENT_ID", "OAUTH_CIMD", "OAUTH_ERA")
+    provider.issuer = base  # as the SDK's metadata writes it
+    gated = ("OAUTH_GATE", "OAUTH_ADMIN", "OAUTH_CLIENT_ID", "OAUTH_CIMD", "OAUTH_ERA", "OAUTH_ISS")
     if any(os.environ.get(name) for name in gated):
         return Gate(app, provider, base)
     return app
@@ -254,7 +260,8 @@ def build(mode: str, port: int) -> Any:
 class Gate:
     """In front of the app: decides itself who may call what on /mcp (the SDK's own check would refuse
     `initialize` without a token), then lets the request through to the app with an internal token; adds
-    `client_id_metadata_document_supported` to the authorization server's metadata."""
+    `client_id_metadata_document_supported` and `authorization_response_iss_parameter_supported` to the
+    authorization server's metadata."""
 
     def __init__(self, app: Any, provider: Provider, base: str) -> None:
         self.app, self.provider = app, provider
@@ -265,14 +272,19 @@ class Gate:
             token=self.internal, client_id="internal", scopes=[SCOPE, ADMIN_SCOPE], expires_at=None
         )
         self.metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
+        self.metadata_extra: dict[str, bool] = {}
+        if provider.cimd:
+            self.metadata_extra["client_id_metadata_document_supported"] = True
+        if provider.iss:
+            self.metadata_extra["authorization_response_iss_parameter_supported"] = True
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         if scope["path"] == "/register":  # every request, answered or refused
             self.provider.stats["registerRequests"] += 1
-        if scope["path"] == "/.well-known/oauth-authorization-server" and self.provider.cimd:
-            return await self.app(scope, receive, _with_cimd(send))
+        if scope["path"] == "/.well-known/oauth-authorization-server" and self.metadata_extra:
+            return await self.app(scope, receive, _with_metadata(send, self.metadata_extra))
         if scope["path"] != "/mcp":
             return await self.app(scope, receive, send)
         body = b""
@@ -358,8 +370,8 @@ async def _missing_version(send: Any, body: bytes) -> None:
     await send({"type": "http.response.body", "body": answer})
 
 
-def _with_cimd(send: Any) -> Any:
-    """The metadata response with `client_id_metadata_document_supported: true` added."""
+def _with_metadata(send: Any, extra: dict[str, bool]) -> Any:
+    """The metadata response with `extra` added."""
     start: dict[str, Any] = {}
     chunks: list[bytes] = []
 
@@ -371,7 +383,7 @@ def _with_cimd(send: Any) -> Any:
         if message.get("more_body"):
             return
         document = json.loads(b"".join(chunks))
-        document["client_id_metadata_document_supported"] = True
+        document.update(extra)
         body = json.dumps(document).encode()
         headers = [(k, v) for k, v in start["headers"] if k != b"content-length"]
         await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
