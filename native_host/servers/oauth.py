@@ -160,8 +160,11 @@ class TokenFile:
         return self.read().client
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        # A new registration (the SDK registers only when it holds none: the first, or after the protected
+        # resource named another authorization server, SEP-2352) starts a new grant: the tokens and the
+        # revocation endpoint of the one before belong to another client, maybe at another server.
         if self._client is None:
-            await self._write(self.read().model_copy(update={"client": client_info}))
+            await self._write(Grant(url=self._url, client=client_info))
 
 
 def configured_client(client_id: str, secret: str | None) -> OAuthClientInformationFull:
