@@ -250,7 +250,7 @@ class Connection:
                     client = await stack.enter_async_context(
                         Client(
                             watched(transport, run.lost),
-                            mode=self._handshake(),
+                            mode=self.config.handshake,
                             # No session-wide limit: the startup scope bounds the handshake, and every
                             # request after it carries its own (tool_timeout_sec or the caller's).
                             read_timeout_seconds=None,
@@ -297,14 +297,6 @@ class Connection:
             run.client = run.startup = None
             self._settle(run)
         return False
-
-    def _handshake(self) -> str:
-        """The SDK's connect mode. Under OAuth the SDK holds one lock across each HTTP request, so a probe
-        that an initialize-only streamable HTTP server leaves open would hold back every later request: such
-        a server gets `initialize` only (every server of the 2026 era answers it too)."""
-        if self.config.transport == "streamable_http" and self.auth.tokens is not None:
-            return "legacy"
-        return self.config.handshake
 
     def _settle(self, run: Run) -> None:
         run.settled.set()

@@ -22,8 +22,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import httpx2
-from mcp.client.auth import OAuthClientProvider
-from mcp.client.auth.utils import union_scopes
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError
+from mcp.client.auth.utils import union_scopes, validate_authorization_response_iss
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
@@ -32,6 +32,7 @@ from mcp.shared.auth import (
     OAuthMetadata,
     OAuthToken,
 )
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from pydantic import AnyUrl, BaseModel, ValidationError
 
 from ..config.files import PRIVATE_FILE, write_atomically
@@ -67,6 +68,11 @@ class SignInRequired(Exception):
 
 class SignInFailed(Exception):
     """A sign-in did not end with tokens; the message says why in the person's terms."""
+
+
+class IssuerRefused(SignInFailed):
+    """RFC 9207: the authorization response names another authorization server than the one asked, or none
+    where that server said it names itself (a mix-up attack, or a broken server); its code is not used."""
 
 
 @dataclass(frozen=True)
@@ -154,8 +160,11 @@ class TokenFile:
         return self.read().client
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        # A new registration (the SDK registers only when it holds none: the first, or after the protected
+        # resource named another authorization server, SEP-2352) starts a new grant: the tokens and the
+        # revocation endpoint of the one before belong to another client, maybe at another server.
         if self._client is None:
-            await self._write(self.read().model_copy(update={"client": client_info}))
+            await self._write(Grant(url=self._url, client=client_info))
 
 
 def configured_client(client_id: str, secret: str | None) -> OAuthClientInformationFull:
@@ -229,8 +238,33 @@ class ServerOAuth(OAuthClientProvider):
         self._page: str | None = None
 
     async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        flow = super()._auth_flow(request)
         replay, self._replay = self._replay, None
+        if replay is None:
+            # The request goes out without the SDK's lock, which its flow holds until the answer comes: a
+            # request the server never answers (an initialize-era server's `server/discover` probe) would
+            # hold back every later one, the handshake's fallback to `initialize` included.
+            async with self.context.lock:
+                self.context.protocol_version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER)
+                if (refresh := await self._due_refresh()) is not None:
+                    refreshed = yield refresh
+                    await self._handle_refresh_response(refreshed)
+                if self.context.is_token_valid():
+                    self._add_auth_header(request)
+            response = yield request
+            replay = Challenge.of(response)
+            if replay is None:
+                if response.status_code < 400 and "Authorization" in request.headers:
+                    self._on_accepted()
+                return
+            if self._authorize is None and self._on_refused is not None:
+                self._on_refused(replay)
+                if replay.step_up:
+                    return  # the caller gets the refusal; the person's sign-in asks for more
+                # A 401: the flow goes on as far as the page (which `_open_page` does not open), so
+                # metadata a sign-in could never get past is found now.
+        # The SDK's flow for the refusal, answered as its first request (a sign-in's replays what the server
+        # asked even when the probe itself would pass).
+        flow = super()._auth_flow(request)
         try:
             outgoing = await flow.__anext__()
             while True:
@@ -238,21 +272,19 @@ class ServerOAuth(OAuthClientProvider):
                     response, replay = replay.replay(request), None
                 else:
                     response = yield outgoing
-                    if outgoing is request and self._authorize is None:
-                        challenge = Challenge.of(response)
-                        if challenge is not None and self._on_refused is not None:
-                            self._on_refused(challenge)
-                            if challenge.step_up:
-                                return  # the caller gets the refusal; the person's sign-in asks for more
-                            # A 401: the flow goes on as far as the page (which `_open_page` does not open),
-                            # so metadata a sign-in could never get past is found now.
-                        if response.status_code < 400 and "Authorization" in request.headers:
-                            self._on_accepted()
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
             return
         finally:
             await flow.aclose()
+
+    async def _due_refresh(self) -> httpx2.Request | None:
+        """The refresh request when the token has expired and can be refreshed (tokens loaded first)."""
+        if not self._initialized:
+            await self._initialize()
+        if not self.context.is_token_valid() and self.context.can_refresh_token():
+            return await self._refresh_token()
+        return None
 
     async def _perform_authorization(self) -> httpx2.Request:
         # The config's scopes are asked with whatever the server named (at the first sign-in and after).
@@ -275,7 +307,9 @@ class ServerOAuth(OAuthClientProvider):
 
     async def _await_redirect(self) -> AuthorizationCodeResult:
         assert self._authorize is not None and self._page is not None
-        return code_from_redirect(await self._authorize(self._page))
+        answer = code_from_redirect(await self._authorize(self._page))
+        checked_issuer(answer.iss, self.context.oauth_metadata)
+        return answer
 
     def revocation_endpoint(self) -> str | None:
         """Where the authorization server takes tokens back, as its metadata said during this sign-in."""
@@ -337,6 +371,23 @@ def code_from_redirect(redirect: str) -> AuthorizationCodeResult:
     if not query.get("code"):
         raise SignInFailed("the sign-in page sent no authorization code")
     return AuthorizationCodeResult(code=query["code"], state=query.get("state"), iss=query.get("iss"))
+
+
+def checked_issuer(iss: str | None, metadata: OAuthMetadata | None) -> None:
+    """The SDK's RFC 9207 check of an authorization response's `iss`, refused in the person's terms."""
+    try:
+        validate_authorization_response_iss(iss, metadata)
+    except OAuthFlowError:
+        server = str(metadata.issuer) if metadata is not None else "the authorization server Tabgate asked"
+        if iss is None:
+            raise IssuerRefused(
+                f"the sign-in answer does not name its authorization server, which {server} says it always "
+                "does (RFC 9207 `iss`): refused, its code was not used"
+            ) from None
+        raise IssuerRefused(
+            f"the sign-in answer names authorization server {iss}, not {server} where you signed in "
+            "(RFC 9207 `iss`): refused, its code was not used"
+        ) from None
 
 
 def uses_oauth(headers: dict[str, str]) -> bool:

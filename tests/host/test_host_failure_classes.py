@@ -154,7 +154,7 @@ def legacy_table(name: str, handshake: str, mode: str, origin: str | None) -> st
     assert origin is not None
     transport = "sse" if mode == "sse" else "streamable_http"
     url = endpoint(origin, mode)
-    # A static Authorization: with OAuth, streamable HTTP connects with `initialize` only (see Connection).
+    # A static Authorization keeps OAuth out of this test (test_host_oauth_2026.py has the OAuth case).
     auth = 'http_headers = { Authorization = "Bearer test" }\n' if mode == "http" else ""
     return f'[mcp_servers.{name}]\nurl = {toml_str(url)}\ntransport = "{transport}"\n{auth}{common}\n'
 

@@ -173,3 +173,23 @@ def test_sign_in_pages_are_https_or_on_this_machine(page: str) -> None:
 def test_other_sign_in_pages_are_not_opened(page: str) -> None:
     with pytest.raises(SignInFailed, match="not https"):
         checked_page(page)
+
+
+def test_a_new_registration_starts_a_new_grant(tmp_path: Path) -> None:
+    # SEP-2352: the protected resource named another authorization server, and the SDK registered there;
+    # what the earlier client was given is not kept for it.
+    store = TokenFile(tmp_path, "notes", URL)
+    before = client().model_copy(update={"issuer": "https://old-auth.example"})
+    after = client().model_copy(update={"client_id": "client-2", "issuer": "https://new-auth.example"})
+
+    async def migrate() -> None:
+        await store.set_client_info(before)
+        await store.set_tokens(token())
+        await store.set_revocation_endpoint("https://old-auth.example/revoke")
+        await store.set_client_info(after)
+
+    anyio.run(migrate)
+    grant = store.read()
+    assert grant.client == after and grant.client.issuer == "https://new-auth.example"
+    assert grant.tokens is None and grant.expires_at is None and grant.revocation_endpoint is None
+    assert store.signed_in() is False

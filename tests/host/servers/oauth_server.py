@@ -10,7 +10,12 @@ needs one (401 naming scope `notes`); OAUTH_ADMIN=grant|never — a tool `admin`
 `notes:admin` (403 insufficient_scope asking `notes notes:admin`), which the authorization server grants, or
 never does. Clients: OAUTH_CLIENT_ID (+ OAUTH_CLIENT_SECRET) — a client registered by hand;
 OAUTH_CIMD=1 — the metadata says `client_id_metadata_document_supported`, and an https client_id is taken as
-a client ID metadata document; both redirect to OAUTH_REDIRECT_URI. Test-only routes: GET /admin/stats
+a client ID metadata document; both redirect to OAUTH_REDIRECT_URI. Eras (streamable HTTP): OAUTH_ERA=2026 —
+a server of 2026-07-28 only: `initialize`, or any POST without an MCP-Protocol-Version header, is refused
+(HTTP 400, -32020; after the token check), as the conformance suite's servers do; OAUTH_ERA=initialize — a
+server of the initialize era that never answers a request it does not know (`server/discover`), as many
+do. OAUTH_ISS=right|wrong|missing — the metadata says `authorization_response_iss_parameter_supported` and
+the redirect names this server as `iss`, another one, or none (RFC 9207). Test-only routes: GET /admin/stats
 (counts of registrations, authorizations, code and refresh exchanges, revocations, and with any of the
 options above every request at /register; the scopes and client ids of each authorization),
 POST /admin/revoke (every token dies, as when the person revokes the app at the provider)."""
@@ -26,6 +31,7 @@ import time
 from typing import Any
 from urllib.parse import urlencode
 
+import anyio
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -51,6 +57,8 @@ class Provider:
         self.auto_approve = auto_approve
         self.never_grant = {ADMIN_SCOPE} if os.environ.get("OAUTH_ADMIN") == "never" else set()
         self.cimd = os.environ.get("OAUTH_CIMD") == "1"
+        self.iss = os.environ.get("OAUTH_ISS", "")
+        self.issuer = ""  # set once the port is known
         self.redirect_uri = os.environ.get("OAUTH_REDIRECT_URI", "")
         self.clients: dict[str, OAuthClientInformationFull] = {}
         if client_id := os.environ.get("OAUTH_CLIENT_ID"):
@@ -118,6 +126,8 @@ class Provider:
         )
         self.stats["authorizations"] += 1
         query = {"code": code, **({"state": params.state} if params.state else {})}
+        if self.iss in ("right", "wrong"):  # RFC 9207: the authorization server names itself
+            query["iss"] = self.issuer if self.iss == "right" else "https://impostor.example"
         return f"{params.redirect_uri}?{urlencode(query)}"
 
     async def load_authorization_code(
@@ -240,7 +250,9 @@ def build(mode: str, port: int) -> Any:
         return JSONResponse({"revoked": True})
 
     app = server.streamable_http_app() if mode == "http" else server.sse_app()
-    if any(os.environ.get(name) for name in ("OAUTH_GATE", "OAUTH_ADMIN", "OAUTH_CLIENT_ID", "OAUTH_CIMD")):
+    provider.issuer = base  # as the SDK's metadata writes it
+    gated = ("OAUTH_GATE", "OAUTH_ADMIN", "OAUTH_CLIENT_ID", "OAUTH_CIMD", "OAUTH_ERA", "OAUTH_ISS")
+    if any(os.environ.get(name) for name in gated):
         return Gate(app, provider, base)
     return app
 
@@ -248,24 +260,31 @@ def build(mode: str, port: int) -> Any:
 class Gate:
     """In front of the app: decides itself who may call what on /mcp (the SDK's own check would refuse
     `initialize` without a token), then lets the request through to the app with an internal token; adds
-    `client_id_metadata_document_supported` to the authorization server's metadata."""
+    `client_id_metadata_document_supported` and `authorization_response_iss_parameter_supported` to the
+    authorization server's metadata."""
 
     def __init__(self, app: Any, provider: Provider, base: str) -> None:
         self.app, self.provider = app, provider
         self.gate_calls = os.environ.get("OAUTH_GATE") == "calls"
+        self.era = os.environ.get("OAUTH_ERA", "")
         self.internal = secrets.token_urlsafe(32)
         provider.access[self.internal] = AccessToken(
             token=self.internal, client_id="internal", scopes=[SCOPE, ADMIN_SCOPE], expires_at=None
         )
         self.metadata_url = f"{base}/.well-known/oauth-protected-resource/mcp"
+        self.metadata_extra: dict[str, bool] = {}
+        if provider.cimd:
+            self.metadata_extra["client_id_metadata_document_supported"] = True
+        if provider.iss:
+            self.metadata_extra["authorization_response_iss_parameter_supported"] = True
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         if scope["path"] == "/register":  # every request, answered or refused
             self.provider.stats["registerRequests"] += 1
-        if scope["path"] == "/.well-known/oauth-authorization-server" and self.provider.cimd:
-            return await self.app(scope, receive, _with_cimd(send))
+        if scope["path"] == "/.well-known/oauth-authorization-server" and self.metadata_extra:
+            return await self.app(scope, receive, _with_metadata(send, self.metadata_extra))
         if scope["path"] != "/mcp":
             return await self.app(scope, receive, send)
         body = b""
@@ -290,6 +309,11 @@ class Gate:
         if tool == "admin" and (token is None or ADMIN_SCOPE not in token.scopes):
             challenge = f'error="insufficient_scope", scope="{SCOPE} {ADMIN_SCOPE}"'
             return await _refuse(send, 403, challenge, self.metadata_url)
+        unversioned = scope["method"] == "POST" and b"mcp-protocol-version" not in headers
+        if self.era == "2026" and (method == "initialize" or unversioned):
+            return await _missing_version(send, body)
+        if self.era == "initialize" and method == "server/discover":
+            await anyio.sleep_forever()  # ignored, as an initialize-only server does
         inner = [(k, v) for k, v in scope["headers"] if k != b"authorization"]
         inner.append((b"authorization", f"Bearer {self.internal}".encode()))
         return await self.app({**scope, "headers": inner}, _replay(body, receive), send)
@@ -326,8 +350,28 @@ async def _refuse(send: Any, status: int, challenge: str, metadata_url: str) -> 
     await send({"type": "http.response.body", "body": body})
 
 
-def _with_cimd(send: Any) -> Any:
-    """The metadata response with `client_id_metadata_document_supported: true` added."""
+async def _missing_version(send: Any, body: bytes) -> None:
+    try:
+        request_id = json.loads(body).get("id")
+    except (ValueError, AttributeError):
+        request_id = None
+    error = {"code": -32020, "message": "Missing MCP-Protocol-Version header"}
+    answer = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 400,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(answer)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": answer})
+
+
+def _with_metadata(send: Any, extra: dict[str, bool]) -> Any:
+    """The metadata response with `extra` added."""
     start: dict[str, Any] = {}
     chunks: list[bytes] = []
 
@@ -339,7 +383,7 @@ def _with_cimd(send: Any) -> Any:
         if message.get("more_body"):
             return
         document = json.loads(b"".join(chunks))
-        document["client_id_metadata_document_supported"] = True
+        document.update(extra)
         body = json.dumps(document).encode()
         headers = [(k, v) for k, v in start["headers"] if k != b"content-length"]
         await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
