@@ -115,6 +115,8 @@ class AgentThread(threading.Thread):
 
     def __init__(self, params: StdioServerParameters, body: AgentBody, name: str = "codex") -> None:
         super().__init__(daemon=True)
+        if ENV_RUNTIME_DIR not in (params.env or {}):
+            default_place.claim()  # it looks for Tabgate at the default place: this test's turn there
         self.params, self.body, self.agent_name = params, body, name
         self.result: Any = None
         self.error: BaseException | None = None
