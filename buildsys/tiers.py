@@ -1,14 +1,40 @@
-"""The test tiers `build.py test` runs, one pytest process per tier, and what each passed."""
+"""The test tiers `build.py test` runs, one pytest process per tier, and what each passed.
+
+The tiers run in two lanes side by side, each lane one tier after another: the host tier mostly waits on the
+processes it starts, so it fits beside the browser tiers on two cores. Nothing machine-wide collides: hosts
+of the host tier keep their gateway place apart unless a test claims the default place, and tests take turns
+at it through a lock (tests/support/default_place.py). The clients tier runs alone after both lanes: its
+agents read the default place's host state, which any browser tier's host writes. Each tier's output goes to
+dist/pytest-<tier>.log and is printed whole when the tier ends."""
 
 from __future__ import annotations
 
 import subprocess
+import threading
+import time
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from pathlib import Path
 
 from buildsys.project import DIST, ROOT, BuildError, log
 
 TIERS = ("lint", "unit", "pyodide", "host", "e2e", "faults", "clients")
+LANES = (("e2e", "faults"), ("lint", "unit", "pyodide", "host"))
+ALONE = ("clients",)
+
+
+@dataclass(frozen=True)
+class TierResult:
+    tier: str
+    rc: int
+    passed: int
+    failed: int
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        # Exit 5 (no tests collected) is a failure too: a tier that cannot run must say so.
+        return self.rc == 0 and self.passed > 0
 
 
 def run_tiers(py: Path, tiers: list[str]) -> int:
@@ -16,35 +42,54 @@ def run_tiers(py: Path, tiers: list[str]) -> int:
     unknown = [t for t in tiers if t not in TIERS]
     if unknown:
         raise BuildError(f"unknown test tier(s) {unknown}; tiers are {', '.join(TIERS)}")
-    totals = {"passed": 0, "failed": 0}
-    failed_tiers = []
-    for tier in tiers or TIERS:
-        log(f"tier {tier}")
-        report = DIST / f"pytest-{tier}.json"
-        rc = subprocess.run(
-            [
-                str(py),
-                "-m",
-                "pytest",
-                "-m",
-                tier,
-                "-p",
-                "no:cacheprovider",
-                f"--junitxml={report}.xml",
-                "tests",
-            ],
-            cwd=ROOT,
-        ).returncode
-        passed, failed = junit_counts(Path(f"{report}.xml"))
-        totals["passed"] += passed
-        totals["failed"] += failed
-        # Exit 5 (no tests collected) is a failure too: a tier that cannot run must say so.
-        if rc != 0 or passed == 0:
-            failed_tiers.append(f"{tier} (pytest exit {rc}, {passed} passed)")
+    wanted = set(tiers or TIERS)
+    DIST.mkdir(parents=True, exist_ok=True)
+    results: list[TierResult] = []
+    printing = threading.Lock()
+
+    def lane(names: tuple[str, ...]) -> None:
+        for tier in names:
+            if tier in wanted:
+                result = run_tier(py, tier, printing)
+                results.append(result)  # list.append is atomic
+
+    lanes = [threading.Thread(target=lane, args=(names,), name=f"lane-{names[0]}") for names in LANES]
+    for thread in lanes:
+        thread.start()
+    for thread in lanes:
+        thread.join()
+    lane(ALONE)
+    totals = {"passed": sum(r.passed for r in results), "failed": sum(r.failed for r in results)}
+    failed_tiers = [f"{r.tier} (pytest exit {r.rc}, {r.passed} passed)" for r in results if not r.ok]
+    for r in sorted(results, key=lambda r: TIERS.index(r.tier)):
+        log(f"tier {r.tier}: {r.passed} passed, {r.failed} failed, {r.seconds / 60:.1f} min")
     if failed_tiers:
         log("FAILED tiers: " + "; ".join(failed_tiers))
     print(f"tabgate: {totals['passed']} passed, {totals['failed']} failed")
     return 1 if failed_tiers else 0
+
+
+def run_tier(py: Path, tier: str, printing: threading.Lock) -> TierResult:
+    """One tier's pytest, its output kept in dist/pytest-<tier>.log and printed whole when it ends."""
+    report = DIST / f"pytest-{tier}.json.xml"
+    output = DIST / f"pytest-{tier}.log"
+    with printing:
+        log(f"tier {tier} started (output: {output.relative_to(ROOT)})")
+    report.unlink(missing_ok=True)  # a report left by an earlier run must not count for this one
+    started = time.monotonic()
+    with output.open("wb") as sink:
+        rc = subprocess.run(
+            [str(py), "-m", "pytest", "-m", tier, "-p", "no:cacheprovider", f"--junitxml={report}", "tests"],
+            cwd=ROOT,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        ).returncode
+    seconds = time.monotonic() - started
+    passed, failed = junit_counts(report)
+    with printing:
+        log(f"tier {tier} ended after {seconds / 60:.1f} min (pytest exit {rc}):")
+        print(output.read_text(errors="replace"), end="", flush=True)
+    return TierResult(tier, rc, passed, failed, seconds)
 
 
 def junit_counts(path: Path) -> tuple[int, int]:

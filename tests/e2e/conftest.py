@@ -6,7 +6,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Playwright, sync_playwright
 
+from tests.support import default_place
 from tests.support.browser import Extension, install_host, launch
+
+
+@pytest.fixture(scope="module", autouse=True)
+def default_place_given_back() -> Iterator[None]:
+    """A module that claimed the default place has closed its browsers when it ends (its module-scoped
+    browsers are torn down before this): other runs and tiers may have it."""
+    yield
+    default_place.release()
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from hostproc import HostProcess, install
 
+from tests.support import default_place
+from tests.support.default_place import kept_apart
 from tests.support.http_servers import endpoint, serving
 from tests.support.npm_packages import everything_server, node_path
 
@@ -33,7 +35,10 @@ class HostDirs:
 
     @property
     def env(self) -> dict[str, str]:
-        return {"TABGATE_LOG_DIR": str(self.logs), "TABGATE_DATA_DIR": str(self.data)}
+        """Logs and data in the test's folder, and the gateway's place too unless the test claimed the
+        default place (`default_place_free`)."""
+        own = {"TABGATE_LOG_DIR": str(self.logs), "TABGATE_DATA_DIR": str(self.data)}
+        return kept_apart(own, self.root / "run")
 
     @classmethod
     def under(cls, root: Path) -> HostDirs:
@@ -70,6 +75,13 @@ def running_host(dirs: HostDirs, config: str | None, **kwargs: object) -> Iterat
         else:
             host.kill()
     assert host.violations == [], f"non-frame output on stdout: {host.violations}"
+
+
+@pytest.fixture(autouse=True)
+def default_place_given_back() -> Iterator[None]:
+    """A test that claimed the default place has closed its hosts when it ends: other runs may have it."""
+    yield
+    default_place.release()
 
 
 @pytest.fixture

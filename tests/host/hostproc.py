@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from native_host.config.identity import EXTENSION_ORIGIN
+from tests.support.default_place import kept_apart
 
 HEADER = struct.Struct("=I")
 FRAME_LIMIT = 1024 * 1024
@@ -75,13 +76,14 @@ class HostProcess:
         extra_args: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
     ) -> HostProcess:
-        """Start the launcher exactly as Chrome does: argv[1] = origin, frames on stdin/stdout."""
+        """Start the launcher exactly as Chrome does: argv[1] = origin, frames on stdin/stdout; its gateway
+        place beside the launcher unless `env` names one or this process claimed the default place."""
         process = subprocess.Popen(
             [str(launcher), origin, *extra_args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env={**os.environ, **(env or {})},
+            env={**os.environ, **kept_apart(env or {}, launcher.parent / "run")},
             cwd=launcher.parent,
         )
         host = cls(process)

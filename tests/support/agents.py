@@ -5,7 +5,6 @@ caller's thread, and a test plays the person in the popup while an agent waits."
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import re
@@ -22,6 +21,7 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 
 from native_host.gateway.place import ENV_RUNTIME_DIR, socket_paths
+from tests.support import default_place
 from tests.support.browser import tabgate_host_bin
 
 # What codex on Linux passes to a stdio server beside the SDKs' HOME, LOGNAME, PATH, SHELL, TERM, USER.
@@ -34,27 +34,13 @@ def codex_env() -> dict[str, str]:
     return {name: os.environ.get(name, defaults[name]) for name in CODEX_EXTRA_ENV}
 
 
-_PLACE_LOCK: list[int] = []  # the lock's file descriptor, held by this process until it exits
-
-
 def default_place_free(timeout: float = 90) -> None:
     """Claim the default place for this process and wait until no host serves agents there. The place is
-    machine-wide: test runs side by side on one machine take turns through a lock file (held until this
-    process exits), and a host of this run may still be closing; a socket file nobody answers on is left
-    for the next host to remove."""
+    machine-wide: test runs side by side on one machine take turns through a lock file (`default_place`:
+    held until the test or module ends), and a host of this run may still be closing; a socket file nobody
+    answers on is left for the next host to remove."""
     assert ENV_RUNTIME_DIR not in os.environ, "the default place is under test: unset TABGATE_RUNTIME_DIR"
-    if not _PLACE_LOCK:
-        lock = os.open(f"/tmp/tabgate-tests-default-place-{os.getuid()}.lock", os.O_CREAT | os.O_RDWR, 0o600)
-        waited = time.monotonic() + 1800
-        while True:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > waited:
-                    raise AssertionError("another test run held the default place for 30 min") from None
-                time.sleep(0.5)
-        _PLACE_LOCK.append(lock)
+    default_place.claim()
     deadline = time.monotonic() + timeout
     while any(served(path) for path in socket_paths()):
         if time.monotonic() > deadline:
@@ -129,6 +115,8 @@ class AgentThread(threading.Thread):
 
     def __init__(self, params: StdioServerParameters, body: AgentBody, name: str = "codex") -> None:
         super().__init__(daemon=True)
+        if ENV_RUNTIME_DIR not in (params.env or {}):
+            default_place.claim()  # it looks for Tabgate at the default place: this test's turn there
         self.params, self.body, self.agent_name = params, body, name
         self.result: Any = None
         self.error: BaseException | None = None
