@@ -75,6 +75,7 @@ class Engine:
         with self._lock:
             self._stopping = True
             loop, event = self._loop, self._stop_event
+        self._go.set()
         if loop is not None and event is not None:
             with contextlib.suppress(RuntimeError):  # the loop has already closed
                 loop.call_soon_threadsafe(event.set)
@@ -89,6 +90,14 @@ class Engine:
     def _run(self) -> None:
         # Importing mcp holds the GIL for most of a second; let the reader answer `initialize` first.
         self._go.wait(EARLY_WINDOW_SECONDS)
+        with self._lock:
+            stopped, backlog = self._stopping, self._backlog
+            if stopped:  # EOF before the loop: nothing to import, serve or close; still answer what came
+                self._backlog = []
+        if stopped:
+            for message in backlog:
+                self._reject(message, "the host is shutting down")
+            return
         try:
             import anyio
 
@@ -119,13 +128,13 @@ class Engine:
             anyio.create_task_group() as requests,
             _removed_at_exit(gateway.state_file),
         ):
-            requests.start_soon(gateway.run)
             with self._lock:
-                if self._stopping:
+                if self._stopping:  # EOF came while mcp was importing: end now (nothing started in `requests`)
                     return
                 self._loop, self._tasks = asyncio.get_running_loop(), requests
                 self._dispatcher, self._stop_event = dispatcher, stop
                 backlog, self._backlog = self._backlog, []
+            requests.start_soon(gateway.run)
             for message in backlog:
                 requests.start_soon(dispatcher.handle, message)
             await stop.wait()
