@@ -129,7 +129,7 @@ class Engine:
             _removed_at_exit(gateway.state_file),
         ):
             with self._lock:
-                if self._stopping:  # EOF came while mcp was importing: end now (nothing started in `requests`)
+                if self._stopping:  # EOF came while mcp was importing: end now (nothing runs in `requests`)
                     return
                 self._loop, self._tasks = asyncio.get_running_loop(), requests
                 self._dispatcher, self._stop_event = dispatcher, stop
