@@ -298,10 +298,15 @@ class AgentGateway:
             elif not refusal.failed:
                 ends.setdefault("outcome", Outcome.DENIED)
             return refusal.internal(call_id)
+        arguments = prepared.arguments
+        # A tab the agent creates opens blank and is held before its first load (contract §8.2).
+        first = arguments.get("url") if prepared.creates_tab else None
+        if isinstance(first, str):
+            arguments = {key: value for key, value in arguments.items() if key != "url"}
         item = {
             "type": "function_call",
             "name": params.name,
-            "arguments": json.dumps(prepared.arguments),
+            "arguments": json.dumps(arguments),
             "call_id": call_id,
         }
         target: dict[str, Any] = {
@@ -325,7 +330,23 @@ class AgentGateway:
             await self._tabs.used(agent, prepared, answer)
             self._nav.used(agent.last_tab)
             await self._nav.guard()
+            if isinstance(first, str) and agent.last_tab is not None:
+                with acting(stop), self._nav.acting(agent.last_tab, params.session, approved):
+                    loaded = await self._first_load(agent, params.session, call_id, agent.last_tab, first)
+                answer = answer if loaded.get("success") is True else loaded
         return self._nav.with_notes(agent, answer)
+
+    async def _first_load(self, agent: AgentState, session: str, call_id: str, tab_id: int, url: str) -> Answer:
+        """The created tab, held now, goes to its URL as `navigate` takes a tab (its answer if that failed)."""
+        arguments = {"action": "navigate", "tabId": tab_id, "url": url}
+        item = {
+            "type": "function_call",
+            "name": "browser_navigation",
+            "arguments": json.dumps(arguments),
+            "call_id": f"{call_id}.load",
+        }
+        target = {"tabs": sorted(agent.tabs()), "tabId": tab_id, "site": None, "caller": agent.id}
+        return await self._handle({"type": "dispatch", "item": item, "turn": session, "target": target})
 
     def _stop_when_paused(self, tool: str, ends: dict[str, Any]) -> Stop:
         def stop() -> str | None:

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from core import agent_navigation
+from core.agent_tabs import OPENS_AFTER_CALL_S
 from core.browser.nav_guard import GO, Outcome, PausedNavigation, Standing, Verdict, decide, stopped_words
 from tests.core.fenced import page_of
 from tests.core.test_core_gateway import CODEX, Setup, text
@@ -88,7 +90,7 @@ async def test_the_agents_tabs_are_held_and_the_persons_are_not() -> None:
     assert await held(setup, 7, f"{B}/x", shown=f"{A}/") == {"continue": True}  # the person's tab
 
 
-async def test_a_shared_tab_and_one_that_only_joined_by_its_opener_are_not_held_until_used() -> None:
+async def test_a_tab_that_only_joined_by_its_opener_is_not_held_until_used() -> None:
     setup = await Setup(gateway=True).start()
     tab_id = await setup.own_tab()
     opened = setup.chrome._new(f"{A}/popup")["id"]
@@ -96,10 +98,7 @@ async def test_a_shared_tab_and_one_that_only_joined_by_its_opener_are_not_held_
     # The agent is at work in its tab on A when that tab's page opens another.
     await setup.call("browser_page", {"action": "title", "tabId": tab_id})
     await setup.send({"type": "tabs/created", "tabId": opened, "sourceTabId": tab_id})
-    await setup.share(7)
-    await setup.call("browser_page", {"action": "title", "tabId": 7})
-    assert setup.chrome.guarded == [tab_id]  # the person may go anywhere in a tab they share
-    assert await held(setup, 7, f"{B}/x", shown=f"{A}/") == {"continue": True}
+    assert setup.chrome.guarded == [tab_id]
     assert await held(setup, opened, f"{B}/x", shown=f"{A}/") == {"continue": True}
     await setup.call("browser_page", {"action": "title", "tabId": opened})
     assert setup.chrome.guarded == sorted([tab_id, opened])
@@ -148,3 +147,56 @@ async def test_a_trusted_agents_tab_goes_anywhere_unasked() -> None:
     tab_id = await setup.own_tab()
     assert await held(setup, tab_id, f"{B}/x", shown=f"{A}/") == {"continue": True}
     assert await setup.pending(0) == []
+
+
+async def test_a_shared_tab_is_held_only_while_the_agents_call_there_runs_and_shortly_after(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    setup = await Setup(gateway=True).start()
+    tab_id = await setup.own_tab()
+    setup.chrome.tabs[7]["url"] = f"{A}/"
+    await setup.share(7)
+    held_during: list[list[int]] = []
+    call = setup.chrome.call
+
+    async def watched(tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        if tool == "browser_page":
+            held_during.append(list(setup.chrome.guarded))
+        return await call(tool, args, timeout_ms=timeout_ms)
+
+    monkeypatch.setattr(setup.chrome, "call", watched)
+    await setup.call("browser_page", {"action": "title", "tabId": 7})
+    assert held_during == [sorted([tab_id, 7])]  # what the agent's call causes there is checked
+    assert setup.chrome.guarded == sorted([tab_id, 7])  # and just after it (a click's redirect)
+    assert (await held(setup, 7, f"{B}/x", shown=f"{A}/"))["continue"] is False
+    [question] = await setup.pending()
+    assert question["site"] == B and question["tab"]["tabId"] == 7
+    later = agent_navigation._now() + OPENS_AFTER_CALL_S + 1
+    monkeypatch.setattr(agent_navigation, "_now", lambda: later)  # the person moves in their tab later
+    await setup.call("browser_page", {"action": "title", "tabId": tab_id})
+    assert setup.chrome.guarded == [tab_id]  # the browser let go of the person's tab
+    assert await held(setup, 7, f"{B}/y", shown=f"{A}/") == {"continue": True}
+
+
+async def test_a_tab_the_agent_creates_opens_blank_and_is_held_before_it_goes_to_its_url(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    setup = await Setup(gateway=True).start()
+    seen: list[tuple[str, dict[str, Any], list[int]]] = []
+    call = setup.chrome.call
+
+    async def watched(tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        seen.append((tool, dict(args), list(setup.chrome.guarded)))
+        return await call(tool, args, timeout_ms=timeout_ms)
+
+    monkeypatch.setattr(setup.chrome, "call", watched)
+    creating = setup.call("browser_tab", {"action": "create", "url": f"{A}/start"})
+    [question] = await setup.pending()
+    await setup.answer(question["id"], "once")
+    await creating
+    [(_, created, _)] = [(t, a, g) for t, a, g in seen if t == "browser_tab" and a.get("action") == "create"]
+    assert "url" not in created  # about:blank: nothing loads before the tab is held
+    tab_id = max(setup.chrome.tabs)
+    after = [(tool, args, guarded) for tool, args, guarded in seen if args.get("tabId") == tab_id]
+    assert after and all(tab_id in guarded for _, _, guarded in after if _ != "cdp.guard")
+    assert any(tool == "cdp" for tool, _, _ in after)  # then sent to its URL as navigate goes (the debugger)
