@@ -3,11 +3,12 @@
 The service worker holds every document request of the tabs named here (the tabs agents opened and those
 opened from them; a tab the person shares only while the agent's call on it runs and for Chrome's
 user-activation window after it, so what the agent's click causes there is checked while the person's own
-moves in their tab later are not held at all; never the person's own) and asks `nav/paused` about each; the decision is core/browser/nav_guard.py's. A stopped top-level load asks the
-person for its site in the background (the board's question for that site): the request is not kept waiting
-for the answer, so nothing reaches that site behind the agent's back later, and the agent hears at once (with
-its call's answer, or its next one) where the page tried to go. *Allow once* lets the tab go to that site
-once, *Allow for this session* is the usual session grant; either way the agent does the action again.
+moves in their tab later are not held at all; never the person's own) and asks `nav/paused` about each;
+the decision is core/browser/nav_guard.py's. A stopped top-level load asks the person for its site in the
+background (the board's question for that site): the request is not kept waiting for the answer, so nothing
+reaches that site behind the agent's back later, and the agent hears at once (with its call's answer, or its
+next one) where the page tried to go. *Allow once* lets the tab go to that site once, *Allow for this
+session* is the usual session grant; either way the agent does the action again.
 """
 
 from __future__ import annotations

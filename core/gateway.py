@@ -336,8 +336,10 @@ class AgentGateway:
                 answer = answer if loaded.get("success") is True else loaded
         return self._nav.with_notes(agent, answer)
 
-    async def _first_load(self, agent: AgentState, session: str, call_id: str, tab_id: int, url: str) -> Answer:
-        """The created tab, held now, goes to its URL as `navigate` takes a tab (its answer if that failed)."""
+    async def _first_load(
+        self, agent: AgentState, session: str, call_id: str, tab_id: int, url: str
+    ) -> Answer:
+        """The created tab, held now, goes to its URL as `navigate` takes one (its answer if that failed)."""
         arguments = {"action": "navigate", "tabId": tab_id, "url": url}
         item = {
             "type": "function_call",

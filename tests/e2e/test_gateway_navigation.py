@@ -254,3 +254,17 @@ def test_going_back_into_b_is_held_until_the_person_allows_b(
     assert question["site"] == site_b and question["id"] != once_for_b[0]
     assert json.loads(unwrapped(text_of(shown).split("\n\n")[0]))["url"] == f"{site_a}/plain"
     end(ext, question)
+
+
+def test_a_tab_created_on_a_that_redirects_to_b_never_reaches_b(
+    ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str
+) -> None:
+    async def steps(client: Client) -> types.CallToolResult:
+        return await client.call_tool("browser_tab", {"action": "create", "url": f"{site_a}/redirect"})
+
+    question, created, shown = drive(ext, codex, steps, a_granted_until_b(site_a, site_b))
+    assert SiteB.seen == []  # the new tab was held before its first load
+    assert question["site"] == site_b and question["action"] == "navigate"
+    assert named_fenced(text_of(created), f"{site_b}/landing"), text_of(created)
+    assert not json.loads(unwrapped(text_of(shown)))["url"].startswith(site_b)
+    end(ext, question)
