@@ -33,6 +33,7 @@ class TabState {
     this.drag = null; // drag data Chrome intercepted (Input.setInterceptDrags)
     this.mainFrame = null; // the id of the tab's own frame (its loads are the tab's; others are frames')
     this.committed = ""; // the URL the tab's own frame last committed (what a back/forward restore left)
+    this.commitWaiters = new Set(); // wake-ups for the tab's own frame's next commit (seenCommit)
   }
 
   push(list, entry) {
@@ -142,6 +143,23 @@ export async function guardTabs(ids) {
   return { guarded: [...guarded] };
 }
 
+// Resolves once the debugger has seen a held tab's own frame commit `url` (at once if it has, or the tab is not
+// held; else by `ms`): Chrome may report a history step done before that commit's event, and a restore from
+// the back/forward cache is decided on that event (nav_hold.js).
+export function seenCommit(tabId, url, ms) {
+  const state = tabs.get(tabId);
+  if (!state || !guarded.has(tabId) || state.committed === url) return Promise.resolve();
+  return new Promise((resolve) => {
+    const wake = () => {
+      clearTimeout(timer);
+      state.commitWaiters.delete(wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    state.commitWaiters.add(wake);
+  });
+}
+
 export async function attachedTab(tabId) {
   const known = tabs.get(tabId);
   if (known) return known;
@@ -203,6 +221,7 @@ const EVENTS = {
     state.committed = p.frame.url;
     // A page restored from the back/forward cache sent no request for Fetch to hold: its commit is decided.
     if (p.type === "BackForwardCacheRestore" && guarded.has(state.tabId)) heldRestore(send, state.tabId, p.frame.url, left);
+    for (const wake of [...state.commitWaiters]) wake();
   },
   "Runtime.consoleAPICalled"(state, p, sessionId) {
     const top = p.stackTrace?.callFrames?.[0];

@@ -10,6 +10,7 @@ const FAIL_SAFE = { continue: false, errorReason: "Aborted" };
 export const HOLD_DOCUMENTS = ["Fetch.enable", { patterns: [{ resourceType: "Document", requestStage: "Request" }] }];
 
 const returning = new Map(); // tabId → the URL a stopped restore sends the tab back to
+const restoring = new Map(); // tabId → Promise: whether Python stopped its last restore (the tab taken back)
 let decide = null; // facts → Promise<{continue, errorReason?}>: the service worker's call into Python
 
 export function setNavDecider(fn) {
@@ -50,22 +51,55 @@ export async function holdPaused(send, tabId, sessionId, p, top) {
 
 // Tab `tabId` committed `url` from the back/forward cache, leaving `left` (what it showed before): unless Python
 // lets it stay, the tab goes back to the history entry it left (another entry of that URL next to it), or to
-// about:blank when there is none.
-export async function heldRestore(send, tabId, url, left) {
+// about:blank when there is none. Registered at once, so that a history step waits for it (restoreStopped).
+export function heldRestore(send, tabId, url, left) {
   if (returning.get(tabId) === url) {
     returning.delete(tabId); // the tab coming back where a stop sent it (itself often a restore)
     return;
   }
+  const decided = decideRestore(send, tabId, url, left);
+  restoring.set(tabId, decided);
+  decided.finally(() => {
+    if (restoring.get(tabId) === decided) restoring.delete(tabId);
+  });
+}
+
+// Whether the restore tab `tabId` made last (its commit comes before its "complete") was stopped; the tab is
+// then back where it was.
+export function restoreStopped(tabId) {
+  return restoring.get(tabId) ?? Promise.resolve(false);
+}
+
+async function decideRestore(send, tabId, url, left) {
   const verdict = await verdictOn(tabId, { url, top: true, restored: true, shown: left });
-  if (verdict?.continue === true) return;
+  if (verdict?.continue === true) return false;
   try {
     const { currentIndex, entries } = await send(tabId, null, "Page.getNavigationHistory", {});
     const back = [entries[currentIndex + 1], entries[currentIndex - 1]].find((e) => e?.url === left);
     if (back) returning.set(tabId, left);
+    const shows = untilShows(tabId, back ? left : "about:blank");
     await (back
       ? send(tabId, null, "Page.navigateToHistoryEntry", { entryId: back.id })
       : send(tabId, null, "Page.navigate", { url: "about:blank" }));
+    await shows;
   } catch {
     // The tab closed or detached meanwhile: nothing is shown to take back.
   }
+  return true;
+}
+
+// Resolves once tab `tabId` shows `url` (or after DECISION_MS: the step's answer is not held for ever).
+function untilShows(tabId, url) {
+  return new Promise((resolve) => {
+    const done = () => {
+      chrome.tabs.onUpdated.removeListener(seen);
+      clearTimeout(timer);
+      resolve();
+    };
+    const seen = (id, change) => {
+      if (id === tabId && change.url === url) done();
+    };
+    const timer = setTimeout(done, DECISION_MS);
+    chrome.tabs.onUpdated.addListener(seen);
+  });
 }

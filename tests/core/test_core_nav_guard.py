@@ -63,6 +63,15 @@ def test_the_agent_is_told_where_the_page_tried_to_go_as_the_pages_text() -> Non
     assert "server redirect" in told.split("---")[0] and B not in told.split("---")[0]
 
 
+def test_a_page_restored_from_the_back_forward_cache_is_decided_from_the_page_it_left() -> None:
+    restored = paused(f"{B}/kept", shown=f"{A}/plain", restored=True)
+    assert decide(restored, NOBODY) == Verdict(Outcome.STOP, B)
+    assert decide(paused(f"{B}/kept", shown=f"{B}/other", restored=True), NOBODY) == GO
+    told = stopped_words(restored)
+    assert page_of(told) == f"{B}/kept"
+    assert "taken back" in told.split("---")[0] and B not in told.split("---")[0]
+
+
 def test_a_report_that_is_no_held_load_is_refused_naming_the_field() -> None:
     with pytest.raises(ValueError, match="tabId"):
         PausedNavigation.model_validate({"url": B})
@@ -193,7 +202,8 @@ async def test_a_tab_the_agent_creates_opens_blank_and_is_held_before_it_goes_to
     creating = setup.call("browser_tab", {"action": "create", "url": f"{A}/start"})
     [question] = await setup.pending()
     await setup.answer(question["id"], "once")
-    await creating
+    answer = await creating
+    assert page_of(text(answer)).count(f'"url":"{A}/start"') == 1  # the tab where it went, not about:blank
     [(_, created, _)] = [(t, a, g) for t, a, g in seen if t == "browser_tab" and a.get("action") == "create"]
     assert "url" not in created  # about:blank: nothing loads before the tab is held
     tab_id = max(setup.chrome.tabs)

@@ -389,5 +389,6 @@ def test_going_back_into_b_kept_by_the_back_forward_cache_is_stopped(
     assert question["site"] == site_b and question["id"] != once_for_b[0]
     told = text_of(back) + text_of(shown)
     assert named_fenced(told, f"{site_b}/kept"), told
+    assert "Site B" not in told  # nothing of B's page: not even its title
     assert json.loads(unwrapped(text_of(shown).split("\n\n")[0]))["url"] == f"{site_a}/plain"
     end(ext, question)
