@@ -20,8 +20,10 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
-from playwright.sync_api import Playwright
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page, Playwright
 
+from core.agent_tabs import OPENS_AFTER_CALL_S
 from tests.core.fenced import unwrapped
 from tests.e2e.test_gateway_attacks import agent_params
 from tests.support.agents import AgentThread, text_of, wait_listed
@@ -190,27 +192,26 @@ def drive_shared(
     sites: tuple[str, str],
     path: str,
     steps: Callable[[Client, int], Any],
+    then: Callable[[Page], None] = lambda _: None,
 ) -> tuple[dict[str, Any], Any, types.CallToolResult, int]:
     """As `drive`, in a tab the person opened on A's `path` and shares with the agent once it is connected
-    (the person decides as `a_granted_until_b` says); also answers that tab's id."""
+    (the person decides as `a_granted_until_b` says); `then` is what the person does in that tab after the
+    agent's last call, while the agent is still connected. Also answers that tab's id."""
     url = f"{sites[0]}{path}"
     page = ext.context.new_page()
     page.goto(url)
     tab_id = person_tab_id(ext, url)
-    shared = threading.Event()
-
-    async def shared_steps(client: Client) -> Any:
-        await anyio.to_thread.run_sync(shared.wait, 60)
-        return await steps(client, tab_id)
-
-    go = threading.Event()
+    shared, go, answered, leave = (threading.Event() for _ in range(4))
 
     async def body(client: Client, _notices: list[Any]) -> Any:
         await wait_listed(client, lambda n: "browser_navigation" in n)
-        first = await shared_steps(client)
+        await anyio.to_thread.run_sync(shared.wait, 60)
+        first = await steps(client, tab_id)
         await anyio.to_thread.run_sync(go.wait, 60)
-        where = {"action": "current_url", "tabId": tab_id}
-        return first, await client.call_tool("browser_navigation", where)
+        shown = await client.call_tool("browser_navigation", {"action": "current_url", "tabId": tab_id})
+        answered.set()
+        await anyio.to_thread.run_sync(leave.wait, 60)
+        return first, shown
 
     running = AgentThread(codex, body)
     running.start()
@@ -218,8 +219,35 @@ def drive_shared(
     shared.set()
     question = person(ext, a_granted_until_b(*sites))
     go.set()
+    try:
+        assert answered.wait(60), "the agent's last call never answered"
+        then(page)
+    finally:
+        leave.set()
     first, shown = running.outcome()
+    page.close()
     return question, first, shown, tab_id
+
+
+def the_person_goes(ext: Extension, url: str) -> Callable[[Page], None]:
+    """The person goes to `url` in their tab once Chrome's activation window after the agent's last call
+    there is over (`OPENS_AFTER_CALL_S`): tried again, within a bound, while Tabgate still held the tab late
+    (each stop the person is asked about is then denied)."""
+
+    def go(page: Page) -> None:
+        time.sleep(OPENS_AFTER_CALL_S)  # the window the product holds a shared tab for, after the call
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                page.goto(url)
+                break
+            except PlaywrightError:
+                assert time.monotonic() < deadline, "the person could not go on in their own tab"
+                for question in ext.send({"type": "approvals"})["pending"]:
+                    end(ext, question)
+                page.wait_for_timeout(200)
+
+    return go
 
 
 async def go_to(client: Client, url: str) -> types.CallToolResult:
@@ -342,8 +370,13 @@ def test_a_redirect_to_b_after_the_agents_click_in_a_shared_tab_never_reaches_b(
     async def steps(client: Client, tab_id: int) -> types.CallToolResult:
         return await client.call_tool("browser_dom", {"action": "click", "selector": "#go", "tabId": tab_id})
 
-    question, clicked, shown, tab_id = drive_shared(ext, codex, (site_a, site_b), "/link", steps)
-    assert SiteB.seen == []
+    mine = f"{site_b}/mine"
+    sites = (site_a, site_b)
+    question, clicked, shown, tab_id = drive_shared(
+        ext, codex, sites, "/link", steps, then=the_person_goes(ext, mine)
+    )
+    # The person's own move there later went on (the tab is theirs again); nothing else reached B.
+    assert [path for _, path, _ in SiteB.seen] == ["/mine"]
     assert question["site"] == site_b and question["tab"]["tabId"] == tab_id, question
     told = text_of(clicked) + text_of(shown)
     assert named_fenced(told, f"{site_b}/landing"), told
