@@ -145,7 +145,8 @@ def person(ext: Extension, decide: Decide, timeout: float = 60) -> dict[str, Any
                 "ok": True
             }
         time.sleep(0.05)
-    raise AssertionError("the question waited for never came")
+    pending = ext.send({"type": "approvals"})["pending"]
+    raise AssertionError(f"the question waited for never came; B saw {SiteB.seen}; waiting: {pending}")
 
 
 def a_granted_until_b(a: str, b: str) -> Decide:
