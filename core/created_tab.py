@@ -49,7 +49,10 @@ def as_loaded(created: Answer, tab: Answer | None) -> Answer:
     if not isinstance(facts, dict):
         return created
     facts = {key: value for key, value in facts.items() if key != "pendingUrl"} | {
-        key: tab[key] for key in ("url", "pendingUrl", "title", "status") if key in tab
+        key: tab[key] for key in ("url", "title", "status") if key in tab
     }
+    going = tab.get("pendingUrl")
+    if isinstance(going, str) and going:  # not committed yet: where it is going, as create always said
+        facts["url"] = going
     page = json.dumps(facts, ensure_ascii=False, separators=(",", ":"))
     return created | {"output": output | {"output": PageText(page, parts.before, parts.after).render()}}

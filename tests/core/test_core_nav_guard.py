@@ -5,13 +5,16 @@ site, the agent told where the page tried to go."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
 
 from core import agent_navigation
 from core.agent_tabs import OPENS_AFTER_CALL_S
+from core.browser.fence import fence
 from core.browser.nav_guard import GO, Outcome, PausedNavigation, Standing, Verdict, decide, stopped_words
+from core.created_tab import as_loaded
 from tests.core.fenced import page_of
 from tests.core.test_core_gateway import CODEX, Setup, text
 
@@ -210,3 +213,10 @@ async def test_a_tab_the_agent_creates_opens_blank_and_is_held_before_it_goes_to
     after = [(tool, args, guarded) for tool, args, guarded in seen if args.get("tabId") == tab_id]
     assert after and all(tab_id in guarded for _, _, guarded in after if _ != "cdp.guard")
     assert any(tool == "cdp" for tool, _, _ in after)  # then sent to its URL as navigate goes (the debugger)
+
+
+def test_a_created_tab_whose_first_load_has_not_committed_answers_where_it_is_going() -> None:
+    created = {"success": True, "output": {"output": fence('{"id":9,"url":"about:blank","title":""}')}}
+    now = {"id": 9, "url": "about:blank", "pendingUrl": f"{A}/start", "title": "", "status": "loading"}
+    facts = json.loads(page_of(as_loaded(created, now)["output"]["output"]))
+    assert facts == {"id": 9, "url": f"{A}/start", "title": "", "status": "loading"}
