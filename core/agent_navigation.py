@@ -1,17 +1,20 @@
 """Where an agent's tabs go (contract §8.2): the agents' tabs held by the browser, each held load decided.
 
 The service worker holds every document request of the tabs named here (the tabs agents opened and those
-opened from them; never the person's own, nor one the person shares, where the person may go anywhere) and
-asks `nav/paused` about each; the decision is core/browser/nav_guard.py's. A stopped top-level load asks the
-person for its site in the background (the board's question for that site): the request is not kept waiting
-for the answer, so nothing reaches that site behind the agent's back later, and the agent hears at once (with
-its call's answer, or its next one) where the page tried to go. *Allow once* lets the tab go to that site
-once, *Allow for this session* is the usual session grant; either way the agent does the action again.
+opened from them; a tab the person shares only while the agent's call on it runs and for Chrome's
+user-activation window after it, so what the agent's click causes there is checked while the person's own
+moves in their tab later are not held at all; never the person's own) and asks `nav/paused` about each;
+the decision is core/browser/nav_guard.py's. A stopped top-level load asks the person for its site in the
+background (the board's question for that site): the request is not kept waiting for the answer, so nothing
+reaches that site behind the agent's back later, and the agent hears at once (with its call's answer, or its
+next one) where the page tried to go. *Allow once* lets the tab go to that site once, *Allow for this
+session* is the usual session grant; either way the agent does the action again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -20,6 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from core.agent_tabs import OPENS_AFTER_CALL_S
 from core.agents import AgentBook, AgentState
 from core.browser.nav_guard import Outcome, PausedNavigation, Standing, decide, stopped_words
 from core.browser.target import site_of
@@ -42,6 +46,9 @@ class _Tab:
     acting: Counter[str] = field(default_factory=Counter)  # sites of calls running on it now
     once: set[str] = field(default_factory=set)  # sites the person allowed once for it
     asking: set[str] = field(default_factory=set)  # sites the person is being asked about for it
+    calls: int = 0  # the calls running on it now
+    until: float = 0.0  # a shared tab is held until then after the agent's last call on it (monotonic)
+    release: asyncio.Task[None] | None = None  # tells the browser to let go of a shared tab then
 
 
 class AgentNavigation:
@@ -59,10 +66,10 @@ class AgentNavigation:
 
     async def guard(self) -> None:
         """Tell the browser which tabs to hold (every agent's own that it has used), when that changed. A tab
-        the person shares stays the person's: they may go anywhere in it, so its loads are not held; nor are a
-        tab's that only joined an agent by its opener until the agent uses it (Chrome names an opener for some
-        tabs the person opens too)."""
-        tabs = frozenset(tab for agent in self._book.all() for tab in agent.own if tab in self._tabs)
+        the person shares stays the person's: they may go anywhere in it, so its loads are held only around
+        the agent's call there; nor are a tab's held that only joined an agent by its opener until the agent
+        uses it (Chrome names an opener for some tabs the person opens too)."""
+        tabs = frozenset(tab for agent in self._book.all() for tab in agent.tabs() if self._holds(agent, tab))
         if tabs == self._guarded or self._browser is None:
             return
         try:
@@ -78,6 +85,14 @@ class AgentNavigation:
         if tab_id is not None:
             self._tabs.setdefault(tab_id, _Tab())
 
+    def _holds(self, agent: AgentState, tab_id: int) -> bool:
+        tab = self._tabs.get(tab_id)
+        if tab is None:
+            return False
+        if tab_id in agent.own:
+            return True
+        return tab.session in agent.sessions and (tab.calls > 0 or _now() < tab.until)
+
     def worker_restarted(self) -> None:
         """A new service worker holds no tab: tell it again before the next call."""
         self._guarded = frozenset()
@@ -90,15 +105,32 @@ class AgentNavigation:
             return
         tab = self._tabs.setdefault(tab_id, _Tab())
         tab.session = session
+        tab.calls += 1
         if site is not None:
             tab.acting[site] += 1
         try:
             yield
         finally:
+            tab.calls -= 1
+            tab.until = _now() + OPENS_AFTER_CALL_S
             if site is not None:
                 tab.acting[site] -= 1
                 if tab.acting[site] <= 0:
                     del tab.acting[site]
+            if any(tab_id in agent.shared for agent in self._book.all()):
+                self._release_later(tab)
+
+    def _release_later(self, tab: _Tab) -> None:
+        """The browser lets go of a shared tab once the window after the agent's call ended (one timer a tab,
+        the latest call's)."""
+        if tab.release is not None:
+            tab.release.cancel()
+
+        async def release() -> None:
+            await asyncio.sleep(OPENS_AFTER_CALL_S)
+            await self.guard()
+
+        tab.release = asyncio.ensure_future(release())
 
     def with_notes(self, agent: AgentState, answer: Answer) -> Answer:
         """The call's answer with what the guard stopped for this agent since its last answer."""
@@ -118,10 +150,10 @@ class AgentNavigation:
             paused = PausedNavigation.model_validate(message)
         except ValidationError as error:
             return {"error": {"code": -32602, "message": format_validation_error(error)}}
-        agent = next((a for a in self._book.all() if paused.tabId in a.own), None)
-        if agent is None or paused.tabId not in self._tabs:
-            return {"continue": True}
-        tab = self._tabs.setdefault(paused.tabId, _Tab())
+        agent = next((a for a in self._book.all() if self._holds(a, paused.tabId)), None)
+        tab = self._tabs.get(paused.tabId)
+        if agent is None or tab is None:
+            return {"continue": True}  # nobody's, or a shared tab past the agent's call: the person's
         session = tab.session if tab.session in agent.sessions else next(iter(sorted(agent.sessions)), None)
         config = await self._config()
         trusted = agent.identity.executable in config.get("gatewayTrusted", [])
@@ -190,3 +222,7 @@ def _question(agent: AgentState, paused: PausedNavigation | None, site: str) -> 
         tab_id=paused.tabId if paused is not None else None,
         tab_title=paused.title if paused is not None else None,
     )
+
+
+def _now() -> float:
+    return time.monotonic()

@@ -87,20 +87,23 @@ class AgentTabs:
         self._changed()
         return tab_id
 
-    async def used(self, agent: AgentState, prepared: Prepared, answer: Answer) -> None:
-        """After a call ran: its tab is the agent's default; a tab it created is its own, in its group."""
+    async def used(self, agent: AgentState, prepared: Prepared, answer: Answer) -> int | None:
+        """After a call ran: its tab is the agent's default; a tab it created is its own, in its group (its
+        id is returned)."""
         if prepared.tab_id is not None:
             self._worked[prepared.tab_id] = _now()
         if prepared.creates_tab:
             created = _created_tab_id(answer)
             if created is None:
-                return
+                return None
             agent.own.add(created)
             agent.last_tab = created
             await self._group(agent, created)
             self._changed()
-        elif prepared.tab_id is not None and prepared.tab_id in agent.tabs():
+            return created
+        if prepared.tab_id is not None and prepared.tab_id in agent.tabs():
             agent.last_tab = prepared.tab_id
+        return None
 
     async def created(self, message: Message) -> Answer:
         """`tabs/created`: a tab the page of `sourceTabId` opened is that tab's agent's, in its group, when

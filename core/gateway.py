@@ -31,6 +31,7 @@ from core.call_checks import PAUSED, CallChecks, Refusal, action_of
 from core.call_result import AgentCallResult, from_dispatch
 from core.capabilities import BrowserCapability
 from core.consent import ConsentBoard, ConsentRefused, ConsentWithdrawn
+from core.created_tab import as_loaded, first_load, without_url
 from core.events import Emit
 from core.history import record_for
 from core.tool_facts import RESOURCE_TOOLS
@@ -301,10 +302,12 @@ class AgentGateway:
             elif not refusal.failed:
                 ends.setdefault("outcome", Outcome.DENIED)
             return refusal.internal(call_id)
+        # A tab the agent creates opens blank and is held before its first load (core/created_tab.py).
+        arguments, first = without_url(prepared.creates_tab, prepared.arguments)
         item = {
             "type": "function_call",
             "name": params.name,
-            "arguments": json.dumps(prepared.arguments),
+            "arguments": json.dumps(arguments),
             "call_id": call_id,
         }
         target: dict[str, Any] = {
@@ -325,10 +328,34 @@ class AgentGateway:
                 {"type": "dispatch", "item": item, "turn": params.session, "target": target}
             )
         if answer.get("success") is True:
-            await self._tabs.used(agent, prepared, answer)
+            created = await self._tabs.used(agent, prepared, answer)
             self._nav.used(agent.last_tab)
             await self._nav.guard()
+            if first is not None and created is not None:
+                answer = await self._first_load(
+                    agent, params.session, call_id, created, answer, first, stop, approved
+                )
         return self._nav.with_notes(agent, answer)
+
+    async def _first_load(
+        self,
+        agent: AgentState,
+        session: str,
+        call_id: str,
+        tab_id: int,
+        created: Answer,
+        url: str,
+        stop: Stop,
+        approved: str | None,
+    ) -> Answer:
+        """The created tab, held now, goes to its URL: create's answer as the tab is then, or the load's."""
+        target = {"tabs": sorted(agent.tabs()), "tabId": tab_id, "site": None, "caller": agent.id}
+        with acting(stop), self._nav.acting(tab_id, session, approved):
+            loaded = await first_load(self._handle, session, call_id, target, url)
+        if loaded.get("success") is not True:
+            return loaded
+        tabs = await self._tabs.all()
+        return as_loaded(created, tabs.get(tab_id) if tabs is not None else None)
 
     def _stop_when_paused(self, tool: str, ends: dict[str, Any]) -> Stop:
         def stop() -> str | None:

@@ -3,8 +3,9 @@
 // plain JSON. A call that carries `site` runs only if the tab still shows that site right before the chrome.*
 // call (Python checked the tab; the page may have moved since).
 import { rpcError } from "./host.js";
-import { checkSite, guardTabs, openDialog, readBuffer, runCommands, shownSite } from "./cdp.js";
+import { checkSite, guardTabs, openDialog, readBuffer, runCommands, seenCommit, shownSite } from "./cdp.js";
 import { ErrorCode } from "./error_codes.js";
+import { restoreStopped } from "./nav_hold.js";
 
 const TOOL_STORAGE_PREFIX = "tool:"; // browser_storage lives in its own namespace, apart from Tabgate's state
 
@@ -198,6 +199,16 @@ async function historyStep(tab, delta, viaPage) {
   }
 }
 
+const COMMIT_SEEN_MS = 2000; // how long a history step's answer waits for the debugger's word of its commit
+
+// A history step's answer, once a page it restored from the back/forward cache is decided (nav_hold.js): a
+// stopped one names nothing of that page (the agent hears where it led from Python, fenced).
+async function stepped(tab, answer) {
+  await seenCommit(tab.id, answer.url, COMMIT_SEEN_MS);
+  if (!(await restoreStopped(tab.id))) return answer;
+  throw rpcError(ErrorCode.INVALID_PARAMS, `tab ${tab.id} went to a page of another site; Tabgate took it back`);
+}
+
 // ------------------------------------------------------------------ the tools
 
 const storageArea = (area) => chrome.storage[area];
@@ -234,8 +245,8 @@ const executors = {
     switch (a.action) {
       case "navigate": return go(() => chrome.tabs.update(tab.id, { url: a.url }), `tab ${tab.id} did not start loading ${a.url}`);
       case "reload": return go(() => chrome.tabs.reload(tab.id), `tab ${tab.id} did not start reloading`);
-      case "back": return go(() => historyStep(tab, -1, a.viaPage), `tab ${tab.id} has no earlier page to go back to`);
-      case "forward": return go(() => historyStep(tab, 1, a.viaPage), `tab ${tab.id} has no later page to go forward to`);
+      case "back": return stepped(tab, await go(() => historyStep(tab, -1, a.viaPage), `tab ${tab.id} has no earlier page to go back to`));
+      case "forward": return stepped(tab, await go(() => historyStep(tab, 1, a.viaPage), `tab ${tab.id} has no later page to go forward to`));
       case "current_url": return { tabId: tab.id, url: tab.url || tab.pendingUrl || "", status: tab.status };
       case "wait_for_load": return waitForComplete(tab.id, a.timeoutMs);
     }

@@ -4,7 +4,7 @@
 // which commands to send, in which order and what their results mean is Python's (core/browser/).
 import { rpcError } from "./host.js";
 import { ErrorCode } from "./error_codes.js";
-import { HOLD_DOCUMENTS, holdPaused } from "./nav_hold.js";
+import { HOLD_DOCUMENTS, heldRestore, holdPaused } from "./nav_hold.js";
 
 const PROTOCOL_VERSION = "1.3";
 const BUFFER_LIMIT = 1000; // entries kept per buffer (console, network, dialogs) and tab
@@ -32,6 +32,8 @@ class TabState {
     this.loaderId = null; // the loader of the top-level document now shown (its network request carries it)
     this.drag = null; // drag data Chrome intercepted (Input.setInterceptDrags)
     this.mainFrame = null; // the id of the tab's own frame (its loads are the tab's; others are frames')
+    this.committed = ""; // the URL the tab's own frame last committed (what a back/forward restore left)
+    this.commitWaiters = new Set(); // wake-ups for the tab's own frame's next commit (seenCommit)
   }
 
   push(list, entry) {
@@ -141,6 +143,23 @@ export async function guardTabs(ids) {
   return { guarded: [...guarded] };
 }
 
+// Resolves once the debugger has seen a held tab's own frame commit `url` (at once if it has, or the tab is not
+// held; else by `ms`): Chrome may report a history step done before that commit's event, and a restore from
+// the back/forward cache is decided on that event (nav_hold.js).
+export function seenCommit(tabId, url, ms) {
+  const state = tabs.get(tabId);
+  if (!state || !guarded.has(tabId) || state.committed === url) return Promise.resolve();
+  return new Promise((resolve) => {
+    const wake = () => {
+      clearTimeout(timer);
+      state.commitWaiters.delete(wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    state.commitWaiters.add(wake);
+  });
+}
+
 export async function attachedTab(tabId) {
   const known = tabs.get(tabId);
   if (known) return known;
@@ -156,7 +175,8 @@ export async function attachedTab(tabId) {
       tabs.set(tabId, state);
       try {
         await setUp(tabId, null);
-        state.mainFrame = (await send(tabId, null, "Page.getFrameTree")).frameTree.frame.id;
+        const { frame } = (await send(tabId, null, "Page.getFrameTree")).frameTree;
+        [state.mainFrame, state.committed] = [frame.id, frame.url];
       } catch (e) {
         tabs.delete(tabId);
         throw e;
@@ -197,6 +217,11 @@ const EVENTS = {
     state.mainFrame = p.frame.id;
     state.epoch += 1;
     state.loaderId = p.frame.loaderId;
+    const left = state.committed;
+    state.committed = p.frame.url;
+    // A page restored from the back/forward cache sent no request for Fetch to hold: its commit is decided.
+    if (p.type === "BackForwardCacheRestore" && guarded.has(state.tabId)) heldRestore(send, state.tabId, p.frame.url, left);
+    for (const wake of [...state.commitWaiters]) wake();
   },
   "Runtime.consoleAPICalled"(state, p, sessionId) {
     const top = p.stackTrace?.callFrames?.[0];

@@ -36,7 +36,8 @@ class PausedNavigation(BaseModel):
     body: StrictBool = False  # it carries a body (a form's POST)
     top: StrictBool = True  # the tab's own page, not a frame in it
     redirect: StrictBool = False  # a hop of a server redirect
-    shown: StrictStr = Field(default="", max_length=MAX_URL)  # the URL the tab shows now
+    restored: StrictBool = False  # a page the back/forward cache restored: committed, with no request
+    shown: StrictStr = Field(default="", max_length=MAX_URL)  # the URL the tab shows now (left, if restored)
     title: StrictStr = Field(default="", max_length=1000)  # the tab's title now (for the person's question)
 
 
@@ -89,17 +90,25 @@ def decide(paused: PausedNavigation, standing: Standing) -> Verdict:
 
 def stopped_words(paused: PausedNavigation) -> str:
     """What the agent is told of a stopped load, the address it tried fenced (the page chose it)."""
-    how = "a server redirect" if paused.redirect else "the page"
-    if paused.top:
-        words = (
-            f"Tabgate stopped tab {paused.tabId} from going to another site ({how} led there): no request "
-            "reached that site, and the tab stays on its page. You have no consent for that site; the "
-            "person is asked for it in Tabgate's popup. Once they allow it, do the action again. Where it "
-            "tried to go:"
-        )
-    else:
+    if not paused.top:
         words = (
             f"Tabgate stopped a frame in tab {paused.tabId} from sending a form ({paused.method}) to a site "
             "you have no consent for: no request reached it. Where it tried to send it:"
         )
+        return PageText(paused.url, before=words).render()
+    if paused.restored:
+        what = (
+            f"Tabgate stopped tab {paused.tabId} from going back or forward to another site (a page Chrome "
+            "kept in memory, so no request was made): the tab is taken back to the page it left."
+        )
+    else:
+        how = "a server redirect" if paused.redirect else "the page"
+        what = (
+            f"Tabgate stopped tab {paused.tabId} from going to another site ({how} led there): no request "
+            "reached that site, and the tab stays on its page."
+        )
+    words = (
+        f"{what} You have no consent for that site; the person is asked for it in Tabgate's popup. Once they "
+        "allow it, do the action again. Where it tried to go:"
+    )
     return PageText(paused.url, before=words).render()

@@ -5,11 +5,16 @@ site, the agent told where the page tried to go."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
 
+from core import agent_navigation
+from core.agent_tabs import OPENS_AFTER_CALL_S
+from core.browser.fence import fence
 from core.browser.nav_guard import GO, Outcome, PausedNavigation, Standing, Verdict, decide, stopped_words
+from core.created_tab import as_loaded
 from tests.core.fenced import page_of
 from tests.core.test_core_gateway import CODEX, Setup, text
 
@@ -61,6 +66,15 @@ def test_the_agent_is_told_where_the_page_tried_to_go_as_the_pages_text() -> Non
     assert "server redirect" in told.split("---")[0] and B not in told.split("---")[0]
 
 
+def test_a_page_restored_from_the_back_forward_cache_is_decided_from_the_page_it_left() -> None:
+    restored = paused(f"{B}/kept", shown=f"{A}/plain", restored=True)
+    assert decide(restored, NOBODY) == Verdict(Outcome.STOP, B)
+    assert decide(paused(f"{B}/kept", shown=f"{B}/other", restored=True), NOBODY) == GO
+    told = stopped_words(restored)
+    assert page_of(told) == f"{B}/kept"
+    assert "taken back" in told.split("---")[0] and B not in told.split("---")[0]
+
+
 def test_a_report_that_is_no_held_load_is_refused_naming_the_field() -> None:
     with pytest.raises(ValueError, match="tabId"):
         PausedNavigation.model_validate({"url": B})
@@ -88,7 +102,7 @@ async def test_the_agents_tabs_are_held_and_the_persons_are_not() -> None:
     assert await held(setup, 7, f"{B}/x", shown=f"{A}/") == {"continue": True}  # the person's tab
 
 
-async def test_a_shared_tab_and_one_that_only_joined_by_its_opener_are_not_held_until_used() -> None:
+async def test_a_tab_that_only_joined_by_its_opener_is_not_held_until_used() -> None:
     setup = await Setup(gateway=True).start()
     tab_id = await setup.own_tab()
     opened = setup.chrome._new(f"{A}/popup")["id"]
@@ -96,10 +110,7 @@ async def test_a_shared_tab_and_one_that_only_joined_by_its_opener_are_not_held_
     # The agent is at work in its tab on A when that tab's page opens another.
     await setup.call("browser_page", {"action": "title", "tabId": tab_id})
     await setup.send({"type": "tabs/created", "tabId": opened, "sourceTabId": tab_id})
-    await setup.share(7)
-    await setup.call("browser_page", {"action": "title", "tabId": 7})
-    assert setup.chrome.guarded == [tab_id]  # the person may go anywhere in a tab they share
-    assert await held(setup, 7, f"{B}/x", shown=f"{A}/") == {"continue": True}
+    assert setup.chrome.guarded == [tab_id]
     assert await held(setup, opened, f"{B}/x", shown=f"{A}/") == {"continue": True}
     await setup.call("browser_page", {"action": "title", "tabId": opened})
     assert setup.chrome.guarded == sorted([tab_id, opened])
@@ -148,3 +159,64 @@ async def test_a_trusted_agents_tab_goes_anywhere_unasked() -> None:
     tab_id = await setup.own_tab()
     assert await held(setup, tab_id, f"{B}/x", shown=f"{A}/") == {"continue": True}
     assert await setup.pending(0) == []
+
+
+async def test_a_shared_tab_is_held_only_while_the_agents_call_there_runs_and_shortly_after(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    setup = await Setup(gateway=True).start()
+    tab_id = await setup.own_tab()
+    setup.chrome.tabs[7]["url"] = f"{A}/"
+    await setup.share(7)
+    held_during: list[list[int]] = []
+    call = setup.chrome.call
+
+    async def watched(tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        if tool == "browser_page":
+            held_during.append(list(setup.chrome.guarded))
+        return await call(tool, args, timeout_ms=timeout_ms)
+
+    monkeypatch.setattr(setup.chrome, "call", watched)
+    await setup.call("browser_page", {"action": "title", "tabId": 7})
+    assert held_during == [sorted([tab_id, 7])]  # what the agent's call causes there is checked
+    assert setup.chrome.guarded == sorted([tab_id, 7])  # and just after it (a click's redirect)
+    assert (await held(setup, 7, f"{B}/x", shown=f"{A}/"))["continue"] is False
+    [question] = await setup.pending()
+    assert question["site"] == B and question["tab"]["tabId"] == 7
+    later = agent_navigation._now() + OPENS_AFTER_CALL_S + 1
+    monkeypatch.setattr(agent_navigation, "_now", lambda: later)  # the person moves in their tab later
+    await setup.call("browser_page", {"action": "title", "tabId": tab_id})
+    assert setup.chrome.guarded == [tab_id]  # the browser let go of the person's tab
+    assert await held(setup, 7, f"{B}/y", shown=f"{A}/") == {"continue": True}
+
+
+async def test_a_tab_the_agent_creates_opens_blank_and_is_held_before_it_goes_to_its_url(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    setup = await Setup(gateway=True).start()
+    seen: list[tuple[str, dict[str, Any], list[int]]] = []
+    call = setup.chrome.call
+
+    async def watched(tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        seen.append((tool, dict(args), list(setup.chrome.guarded)))
+        return await call(tool, args, timeout_ms=timeout_ms)
+
+    monkeypatch.setattr(setup.chrome, "call", watched)
+    creating = setup.call("browser_tab", {"action": "create", "url": f"{A}/start"})
+    [question] = await setup.pending()
+    await setup.answer(question["id"], "once")
+    answer = await creating
+    assert page_of(text(answer)).count(f'"url":"{A}/start"') == 1  # the tab where it went, not about:blank
+    [(_, created, _)] = [(t, a, g) for t, a, g in seen if t == "browser_tab" and a.get("action") == "create"]
+    assert "url" not in created  # about:blank: nothing loads before the tab is held
+    tab_id = max(setup.chrome.tabs)
+    after = [(tool, args, guarded) for tool, args, guarded in seen if args.get("tabId") == tab_id]
+    assert after and all(tab_id in guarded for _, _, guarded in after if _ != "cdp.guard")
+    assert any(tool == "cdp" for tool, _, _ in after)  # then sent to its URL as navigate goes (the debugger)
+
+
+def test_a_created_tab_whose_first_load_has_not_committed_answers_where_it_is_going() -> None:
+    created = {"success": True, "output": {"output": fence('{"id":9,"url":"about:blank","title":""}')}}
+    now = {"id": 9, "url": "about:blank", "pendingUrl": f"{A}/start", "title": "", "status": "loading"}
+    facts = json.loads(page_of(as_loaded(created, now)["output"]["output"]))
+    assert facts == {"id": 9, "url": f"{A}/start", "title": "", "status": "loading"}

@@ -1,8 +1,10 @@
 """The web cannot carry an agent past the person's consent (contract §8.2), end to end: under a grant for site
-A, a server redirect, a form's POST, a script's or a meta refresh's navigation, and going back, each to site
-B, never reach B. The tab stays on A, the agent is told where the page tried to go (fenced), and the person is
-asked for B. A real agent (the `mcp` SDK started from the config `tabgate-host connect` writes) drives a real
-Chromium; B is its own server, which records every request it gets."""
+A, a server redirect, a form's POST, a script's or a meta refresh's navigation, and going back (from the
+back/forward cache too), each to site B, never reach B, in the agent's own tabs, in a tab it creates and in
+one the person shares with it. The tab stays on A, the agent is told where the page tried to go (fenced),
+and the person is asked for B. A real agent (the `mcp` SDK started from the config `tabgate-host connect`
+writes) drives a real Chromium with its back/forward cache on, as a person's is; B is its own server, which
+records every request it gets."""
 
 from __future__ import annotations
 
@@ -18,13 +20,22 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
-from playwright.sync_api import Playwright
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page, Playwright
 
+from core.agent_tabs import OPENS_AFTER_CALL_S
 from tests.core.fenced import unwrapped
 from tests.e2e.test_gateway_attacks import agent_params
 from tests.support.agents import AgentThread, text_of, wait_listed
 from tests.support.browser import Extension
-from tests.support.gateway_browser import browser, desktop_env, gateway, gateway_profile
+from tests.support.gateway_browser import (
+    agent_id,
+    browser,
+    desktop_env,
+    gateway,
+    gateway_profile,
+    person_tab_id,
+)
 from tests.support.local_site import pages_and_a_redirect, serve
 
 pytestmark = pytest.mark.e2e
@@ -35,7 +46,8 @@ MARK = "--- page content "  # a fenced block's first line begins so
 
 class SiteB(BaseHTTPRequestHandler):
     """Site B: answers every request with a page and records it (method, path, body), but for the icon
-    Chrome fetches for a page shown (that is the browser's, not a page's request)."""
+    Chrome fetches for a page shown (that is the browser's, not a page's request). Its pages are not kept by
+    the back/forward cache (`no-store`), but for those under /kept."""
 
     seen: ClassVar[list[tuple[str, str, bytes]]] = []
 
@@ -45,7 +57,8 @@ class SiteB(BaseHTTPRequestHandler):
             SiteB.seen.append((self.command, self.path, self.rfile.read(length) if length else b""))
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
-        self.send_header("Cache-Control", "no-store")
+        if not self.path.startswith("/kept"):
+            self.send_header("Cache-Control", "no-store")
         self.end_headers()
         self.wfile.write(b"<!doctype html><title>Site B</title><p>B's own page</p>")
 
@@ -59,6 +72,7 @@ def site_a_pages(b: str) -> dict[str, bytes]:
     """Site A's pages, each of which leads to B in its own way."""
     return {
         "/plain": b"<!doctype html><title>A</title><p>A's page</p>",
+        "/link": b'<!doctype html><title>A link</title><a id="go" href="/redirect">Go on</a>',
         "/form": (
             f'<!doctype html><title>A form</title><form method="post" action="{b}/submit">'
             f'<input name="card" value="{CARD}"><button id="send">Pay</button></form>'
@@ -96,7 +110,7 @@ def ext(
     env = desktop_env(host_env, tmp_path_factory.mktemp("desktop"))
     # The person let Tabgate read both sites: only the agent's consent stands between it and B.
     profile = gateway_profile(pw, tmp_path_factory.mktemp("profile-nav"), env, [site_a, site_b])
-    with browser(pw, profile, env) as ext:
+    with browser(pw, profile, env, bfcache=True) as ext:
         gateway(ext, True)
         yield ext
         gateway(ext, False)
@@ -131,7 +145,8 @@ def person(ext: Extension, decide: Decide, timeout: float = 60) -> dict[str, Any
                 "ok": True
             }
         time.sleep(0.05)
-    raise AssertionError("the question waited for never came")
+    pending = ext.send({"type": "approvals"})["pending"]
+    raise AssertionError(f"the question waited for never came; B saw {SiteB.seen}; waiting: {pending}")
 
 
 def a_granted_until_b(a: str, b: str) -> Decide:
@@ -170,6 +185,70 @@ def drive(
     go.set()
     first, shown = running.outcome()
     return question, first, shown
+
+
+def drive_shared(
+    ext: Extension,
+    codex: StdioServerParameters,
+    sites: tuple[str, str],
+    path: str,
+    steps: Callable[[Client, int], Any],
+    then: Callable[[Page], None] = lambda _: None,
+) -> tuple[dict[str, Any], Any, types.CallToolResult, int]:
+    """As `drive`, in a tab the person opened on A's `path` and shares with the agent once it is connected
+    (the person decides as `a_granted_until_b` says); `then` is what the person does in that tab after the
+    agent's last call, while the agent is still connected. Also answers that tab's id."""
+    url = f"{sites[0]}{path}"
+    page = ext.context.new_page()
+    page.goto(url)
+    tab_id = person_tab_id(ext, url)
+    shared, go, answered, leave = (threading.Event() for _ in range(4))
+
+    async def body(client: Client, _notices: list[Any]) -> Any:
+        await wait_listed(client, lambda n: "browser_navigation" in n)
+        await anyio.to_thread.run_sync(shared.wait, 60)
+        first = await steps(client, tab_id)
+        await anyio.to_thread.run_sync(go.wait, 60)
+        shown = await client.call_tool("browser_navigation", {"action": "current_url", "tabId": tab_id})
+        answered.set()
+        await anyio.to_thread.run_sync(leave.wait, 60)
+        return first, shown
+
+    running = AgentThread(codex, body)
+    running.start()
+    ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab_id, "shared": True})
+    shared.set()
+    question = person(ext, a_granted_until_b(*sites))
+    go.set()
+    try:
+        assert answered.wait(60), "the agent's last call never answered"
+        then(page)
+    finally:
+        leave.set()
+    first, shown = running.outcome()
+    page.close()
+    return question, first, shown, tab_id
+
+
+def the_person_goes(ext: Extension, url: str) -> Callable[[Page], None]:
+    """The person goes to `url` in their tab once Chrome's activation window after the agent's last call
+    there is over (`OPENS_AFTER_CALL_S`): tried again, within a bound, while Tabgate still held the tab late
+    (each stop the person is asked about is then denied)."""
+
+    def go(page: Page) -> None:
+        time.sleep(OPENS_AFTER_CALL_S)  # the window the product holds a shared tab for, after the call
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                page.goto(url)
+                break
+            except PlaywrightError:
+                assert time.monotonic() < deadline, "the person could not go on in their own tab"
+                for question in ext.send({"type": "approvals"})["pending"]:
+                    end(ext, question)
+                page.wait_for_timeout(200)
+
+    return go
 
 
 async def go_to(client: Client, url: str) -> types.CallToolResult:
@@ -252,5 +331,98 @@ def test_going_back_into_b_is_held_until_the_person_allows_b(
     assert first.is_error is False and there.is_error is False, text_of(there)
     assert [path for _, path, _ in SiteB.seen] == ["/first"]  # going back asked nothing of B
     assert question["site"] == site_b and question["id"] != once_for_b[0]
+    assert json.loads(unwrapped(text_of(shown).split("\n\n")[0]))["url"] == f"{site_a}/plain"
+    end(ext, question)
+
+
+def test_a_tab_created_on_a_that_redirects_to_b_never_reaches_b(
+    ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str
+) -> None:
+    async def steps(client: Client) -> types.CallToolResult:
+        return await client.call_tool("browser_tab", {"action": "create", "url": f"{site_a}/redirect"})
+
+    question, created, shown = drive(ext, codex, steps, a_granted_until_b(site_a, site_b))
+    assert SiteB.seen == []  # the new tab was held before its first load
+    assert question["site"] == site_b and question["action"] == "navigate"
+    assert named_fenced(text_of(created), f"{site_b}/landing"), text_of(created)
+    assert not json.loads(unwrapped(text_of(shown)))["url"].startswith(site_b)
+    end(ext, question)
+
+
+def test_a_tab_created_on_a_answers_as_the_tab_on_a(
+    ext: Extension, codex: StdioServerParameters, site_a: str
+) -> None:
+    async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
+        await wait_listed(client, lambda n: "browser_tab" in n)
+        return await client.call_tool("browser_tab", {"action": "create", "url": f"{site_a}/plain"})
+
+    running = AgentThread(codex, body)
+    running.start()
+    question = person(ext, lambda _: None)
+    assert question["site"] == site_a
+    assert ext.send({"type": "approval/answer", "id": question["id"], "decision": "once"}) == {"ok": True}
+    created = json.loads(unwrapped(text_of(running.outcome())))
+    assert created["url"] == f"{site_a}/plain"  # where it went, not the blank page it opened on
+
+
+def test_a_redirect_to_b_after_the_agents_click_in_a_shared_tab_never_reaches_b(
+    ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str
+) -> None:
+    async def steps(client: Client, tab_id: int) -> types.CallToolResult:
+        return await client.call_tool("browser_dom", {"action": "click", "selector": "#go", "tabId": tab_id})
+
+    mine = f"{site_b}/mine"
+    sites = (site_a, site_b)
+    question, clicked, shown, tab_id = drive_shared(
+        ext, codex, sites, "/link", steps, then=the_person_goes(ext, mine)
+    )
+    # The person's own move there later went on (the tab is theirs again); nothing else reached B.
+    assert [path for _, path, _ in SiteB.seen] == ["/mine"]
+    assert question["site"] == site_b and question["tab"]["tabId"] == tab_id, question
+    told = text_of(clicked) + text_of(shown)
+    assert named_fenced(told, f"{site_b}/landing"), told
+    assert json.loads(unwrapped(text_of(shown).split("\n\n")[0]))["url"] == f"{site_a}/link"
+    end(ext, question)
+
+
+def test_a_form_in_a_shared_tab_posting_to_b_never_sends_b_its_fields(
+    ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str
+) -> None:
+    async def steps(client: Client, tab_id: int) -> types.CallToolResult:
+        return await client.call_tool(
+            "browser_dom", {"action": "click", "selector": "#send", "tabId": tab_id}
+        )
+
+    question, clicked, shown, _ = drive_shared(ext, codex, (site_a, site_b), "/form", steps)
+    assert clicked.is_error is False, text_of(clicked)
+    assert SiteB.seen == []
+    assert question["site"] == site_b
+    told = text_of(clicked) + text_of(shown)
+    assert named_fenced(told, f"{site_b}/submit"), told
+    end(ext, question)
+
+
+def test_going_back_into_b_kept_by_the_back_forward_cache_is_stopped(
+    ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str
+) -> None:
+    async def steps(client: Client) -> list[types.CallToolResult]:
+        first, there = await go_to(client, f"{site_b}/kept"), await go_to(client, f"{site_a}/plain")
+        return [first, there, await client.call_tool("browser_navigation", {"action": "back"})]
+
+    once_for_b: list[str] = []
+
+    def decide(question: dict[str, Any]) -> str | None:
+        if question.get("site") == site_b and not once_for_b:  # the agent's own navigate to B: once
+            once_for_b.append(question["id"])
+            return "once"
+        return a_granted_until_b(site_a, site_b)(question)
+
+    question, (first, there, back), shown = drive(ext, codex, steps, decide)
+    assert first.is_error is False and there.is_error is False, text_of(there)
+    assert [path for _, path, _ in SiteB.seen] == ["/kept"]  # restored from memory: B was never asked again
+    assert question["site"] == site_b and question["id"] != once_for_b[0]
+    told = text_of(back) + text_of(shown)
+    assert named_fenced(told, f"{site_b}/kept"), told
+    assert "Site B" not in told  # nothing of B's page: not even its title
     assert json.loads(unwrapped(text_of(shown).split("\n\n")[0]))["url"] == f"{site_a}/plain"
     end(ext, question)

@@ -125,9 +125,11 @@ def launch(
     headless: bool = True,
     extra_args: tuple[str, ...] = (),
     open_timeout_ms: float | None = None,
+    bfcache: bool = False,
 ) -> Iterator[Extension]:
     """Chromium with the extension; `env` joins the environment Chromium passes on to the native host;
-    `extra_args` are more Chromium flags (e.g. --host-resolver-rules for sites of other names);
+    `extra_args` are more Chromium flags (e.g. --host-resolver-rules for sites of other names); `bfcache`
+    keeps Chrome's back/forward cache on, as a person's Chrome has it (Playwright turns it off);
     `open_timeout_ms` bounds opening the extension page (Playwright's 30 s when None)."""
     if not (extension_dir / "manifest.json").exists():
         raise AssertionError(f"{extension_dir} is not built; run python3 build.py")
@@ -142,6 +144,7 @@ def launch(
             *extra_args,
         ],
         env={**os.environ, **(env or {})},
+        ignore_default_args=["--disable-back-forward-cache"] if bfcache else None,
     )
     try:
         worker = (

@@ -24,10 +24,14 @@ from tests.support.local_site import serve
 
 @contextmanager
 def browser(
-    pw: Playwright, profile: Path, env: dict[str, str], extra_args: tuple[str, ...] = ()
+    pw: Playwright,
+    profile: Path,
+    env: dict[str, str],
+    extra_args: tuple[str, ...] = (),
+    bfcache: bool = False,
 ) -> Iterator[Extension]:
     default_place_free()
-    with launch(pw, profile, env=env, extra_args=extra_args) as ext:
+    with launch(pw, profile, env=env, extra_args=extra_args, bfcache=bfcache) as ext:
         ext.wait_python_ready()
         deadline = time.monotonic() + 30
         while ext.send({"type": "status"})["host"] != "connected":
