@@ -14,6 +14,7 @@ session* is the usual session grant; either way the agent does the action again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterator
@@ -36,6 +37,10 @@ type Config = Callable[[], Awaitable[Answer]]
 
 GUARD_TIMEOUT_MS = 5_000
 NOTES_KEPT = 4  # notes waiting for an agent's next answer (the oldest go first)
+
+
+class GuardFailed(Exception):
+    """The browser did not take the tabs to hold; a call that would move a tab unheld must not run."""
 
 
 @dataclass
@@ -68,14 +73,15 @@ class AgentNavigation:
         """Tell the browser which tabs to hold (every agent's own that it has used), when that changed. A tab
         the person shares stays the person's: they may go anywhere in it, so its loads are held only around
         the agent's call there; nor are a tab's held that only joined an agent by its opener until the agent
-        uses it (Chrome names an opener for some tabs the person opens too)."""
+        uses it (Chrome names an opener for some tabs the person opens too). GuardFailed when the browser did
+        not take the list (it is told again at the next guard)."""
         tabs = frozenset(tab for agent in self._book.all() for tab in agent.tabs() if self._holds(agent, tab))
         if tabs == self._guarded or self._browser is None:
             return
         try:
             await self._browser.call("cdp.guard", {"tabs": sorted(tabs)}, timeout_ms=GUARD_TIMEOUT_MS)
-        except BrowserToolError:
-            return  # told again before the next call
+        except BrowserToolError as exc:
+            raise GuardFailed(str(exc)) from exc
         self._guarded = tabs
         for gone in set(self._tabs) - tabs:
             del self._tabs[gone]
@@ -128,7 +134,8 @@ class AgentNavigation:
 
         async def release() -> None:
             await asyncio.sleep(OPENS_AFTER_CALL_S)
-            await self.guard()
+            with contextlib.suppress(GuardFailed):  # told again before the next call
+                await self.guard()
 
         tab.release = asyncio.ensure_future(release())
 

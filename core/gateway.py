@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 from core.acting_gate import Stop, acting
 from core.activity import ActivityLog, Outcome, make_entry, outcome_of_answer
 from core.agent_controls import STOPPED, AgentControls
-from core.agent_navigation import AgentNavigation
+from core.agent_navigation import AgentNavigation, GuardFailed
 from core.agent_tabs import AgentTabs
 from core.agents import AgentBook, AgentIdentity, AgentState, RunningCall, TabGroups
 from core.apps import offered_to_agents
@@ -47,6 +47,10 @@ GATEWAY_OFF = (
 )
 # Messages after which the gateway switch or the tools agents see may differ.
 CHANGES_TOOLS = frozenset({"config/load", "config/set", "host/state", "host/servers"})
+
+
+# The browser did not take the tabs whose loads Tabgate holds (core/agent_navigation.py).
+UNHELD = "Tabgate could not hold this tab's page loads for its consent checks"
 
 
 class _Params(BaseModel):
@@ -323,14 +327,23 @@ class AgentGateway:
         stop = self._stop_when_paused(params.name, ends) if prepared.question is not None else _never
         approved = prepared.question.site if prepared.question is not None else None
         with acting(stop), self._nav.acting(prepared.tab_id, params.session, approved):
-            await self._nav.guard()  # before anything moves the agent's tab
+            try:
+                await self._nav.guard()  # before anything moves the agent's tab
+            except GuardFailed as exc:  # never run unheld: the page could carry the call to another site
+                refused = Refusal(f"{UNHELD}: {exc}. Nothing was done; try again.", failed=True)
+                return refused.internal(call_id)
             answer = await self._handle(
                 {"type": "dispatch", "item": item, "turn": params.session, "target": target}
             )
         if answer.get("success") is True:
             created = await self._tabs.used(agent, prepared, answer)
             self._nav.used(agent.last_tab)
-            await self._nav.guard()
+            try:
+                await self._nav.guard()
+            except GuardFailed as exc:  # the created tab stays blank: its first load would go unheld
+                if first is not None and created is not None:
+                    refused = Refusal(f"{UNHELD} (tab {created} stays blank): {exc}", failed=True)
+                    return refused.internal(call_id)
             if first is not None and created is not None:
                 answer = await self._first_load(
                     agent, params.session, call_id, created, answer, first, stop, approved

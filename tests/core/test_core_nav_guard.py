@@ -14,7 +14,9 @@ from core import agent_navigation
 from core.agent_tabs import OPENS_AFTER_CALL_S
 from core.browser.fence import fence
 from core.browser.nav_guard import GO, Outcome, PausedNavigation, Standing, Verdict, decide, stopped_words
+from core.capabilities import BrowserToolError
 from core.created_tab import as_loaded
+from core.gateway import UNHELD
 from tests.core.fenced import page_of
 from tests.core.test_core_gateway import CODEX, Setup, text
 
@@ -220,3 +222,28 @@ def test_a_created_tab_whose_first_load_has_not_committed_answers_where_it_is_go
     now = {"id": 9, "url": "about:blank", "pendingUrl": f"{A}/start", "title": "", "status": "loading"}
     facts = json.loads(page_of(as_loaded(created, now)["output"]["output"]))
     assert facts == {"id": 9, "url": f"{A}/start", "title": "", "status": "loading"}
+
+
+async def test_a_call_the_browser_cannot_hold_tabs_for_does_not_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail closed: unheld, a click's redirect could carry the agent to a site it may not act on."""
+    setup = await Setup(gateway=True).start()
+    seen: list[str] = []
+    call = setup.chrome.call
+
+    async def no_guard(tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        seen.append(tool)
+        if tool == "cdp.guard":
+            raise BrowserToolError("the service worker did not answer within 5000 ms")
+        return await call(tool, args, timeout_ms=timeout_ms)
+
+    monkeypatch.setattr(setup.chrome, "call", no_guard)
+    tab_id = await setup.own_tab()  # created blank: nothing to hold yet, and the guard after it failed
+    setup.chrome.tabs[tab_id]["url"] = f"{A}/"
+    seen.clear()
+    answer = await setup.call("browser_page", {"action": "title", "tabId": tab_id})
+    assert answer["isError"] is True and text(answer).startswith(UNHELD), text(answer)
+    assert "did not answer within 5000 ms" in text(answer) and seen == ["cdp.guard"]
+    monkeypatch.setattr(setup.chrome, "call", call)  # the browser answers again: held, then run
+    again = await setup.call("browser_page", {"action": "title", "tabId": tab_id})
+    assert again["isError"] is False, text(again)
+    assert setup.chrome.guarded == [tab_id]
