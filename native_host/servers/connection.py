@@ -28,7 +28,7 @@ from ..config.preview import MAX_TIMEOUT_SEC
 from ..process.browser_link import BrowserLink
 from .elicitation import elicitor
 from .failures import Mend, classify
-from .handshake import CLIENT_INFO, bound_the_probe
+from .handshake import CLIENT_INFO, bounded_probe
 from .notifications import SERVER_LOG_LEVEL, Notify, ServerMessages, drop
 from .refusals import SignInLedger
 from .replies import Unavailable, describe, list_tools, start_error, timeout_message, to_json
@@ -38,7 +38,6 @@ from .status import StatusBoard
 from .transports import Run, open_transport, server_scrubber, watched
 
 log = logging.getLogger(__name__)
-bound_the_probe()  # handshake = "auto" costs at most its probe bound more than "legacy"
 
 FIRST_RETRY_SECONDS: Final = 1.0
 MAX_RETRY_SECONDS: Final = 60.0
@@ -245,10 +244,13 @@ class Connection:
                         scrub=self.scrub,
                         auth=self.auth.provider(run),
                     )
+                    if config.handshake == "auto":
+                        abort_post = config.transport == "streamable_http"
+                        transport = bounded_probe(transport, abort_post=abort_post)
                     client = await stack.enter_async_context(
                         Client(
                             watched(transport, run.lost),
-                            mode=self._handshake(),
+                            mode=config.handshake,
                             # No session-wide limit: the startup scope bounds the handshake, and every
                             # request after it carries its own (tool_timeout_sec or the caller's).
                             read_timeout_seconds=None,
@@ -294,14 +296,6 @@ class Connection:
             run.client = run.startup = None
             self._settle(run)
         return False
-
-    def _handshake(self) -> str:
-        """The SDK's connect mode. Under OAuth the SDK holds one lock across each HTTP request, so a probe
-        that an initialize-only streamable HTTP server leaves open would hold back every later request: such
-        a server gets `initialize` only (every server of the 2026 era answers it too)."""
-        if self.config.transport == "streamable_http" and self.auth.tokens is not None:
-            return "legacy"
-        return self.config.handshake
 
     def _settle(self, run: Run) -> None:
         run.settled.set()
