@@ -20,15 +20,13 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parents[2])]  # hostproc beside the host tests; the repo
 
 import httpx2  # noqa: E402
 from hostproc import FakeBrowserSide, HostError, HostProcess, install  # noqa: E402
-
-from native_host.servers.oauth import REDIRECT_URI  # noqa: E402
 
 SERVER = "conformance"
 # The client ID metadata document URL the suite's basic-cimd scenario expects as the client id.
@@ -59,10 +57,12 @@ def server_table(url: str, scenario: str, context: dict[str, Any]) -> tuple[str,
 
 
 def follow_to_redirect(url: str) -> str:
-    """What chrome.identity.launchWebAuthFlow gives back: the URL the page finally redirected to."""
+    """What chrome.identity.launchWebAuthFlow gives back: the URL the page finally redirected to, once it
+    reaches the redirect URI the authorization request names (the extension's chromiumapp.org address)."""
+    [redirect_uri] = parse_qs(urlsplit(url).query)["redirect_uri"]
     with httpx2.Client(timeout=20) as http:
         for _ in range(10):
-            if url.startswith(REDIRECT_URI):
+            if url.startswith(redirect_uri):
                 return url
             answer = http.get(url)
             if answer.status_code not in (301, 302, 303, 307, 308):
