@@ -26,6 +26,7 @@ from core.servers import unavailable_message
 from ..config.loading import ServerConfig
 from ..config.preview import MAX_TIMEOUT_SEC
 from ..process.browser_link import BrowserLink
+from .declared import declared
 from .elicitation import elicitor
 from .failures import Mend, classify
 from .handshake import CLIENT_INFO, bounded_probe
@@ -258,8 +259,8 @@ class Connection:
                             message_handler=self._messages.on_message,
                             logging_callback=self._messages.on_log,
                             log_level=SERVER_LOG_LEVEL,
-                            elicitation_callback=self._elicitor,
                             cache=None,
+                            **declared(self._elicitor),
                         )
                     )
                     tools = await list_tools(self.config, client)

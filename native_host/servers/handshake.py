@@ -77,7 +77,7 @@ class _WatchedWrite:
         await self.aclose()
 
 
-def _as_seen(item: Any, probe: _Probe) -> SessionMessage | None:
+def _as_seen(item: SessionMessage | Exception, probe: _Probe) -> SessionMessage | Exception | None:
     """A message from the server as the SDK should see it; None for a probe answer that came too late."""
     if not isinstance(item, SessionMessage):
         return item
@@ -128,7 +128,9 @@ async def bounded_probe(
                         jsonrpc="2.0", method="notifications/cancelled", params={"requestId": request_id}
                     )
                     await write.send(SessionMessage(cancel))
-                await forward.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
+                await forward.send(
+                    SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+                )
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 pass  # the connection is over: nobody waits for the probe
 

@@ -36,8 +36,8 @@ SELECTIONS = (
 )
 SUITE_MISSING = "(the conformance suite is not installed)"
 # The suite's limit for one scenario's client: it starts three Python processes (the adapter, `tabgate-host
-# install`, the host), and the host imports the mcp SDK (~1 s of CPU, measured 12 s wall at load 10 on 2 cores);
-# at 60 s, busy machines cut clients off before they called a tool or fetched metadata.
+# install`, the host), and the host imports the mcp SDK (~1 s of CPU, measured 12 s wall at load 10 on 2
+# cores); at 60 s, busy machines cut clients off before they called a tool or fetched metadata.
 SCENARIO_SECONDS = 150
 
 

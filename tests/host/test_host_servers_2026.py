@@ -83,7 +83,8 @@ def test_a_tool_the_server_adds_reaches_the_tool_list_through_its_listen_stream(
     host.call("tools/call", {"server": SERVER, "tool": "grow", "arguments": {"name": "sprout"}})
     host.wait_for(
         lambda notes: any(
-            n["method"] == "notifications/tools/list_changed" and n["params"]["server"] == SERVER for n in notes
+            n["method"] == "notifications/tools/list_changed" and n["params"]["server"] == SERVER
+            for n in notes
         )
     )
     assert "sprout" in tool_names(host)

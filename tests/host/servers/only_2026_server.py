@@ -53,7 +53,10 @@ async def confirm(question: str, answer: Annotated[ElicitationResult[Answer], Re
 
 
 def a_poem() -> Sample:
-    return Sample([types.SamplingMessage(role="user", content=types.TextContent(type="text", text="Write a poem"))], max_tokens=50)
+    return Sample(
+        [types.SamplingMessage(role="user", content=types.TextContent(type="text", text="Write a poem"))],
+        max_tokens=50,
+    )
 
 
 @mcp.tool()
@@ -121,7 +124,10 @@ class OnlyModern:
                 {
                     "jsonrpc": "2.0",
                     "id": None,
-                    "error": {"code": types.HEADER_MISMATCH, "message": "Missing MCP-Protocol-Version header"},
+                    "error": {
+                        "code": types.HEADER_MISMATCH,
+                        "message": "Missing MCP-Protocol-Version header",
+                    },
                 }
             ).encode()
             start = {"type": "http.response.start", "status": 400}
