@@ -33,7 +33,8 @@ def browser(
         while ext.send({"type": "status"})["host"] != "connected":
             assert time.monotonic() < deadline, "the host did not connect"
             time.sleep(0.1)
-        # "connected" comes before the host's loop has started (it imports mcp first); agents read its state file
+        # "connected" comes before the host's loop has started (it imports mcp first); agents read its state
+        # file
         while diagnose([path.parent for path in socket_paths()]).where is Where.NO_BROWSER:
             assert time.monotonic() < deadline, "the host did not write its state for agents"
             time.sleep(0.05)
