@@ -330,8 +330,8 @@ class AgentGateway:
             try:
                 await self._nav.guard()  # before anything moves the agent's tab
             except GuardFailed as exc:  # never run unheld: the page could carry the call to another site
-                refused = Refusal(f"{UNHELD}: {exc}. Nothing was done; try again.", failed=True)
-                return refused.internal(call_id)
+                unheld = Refusal(f"{UNHELD}: {exc}. Nothing was done; try again.", failed=True)
+                return unheld.internal(call_id)
             answer = await self._handle(
                 {"type": "dispatch", "item": item, "turn": params.session, "target": target}
             )
@@ -342,8 +342,8 @@ class AgentGateway:
                 await self._nav.guard()
             except GuardFailed as exc:  # the created tab stays blank: its first load would go unheld
                 if first is not None and created is not None:
-                    refused = Refusal(f"{UNHELD} (tab {created} stays blank): {exc}", failed=True)
-                    return refused.internal(call_id)
+                    unheld = Refusal(f"{UNHELD} (tab {created} stays blank): {exc}", failed=True)
+                    return unheld.internal(call_id)
             if first is not None and created is not None:
                 answer = await self._first_load(
                     agent, params.session, call_id, created, answer, first, stop, approved

@@ -26,21 +26,19 @@ from core.servers import unavailable_message
 from ..config.loading import ServerConfig
 from ..config.preview import MAX_TIMEOUT_SEC
 from ..process.browser_link import BrowserLink
-from .apps import APPS_EXTENSION
+from .declared import declared
 from .elicitation import elicitor
 from .failures import Mend, classify
-from .handshake import CLIENT_INFO, bound_the_probe
+from .handshake import CLIENT_INFO, bounded_probe
 from .notifications import SERVER_LOG_LEVEL, Notify, ServerMessages, drop
 from .refusals import SignInLedger
 from .replies import Unavailable, describe, list_tools, start_error, timeout_message, to_json
 from .server_logs import LogEntry, LogRing
 from .sign_in import ServerSignIn, sign_in_message
 from .status import StatusBoard
-from .tasks_follow import TasksExtension
 from .transports import Run, open_transport, server_scrubber, watched
 
 log = logging.getLogger(__name__)
-bound_the_probe()  # handshake = "auto" costs at most its probe bound more than "legacy"
 
 FIRST_RETRY_SECONDS: Final = 1.0
 MAX_RETRY_SECONDS: Final = 60.0
@@ -247,10 +245,13 @@ class Connection:
                         scrub=self.scrub,
                         auth=self.auth.provider(run),
                     )
+                    if config.handshake == "auto":
+                        abort_post = config.transport == "streamable_http"
+                        transport = bounded_probe(transport, abort_post=abort_post)
                     client = await stack.enter_async_context(
                         Client(
                             watched(transport, run.lost),
-                            mode=self.config.handshake,
+                            mode=config.handshake,
                             # No session-wide limit: the startup scope bounds the handshake, and every
                             # request after it carries its own (tool_timeout_sec or the caller's).
                             read_timeout_seconds=None,
@@ -258,9 +259,8 @@ class Connection:
                             message_handler=self._messages.on_message,
                             logging_callback=self._messages.on_log,
                             log_level=SERVER_LOG_LEVEL,
-                            elicitation_callback=self._elicitor,
                             cache=None,
-                            extensions=[TasksExtension(), APPS_EXTENSION],
+                            **declared(self._elicitor),
                         )
                     )
                     tools = await list_tools(self.config, client)

@@ -26,6 +26,7 @@ from tests.support.bench_gateway import gateway
 from tests.support.bench_handshake import handshake_auto_vs_legacy
 from tests.support.bench_navigation import held_navigation
 from tests.support.bench_peers import peers
+from tests.support.bench_wire import host_vs_direct
 from tests.support.browser import install_host, launch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -119,62 +120,6 @@ def host_spawn() -> list[Figure]:
 
 def _stdio_server(name: str, command: str, args: list[str]) -> str:
     return f"[mcp_servers.{name}]\ncommand = {json.dumps(command)}\nargs = {json.dumps(args)}\n"
-
-
-def host_vs_direct() -> list[Figure]:
-    """`tools/call` through the host versus mcp.Client straight to the same server, interleaved in rounds
-    so both sides see the same machine load (this VM's speed drifts within seconds). Both are timed on the
-    thread that waits for the answer: the host through `FramesClient`, the direct client inside its loop."""
-    from anyio.from_thread import start_blocking_portal
-    from mcp import Client, StdioServerParameters
-
-    from tests.support.frames_client import FramesClient
-
-    rounds, per_round = 36, 10
-    args = {"text": "hi"}
-
-    async def direct_batch(client: Client, n: int) -> list[float]:
-        samples = []
-        for _ in range(n):
-            t0 = time.perf_counter()
-            await client.call_tool("echo", args)
-            samples.append((time.perf_counter() - t0) * 1000)
-        return samples
-
-    def host_batch(host: FramesClient, n: int) -> list[float]:
-        samples = []
-        for _ in range(n):
-            t0 = time.perf_counter()
-            host.call("tools/call", {"server": "demo", "tool": "echo", "arguments": args})
-            samples.append((time.perf_counter() - t0) * 1000)
-        return samples
-
-    through_host: list[float] = []
-    straight: list[float] = []
-    with tempfile.TemporaryDirectory() as tmp, start_blocking_portal() as portal:
-        launcher, env = _host_dirs(Path(tmp), _stdio_server("demo", sys.executable, [str(DEMO_SERVER)]))
-        host = FramesClient(launcher, env)
-        host.call("initialize", {"client": {"name": "bench", "version": "1"}})
-        host.wait_ready("demo")
-        params = StdioServerParameters(command=sys.executable, args=[str(DEMO_SERVER)])
-        with portal.wrap_async_context_manager(Client(params, mode="legacy")) as client:
-            host_batch(host, per_round)  # warm-up, both sides
-            portal.call(direct_batch, client, per_round)
-            for _ in range(rounds):
-                through_host += host_batch(host, per_round)
-                straight += portal.call(direct_batch, client, per_round)
-        host.close()
-    ratio = statistics.median(through_host) / statistics.median(straight)
-    n = rounds * per_round
-    return [
-        Figure(
-            "tools_call_through_host", median(through_host), "ms", note=f"demo echo over stdio, median of {n}"
-        ),
-        Figure(
-            "tools_call_direct_client", median(straight), "ms", note="mcp.Client, same server, interleaved"
-        ),
-        Figure("host_vs_direct_ratio", round(ratio, 3), "×", "≤ 1.25", "host round trip / direct round trip"),
-    ]
 
 
 def _rss_kib(pid: int) -> int:

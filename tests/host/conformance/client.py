@@ -6,8 +6,9 @@ MCP_CONFORMANCE_CONTEXT) set. This installs the host into a fresh folder with a 
 speaks native-messaging frames to it as the service worker does, and plays the person and the browser:
 *Sign in* when the server says it needs one, `oauth/authorize` answered as chrome.identity would (the
 authorization page's redirects followed to the extension's redirect URL), an elicitation form accepted as the
-popup shows it (the schema's defaults filled in), every listed tool run once. Exit 0 when every call was
-answered; the suite judges what the server saw.
+popup shows it (the schema's defaults filled in), every listed tool run once (or the calls the scenario's
+context names, with their arguments). Exit 0 when every call was answered, the server's own JSON-RPC errors
+included (a scenario server may list a tool it does not serve); the suite judges what the server saw.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import parse_qs, urljoin, urlsplit
 
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parents[2])]  # hostproc beside the host tests; the repo
@@ -27,14 +28,13 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parents[2])]  # hostproc beside the h
 import httpx2  # noqa: E402
 from hostproc import FakeBrowserSide, HostError, HostProcess, install  # noqa: E402
 
-from native_host.servers.oauth import REDIRECT_URI  # noqa: E402
-
 SERVER = "conformance"
 # The client ID metadata document URL the suite's basic-cimd scenario expects as the client id.
 CIMD_URL = "https://conformance-test.local/client-metadata.json"
 SECRET_VAR = "CONFORMANCE_CLIENT_SECRET"
 # Arguments for the suite's tools that take any; other tools are called with none.
 ARGUMENTS: dict[str, dict[str, Any]] = {"add_numbers": {"a": 5, "b": 3}}
+SERVER_UNAVAILABLE = -32000  # the host's own error: the server is down (not an answer from it)
 SIGN_INS = 4  # the host gives up after 3 refusals in a row; one more click shows that it does
 
 
@@ -57,10 +57,12 @@ def server_table(url: str, scenario: str, context: dict[str, Any]) -> tuple[str,
 
 
 def follow_to_redirect(url: str) -> str:
-    """What chrome.identity.launchWebAuthFlow gives back: the URL the page finally redirected to."""
+    """What chrome.identity.launchWebAuthFlow gives back: the URL the page finally redirected to, once it
+    reaches the redirect URI the authorization request names (the extension's chromiumapp.org address)."""
+    [redirect_uri] = parse_qs(urlsplit(url).query)["redirect_uri"]
     with httpx2.Client(timeout=20) as http:
         for _ in range(10):
-            if url.startswith(REDIRECT_URI):
+            if url.startswith(redirect_uri):
                 return url
             answer = http.get(url)
             if answer.status_code not in (301, 302, 303, 307, 308):
@@ -119,16 +121,32 @@ def with_sign_in(host: HostProcess, action: Callable[[], Any]) -> Any:
     return action()
 
 
-def drive(host: HostProcess) -> None:
+def planned_calls(tools: list[dict[str, Any]], context: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The calls the scenario's context names, else every listed tool with ARGUMENTS (or none)."""
+    if "toolCalls" in context:
+        return [(call["name"], call.get("arguments") or {}) for call in context["toolCalls"]]
+    return [(tool["name"], ARGUMENTS.get(tool["name"], {})) for tool in tools]
+
+
+def call_tool(host: HostProcess, name: str, arguments: dict[str, Any]) -> None:
+    call = {"server": SERVER, "tool": name, "arguments": arguments}
+    try:
+        result = with_sign_in(host, lambda: host.call("tools/call", call))
+    except HostError as error:
+        if error.code == SERVER_UNAVAILABLE or (error.data or {}).get("server") != SERVER:
+            raise
+        log(f"{name} answered the server's error {error.code}: {error.message}")
+        return
+    log(f"{name} answered {json.dumps(result)[:300]}")
+
+
+def drive(host: HostProcess, context: dict[str, Any]) -> None:
     host.initialize()
     signed_in_and_ready(host)
     tools = with_sign_in(host, lambda: host.call("tools/list", {"server": SERVER})["tools"])
     log(f"tools {[tool['name'] for tool in tools]}")
-    for tool in tools:
-        name = tool["name"]
-        call = {"server": SERVER, "tool": name, "arguments": ARGUMENTS.get(name, {})}
-        result = with_sign_in(host, lambda call=call: host.call("tools/call", call))
-        log(f"{name} answered {json.dumps(result)[:300]}")
+    for name, arguments in planned_calls(tools, context):
+        call_tool(host, name, arguments)
 
 
 def main(url: str) -> int:
@@ -144,7 +162,7 @@ def main(url: str) -> int:
         host = HostProcess.start(launcher, env=host_env)
         side = FakeBrowserSide(host, browser_answer)
         try:
-            drive(host)
+            drive(host, context)
         except (HostError, TimeoutError, RuntimeError) as exc:
             log(f"failed: {exc}")
             return 1

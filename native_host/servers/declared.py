@@ -1,0 +1,31 @@
+"""What the host declares to every server as an MCP client, in one place: the SDK derives the client's
+capabilities (sent in `initialize`, or in each 2026-07-28 request's `_meta`) from the callbacks and extensions
+given here. Elicitation only where a person can answer (under the browser); no sampling and no roots (a
+server that needs them refuses with -32021, naming the capability); client extensions (SEP-2133) go in
+`extensions`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypedDict
+
+from mcp.client.extension import ClientExtension
+from mcp.client.session import ElicitationFnT
+
+from .apps import APPS_EXTENSION
+from .tasks_follow import TasksExtension
+
+# The client extensions every connection advertises: MCP Apps (apps.py) and tasks, which the host follows
+# itself (tasks_follow.py; stateless, one instance for all).
+EXTENSIONS: tuple[ClientExtension, ...] = (TasksExtension(), APPS_EXTENSION)
+
+
+class Declared(TypedDict):
+    """The `mcp.Client` arguments that make up the client's capabilities."""
+
+    elicitation_callback: ElicitationFnT | None
+    extensions: Sequence[ClientExtension]
+
+
+def declared(elicitor: ElicitationFnT | None) -> Declared:
+    return {"elicitation_callback": elicitor, "extensions": EXTENSIONS}
