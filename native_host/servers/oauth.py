@@ -85,12 +85,16 @@ class SignOut:
 
 class Grant(BaseModel):
     """What `<server>.json` holds. `expires_at` is absolute: the SDK keeps only `expires_in`.
-    `revocation_endpoint` comes from the authorization server's metadata at sign-in (RFC 7009)."""
+    `authorization_server` is that server's metadata as the sign-in found it: a later host (or a running
+    connection, which never ran discovery) refreshes at its token endpoint; without it the SDK would send the
+    refresh token to the MCP server's own origin (`/token`). `revocation_endpoint` comes from it (RFC
+    7009)."""
 
     url: str
     client: OAuthClientInformationFull | None = None
     tokens: OAuthToken | None = None
     expires_at: float | None = None
+    authorization_server: OAuthMetadata | None = None
     revocation_endpoint: str | None = None
 
 
@@ -142,8 +146,12 @@ class TokenFile:
             grant = grant.model_copy(update={"client": None})
         return grant.model_dump_json(exclude_none=True).encode()
 
-    async def set_revocation_endpoint(self, url: str | None) -> None:
-        await self._write(self.read().model_copy(update={"revocation_endpoint": url}))
+    async def keep_authorization_server(self, metadata: OAuthMetadata) -> None:
+        """The authorization server the sign-in used: where tokens are refreshed and revoked from now on."""
+        endpoint = metadata.revocation_endpoint
+        revocation = str(endpoint) if endpoint is not None and is_private_channel(str(endpoint)) else None
+        update = {"authorization_server": metadata, "revocation_endpoint": revocation}
+        await self._write(self.read().model_copy(update=update))
 
     async def _write(self, grant: Grant) -> None:
         data = self._dump(grant)
@@ -297,7 +305,10 @@ class ServerOAuth(OAuthClientProvider):
         await super()._initialize()
         # The SDK loads tokens without their expiry, so a token that expired while the host was down would be
         # sent, refused, and cost a whole new sign-in; with the expiry it is refreshed first.
-        self.context.token_expiry_time = self._store.read().expires_at
+        grant = self._store.read()
+        self.context.token_expiry_time = grant.expires_at
+        if self.context.oauth_metadata is None:  # refresh where the sign-in found the token endpoint
+            self.context.oauth_metadata = grant.authorization_server
 
     async def _open_page(self, url: str) -> None:
         if self._authorize is None:
@@ -311,11 +322,9 @@ class ServerOAuth(OAuthClientProvider):
         checked_issuer(answer.iss, self.context.oauth_metadata)
         return answer
 
-    def revocation_endpoint(self) -> str | None:
-        """Where the authorization server takes tokens back, as its metadata said during this sign-in."""
-        metadata = self.context.oauth_metadata
-        endpoint = metadata.revocation_endpoint if metadata is not None else None
-        return str(endpoint) if endpoint is not None and is_private_channel(str(endpoint)) else None
+    def authorization_server(self) -> OAuthMetadata | None:
+        """The authorization server's metadata as this sign-in found it (None when it needed no flow)."""
+        return self.context.oauth_metadata
 
 
 async def revoke(grant: Grant) -> bool:

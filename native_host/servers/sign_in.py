@@ -192,11 +192,11 @@ class ServerSignIn:
             self._publish()
         self.signed_in = True
         self.ledger.signed_in()
-        if (endpoint := provider.revocation_endpoint()) is not None:  # None too when tokens were still good
+        if (metadata := provider.authorization_server()) is not None:  # None when tokens were still good
             try:
-                await store.set_revocation_endpoint(endpoint)
-            except FileWriteError as exc:  # the tokens are stored: only a later sign-out cannot revoke them
-                log.warning("server %s: could not keep the revocation endpoint: %s", self.name, exc)
+                await store.keep_authorization_server(metadata)
+            except FileWriteError as exc:  # the tokens are stored: refresh and revoke are what may not work
+                log.warning("server %s: could not keep its authorization server: %s", self.name, exc)
 
     async def _probe(self, provider: ServerOAuth, headers: dict[str, str]) -> None:
         url = self.config.url

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from mcp.shared.auth import OAuthClientInformationFull, OAuthMetadata, OAuthToken
 from pydantic import AnyUrl
 
 from native_host.config.files import FileWriteError
@@ -39,6 +39,18 @@ def token(seconds: int | None = 3600) -> OAuthToken:
 
 def client() -> OAuthClientInformationFull:
     return OAuthClientInformationFull(client_id="client-1", redirect_uris=[AnyUrl(REDIRECT_URI)])
+
+
+def metadata(issuer: str) -> OAuthMetadata:
+    return OAuthMetadata.model_validate(
+        {
+            "issuer": issuer,
+            "authorization_endpoint": f"{issuer}/oauth/authorize",
+            "token_endpoint": f"{issuer}/oauth/token",
+            "revocation_endpoint": f"{issuer}/oauth/revoke",
+            "response_types_supported": ["code"],
+        }
+    )
 
 
 def test_the_redirect_is_the_extensions_chromiumapp_address() -> None:
@@ -150,6 +162,23 @@ def test_the_provider_knows_when_stored_tokens_expired(tmp_path: Path) -> None:
     assert not provider.context.is_token_valid() and provider.context.can_refresh_token()
 
 
+def test_a_token_is_refreshed_at_the_authorization_server_the_sign_in_found_never_at_the_mcp_server(
+    tmp_path: Path,
+) -> None:
+    """A later host (or a running connection, which ran no discovery) knows no metadata by itself: the SDK
+    would send the refresh token to https://notes.example/token, the MCP server."""
+    store = TokenFile(tmp_path, "notes", URL)
+    anyio.run(store.set_client_info, client())
+    anyio.run(store.set_tokens, token(0))
+    anyio.run(store.keep_authorization_server, metadata("https://auth.example"))
+    grant = store.read()
+    assert grant.revocation_endpoint == "https://auth.example/oauth/revoke"
+    provider = ServerOAuth(URL, store)  # as the next host builds it
+    refresh = anyio.run(provider._due_refresh)
+    assert refresh is not None and str(refresh.url) == "https://auth.example/oauth/token"
+    assert b"refresh_token=refresh-1" in refresh.content
+
+
 def test_a_running_connection_never_opens_a_page(tmp_path: Path) -> None:
     asked: list[bool] = []
     provider = ServerOAuth(
@@ -185,11 +214,12 @@ def test_a_new_registration_starts_a_new_grant(tmp_path: Path) -> None:
     async def migrate() -> None:
         await store.set_client_info(before)
         await store.set_tokens(token())
-        await store.set_revocation_endpoint("https://old-auth.example/revoke")
+        await store.keep_authorization_server(metadata("https://old-auth.example"))
         await store.set_client_info(after)
 
     anyio.run(migrate)
     grant = store.read()
     assert grant.client == after and grant.client.issuer == "https://new-auth.example"
     assert grant.tokens is None and grant.expires_at is None and grant.revocation_endpoint is None
+    assert grant.authorization_server is None
     assert store.signed_in() is False
