@@ -36,11 +36,15 @@ type Answer = dict[str, Any]
 type Config = Callable[[], Awaitable[Answer]]
 
 GUARD_TIMEOUT_MS = 5_000
+UNHELD = "Tabgate could not hold this tab's page loads for its consent checks"
 NOTES_KEPT = 4  # notes waiting for an agent's next answer (the oldest go first)
 
 
 class GuardFailed(Exception):
     """The browser did not take the tabs to hold; a call that would move a tab unheld must not run."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(f"{UNHELD}: {why}")
 
 
 @dataclass

@@ -49,10 +49,6 @@ GATEWAY_OFF = (
 CHANGES_TOOLS = frozenset({"config/load", "config/set", "host/state", "host/servers"})
 
 
-# The browser did not take the tabs whose loads Tabgate holds (core/agent_navigation.py).
-UNHELD = "Tabgate could not hold this tab's page loads for its consent checks"
-
-
 class _Params(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
     session: StrictStr = Field(min_length=1, max_length=200)
@@ -330,8 +326,7 @@ class AgentGateway:
             try:
                 await self._nav.guard()  # before anything moves the agent's tab
             except GuardFailed as exc:  # never run unheld: the page could carry the call to another site
-                unheld = Refusal(f"{UNHELD}: {exc}. Nothing was done; try again.", failed=True)
-                return unheld.internal(call_id)
+                return Refusal(f"{exc}. Nothing was done; try again.", failed=True).internal(call_id)
             answer = await self._handle(
                 {"type": "dispatch", "item": item, "turn": params.session, "target": target}
             )
@@ -342,8 +337,7 @@ class AgentGateway:
                 await self._nav.guard()
             except GuardFailed as exc:  # the created tab stays blank: its first load would go unheld
                 if first is not None and created is not None:
-                    unheld = Refusal(f"{UNHELD} (tab {created} stays blank): {exc}", failed=True)
-                    return unheld.internal(call_id)
+                    return Refusal(f"{exc} (tab {created} stays blank)", failed=True).internal(call_id)
             if first is not None and created is not None:
                 answer = await self._first_load(
                     agent, params.session, call_id, created, answer, first, stop, approved

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from core import agent_navigation
+from core.agent_navigation import UNHELD
 from core.agent_tabs import OPENS_AFTER_CALL_S
 from core.browser.fence import fence
 from core.browser.nav_guard import GO, Outcome, PausedNavigation, Standing, Verdict, decide, stopped_words
 from core.capabilities import BrowserToolError
 from core.created_tab import as_loaded
-from core.gateway import UNHELD
 from tests.core.fenced import page_of
 from tests.core.test_core_gateway import CODEX, Setup, text
 
