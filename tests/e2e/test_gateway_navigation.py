@@ -312,11 +312,14 @@ def test_a_script_or_a_meta_refresh_on_a_never_takes_the_tab_to_b(
     end(ext, question)
 
 
-def test_going_back_into_b_is_held_until_the_person_allows_b(
-    ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str
-) -> None:
+def back_into_b(
+    ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str, path: str
+) -> tuple[dict[str, Any], list[types.CallToolResult], types.CallToolResult, list[str]]:
+    """The agent goes to B's `path` (allowed once), then to A, then back: the question, the three answers,
+    what the agent was shown next, and the id of the once-question."""
+
     async def steps(client: Client) -> list[types.CallToolResult]:
-        first, there = await go_to(client, f"{site_b}/first"), await go_to(client, f"{site_a}/plain")
+        first, there = await go_to(client, f"{site_b}{path}"), await go_to(client, f"{site_a}/plain")
         return [first, there, await client.call_tool("browser_navigation", {"action": "back"})]
 
     once_for_b: list[str] = []
@@ -327,7 +330,14 @@ def test_going_back_into_b_is_held_until_the_person_allows_b(
             return "once"
         return a_granted_until_b(site_a, site_b)(question)
 
-    question, (first, there, _back), shown = drive(ext, codex, steps, decide)
+    question, answers, shown = drive(ext, codex, steps, decide)
+    return question, answers, shown, once_for_b
+
+
+def test_going_back_into_b_is_held_until_the_person_allows_b(
+    ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str
+) -> None:
+    question, (first, there, _back), shown, once_for_b = back_into_b(ext, codex, site_a, site_b, "/first")
     assert first.is_error is False and there.is_error is False, text_of(there)
     assert [path for _, path, _ in SiteB.seen] == ["/first"]  # going back asked nothing of B
     assert question["site"] == site_b and question["id"] != once_for_b[0]
@@ -405,19 +415,7 @@ def test_a_form_in_a_shared_tab_posting_to_b_never_sends_b_its_fields(
 def test_going_back_into_b_kept_by_the_back_forward_cache_is_stopped(
     ext: Extension, codex: StdioServerParameters, site_a: str, site_b: str
 ) -> None:
-    async def steps(client: Client) -> list[types.CallToolResult]:
-        first, there = await go_to(client, f"{site_b}/kept"), await go_to(client, f"{site_a}/plain")
-        return [first, there, await client.call_tool("browser_navigation", {"action": "back"})]
-
-    once_for_b: list[str] = []
-
-    def decide(question: dict[str, Any]) -> str | None:
-        if question.get("site") == site_b and not once_for_b:  # the agent's own navigate to B: once
-            once_for_b.append(question["id"])
-            return "once"
-        return a_granted_until_b(site_a, site_b)(question)
-
-    question, (first, there, back), shown = drive(ext, codex, steps, decide)
+    question, (first, there, back), shown, once_for_b = back_into_b(ext, codex, site_a, site_b, "/kept")
     assert first.is_error is False and there.is_error is False, text_of(there)
     assert [path for _, path, _ in SiteB.seen] == ["/kept"]  # restored from memory: B was never asked again
     assert question["site"] == site_b and question["id"] != once_for_b[0]
