@@ -1,4 +1,5 @@
-"""Python's memory snapshot: the interpreter after `import core.bridge`, restored by extension/py_boot.mjs."""
+"""Python's memory snapshot: the interpreter after `import core.runtime.bridge`, restored by
+extension/py_boot.mjs."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ SNAPSHOT = "python/snapshot.bin"
 
 
 def make_snapshot(staging: Path) -> dict[str, object]:
-    """The memory snapshot of the staged extension's Python after `import core.bridge`, made in Node.
+    """The memory snapshot of the staged extension's Python after `import core.runtime.bridge`, made in Node.
 
     Snapshots are not byte-reproducible (heap layout depends on the run), so one is cached per set of inputs:
     the same sources give the same shipped snapshot, and its sha256 goes into build-info.json.

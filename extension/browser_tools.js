@@ -113,7 +113,7 @@ function navigateTab(tab, start, { waitForLoad, timeoutMs, notStarted }) {
 async function inPage(a, func, args = []) {
   const tab = await targetTab(a.tabId);
   checkSite(tab, a);
-  // A script cannot run while the page waits on a dialog (the modal-state rule, worded as core/browser/cdp.py).
+  // A script cannot run while the page waits on a dialog (the modal-state rule, worded as core/browser/executor.py).
   // The dialog's message is the page's text: only Python fences it (browser_dom dialog answers with it).
   const dialog = openDialog(tab.id);
   if (dialog) {

@@ -1,6 +1,6 @@
 // Servers' questions to the person (the host's `elicitation/create` requests, protocol §2). Python keeps each
 // question and decides its time, whether it needs a window of its own, the words of its end and whether an
-// answer fits (core/elicitation.py: Questions); this module holds the host's request open until Python says how
+// answer fits (core/host_link/elicitation.py: Questions); this module holds the host's request open until Python says how
 // it ends, runs the timer and opens or watches the questions' window.
 import { rpcError } from "./host.js";
 

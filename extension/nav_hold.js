@@ -3,7 +3,7 @@
 // stage, so each redirect hop too). This module relays each paused request to Python with what the tab shows,
 // and applies the answer: continue, or fail it. A page restored from the back/forward cache sends no request
 // (Fetch never sees it): its commit is relayed the same way, and a stop takes the tab back to the entry it
-// left. It decides nothing (core/browser/nav_guard.py does).
+// left. It decides nothing (core/consent/nav_guard.py does).
 const DECISION_MS = 10000; // a request Python has not decided by then is failed: never held for ever
 const FAIL_SAFE = { continue: false, errorReason: "Aborted" };
 

@@ -1,7 +1,7 @@
 // Boots Pyodide with the core, from the extension's own files. Shared by the Python worker, the build's
 // snapshot step (Node) and the Node test runners, so every one of them boots Python the same way.
 //
-// Two ways to reach a Python with `core.bridge` imported:
+// Two ways to reach a Python with `core.runtime.bridge` imported:
 // - restore: a memory snapshot made at build time (python/snapshot.bin) is copied into a fresh runtime;
 // - full boot: CPython starts and imports pydantic and the core (what the snapshot was made from).
 // Both start from the same file system: the site-packages image (python/site-packages.img) is written in a
@@ -175,6 +175,6 @@ export async function restorePython({ indexURL, inputs, snapshotMeta, onPhase })
 
 export async function bootPython({ indexURL, inputs, makeSnapshot = false, onLayout = null }) {
   const py = await start(indexURL, inputs, { making: makeSnapshot, onLayout });
-  py.runPython("import core.bridge");
+  py.runPython("import core.runtime.bridge");
   return py;
 }

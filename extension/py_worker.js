@@ -3,7 +3,7 @@
 // calls go service worker ↔ this worker directly, never through a page's thread (a new channel after a
 // service-worker restart):
 //   from the document: {kind:"channel", documentStart} with the port
-//   in (channel):  {kind:"call", id, message}          a runtime message for core.bridge; id 0 wants no reply
+//   in (channel):  {kind:"call", id, message}          a runtime message for core.runtime.bridge; id 0 wants no reply
 //                  {kind:"reply", id, result | error}  the answer to one of Python's requests
 //   out (channel): {kind:"state", state}               boot progress, then ready or failed
 //                  {kind:"reply", id, result | error}  the bridge's answer to a call
@@ -110,7 +110,7 @@ async function startPython() {
     py = await bootPython({ indexURL, inputs: site });
     mark("booted");
   }
-  const bridge = py.pyimport("core.bridge").create_bridge(api);
+  const bridge = py.pyimport("core.runtime.bridge").create_bridge(api);
   mark("bridge");
   // When this worker's first line ran, counted from the offscreen document's start (known once a channel came).
   if (documentStart !== null) steps.workerStarted = Math.round(performance.timeOrigin + t0 - documentStart);

@@ -1,4 +1,4 @@
-// How a tool is shown: Python decides its title (`label`), its marks and whether it needs a yes (core/tool_facts.py);
+// How a tool is shown: Python decides its title (`label`), its marks and whether it needs a yes (core/tools/tool_facts.py);
 // this draws them. MCP tools' titles come from their server: untrusted text, only ever set as textContent.
 import { el } from "./ui_dom.js";
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
-from core.browser.cdp import Cdp
+from core.agents.tab_scope import TabFacts
+from core.browser.executor import Cdp
 from core.browser.refs import TabRefs
-from core.browser.target import TabFacts
-from core.capabilities import BrowserCapability, McpCapability
+from core.runtime.capabilities import BrowserCapability, McpCapability
 
 # The refs live as long as the capability they were made through (the service worker of this extension).
 _REFS: WeakKeyDictionary[BrowserCapability, TabRefs] = WeakKeyDictionary()

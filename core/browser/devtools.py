@@ -8,12 +8,12 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
-from core.browser.cdp import Buffer, Command
 from core.browser.context import PageContext
+from core.browser.executor import Buffer, Command
 from core.browser.fence import PageText
 from core.browser.fields import TabId, used_by
-from core.browser.spec import BrowserToolSpec
-from core.errors import RespondToModel
+from core.browser.tool_spec import BrowserToolSpec
+from core.tools.errors import RespondToModel
 
 BODY_LIMIT = 100 * 1024
 TEXT_LIMIT = 20_000

@@ -7,7 +7,7 @@ from typing import Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
 from core.browser.fields import Ref, Selector, TabId, WaitMs, used_by
-from core.browser.spec import BrowserToolSpec
+from core.browser.tool_spec import BrowserToolSpec
 
 DomAction = Literal[
     "click",

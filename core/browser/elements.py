@@ -6,11 +6,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from core.browser.cdp import Answer, Command, TabState
 from core.browser.context import PageContext
+from core.browser.executor import Answer, Command, TabState
 from core.browser.fence import PageText
 from core.browser.refs import stale_ref
-from core.errors import RespondToModel
+from core.tools.errors import RespondToModel
 
 # Chrome's words for a node that is gone from the page.
 _GONE = (

@@ -8,10 +8,10 @@ the focus is inside a frame. The person's own calls are not asked, so they may.
 
 from __future__ import annotations
 
-from core.browser.cdp import Command, TabState
 from core.browser.context import PageContext
 from core.browser.elements import Element, locate
-from core.errors import RespondToModel
+from core.browser.executor import Command, TabState
+from core.tools.errors import RespondToModel
 
 USE_REFS = (
     "take a snapshot (browser_page action=snapshot) and act on the elements inside the frame by their refs, "

@@ -11,15 +11,15 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from core.browser.cdp import Command, TabState
+from core.agents.tab_scope import is_web_page
 from core.browser.context import PageContext
+from core.browser.executor import Command, TabState
 from core.browser.fence import PageText
 from core.browser.fields import TabId, WaitMs, used_by
-from core.browser.spec import BrowserToolSpec
-from core.browser.target import is_web_page
-from core.browser.urls import check_navigable
-from core.deadline import DeadlineExceeded, within
-from core.errors import RespondToModel
+from core.browser.tool_spec import BrowserToolSpec
+from core.tools.deadline import DeadlineExceeded, within
+from core.tools.errors import RespondToModel
+from core.web.urls import check_navigable
 
 _MOVES = ("navigate", "reload", "back", "forward")
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from core.browser.cdp import Command, TabState
+from core.agents.tab_scope import site_of
 from core.browser.context import PageContext
+from core.browser.executor import Command, TabState
 from core.browser.refs import FrameSite, NodeRef, PageKey, RefTable
 from core.browser.snapshot import FrameTree, Node, parse, walk_keys
-from core.browser.target import site_of
 from core.browser.walker import NODES, VERSION, WALK, WORLD
 
 type FrameId = tuple[str | None, str]  # (session, frame id)

@@ -8,14 +8,14 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
 
-from core.browser.cdp import Command
 from core.browser.context import PageContext
 from core.browser.elements import gone_or, locate, verify
+from core.browser.executor import Command
 from core.browser.fields import Ref, TabId
-from core.browser.spec import BrowserToolSpec
-from core.errors import RespondToModel
-from core.items import InputImage, InputText
-from core.output import FunctionOutput
+from core.browser.tool_spec import BrowserToolSpec
+from core.tools.errors import RespondToModel
+from core.tools.items import InputImage, InputText
+from core.tools.output import FunctionOutput
 
 
 class BrowserScreenshotArgs(BaseModel):

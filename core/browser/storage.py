@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from core.browser.spec import BrowserToolSpec
+from core.browser.tool_spec import BrowserToolSpec
 
 Key = Annotated[str, Field(min_length=1, max_length=256)]
 

@@ -7,8 +7,8 @@ from typing import Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
 from core.browser.fields import used_by
-from core.browser.spec import BrowserToolSpec
-from core.browser.urls import check_navigable
+from core.browser.tool_spec import BrowserToolSpec
+from core.web.urls import check_navigable
 
 _NEEDS_TAB = ("close", "activate", "update")
 

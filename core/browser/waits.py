@@ -7,14 +7,14 @@ import json
 import time
 from collections.abc import Awaitable, Callable
 
-from core.browser.cdp import Command
 from core.browser.context import PageContext
 from core.browser.dom_args import BrowserDomArgs
 from core.browser.elements import center, locate
+from core.browser.executor import Command
 from core.browser.page_walk import walk_page
 from core.browser.refs import StaleRef
 from core.browser.snapshot import build_outline
-from core.errors import RespondToModel
+from core.tools.errors import RespondToModel
 
 _POLL_S = 0.1
 

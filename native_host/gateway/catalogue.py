@@ -1,6 +1,7 @@
 """Tabgate's fixed tools as an agent lists them: the built-in and browser tools, known without the browser.
 
-The browser offers agents exactly these (core/catalog.py registers the same specs, in this order) plus the
+The browser offers agents exactly these (core/tools/catalog.py registers the same specs, in this order) plus
+the
 MCP-derived tools when the person turned `gatewayMcp` on; `tabgate-host mcp` lists these while the browser is
 closed or the gateway is off, so that a client that lists once (codex) has them when the browser comes.
 tests/host/test_host_standing_unit.py compares the two lists with the real core.
@@ -10,9 +11,9 @@ from __future__ import annotations
 
 import mcp_types as types
 
-from core.browser.registry import BROWSER_TOOLS
-from core.handlers.plan import UPDATE_PLAN
-from core.spec import ToolSpec
+from core.browser.tool_table import BROWSER_TOOLS
+from core.tools.handlers.plan import UPDATE_PLAN
+from core.tools.spec import ToolSpec
 
 FIXED_SPECS: tuple[ToolSpec, ...] = (UPDATE_PLAN, *(spec.tool_spec for spec in BROWSER_TOOLS))
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from core.agents import Runs, RunsKind
+from core.agents.identity import Runs, RunsKind
 
 
 @dataclass(frozen=True, slots=True)

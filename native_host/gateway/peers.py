@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from core.agents import Runs
+from core.agents.identity import Runs
 
 from .interpreters import runs_of
 

@@ -40,8 +40,8 @@ import mcp_types
 from anyio.abc import SocketAttribute, SocketListener, SocketStream
 from pydantic import BaseModel, ValidationError
 
-from core.agent_names import clean_name, clean_version
-from core.agents import Runs
+from core.agents.agent_names import clean_name, clean_version
+from core.agents.identity import Runs
 
 from ..config.redact import KNOWN_SECRETS, scrub_data
 from ..methods.table import GATEWAY_CHANGED, GATEWAY_PROGRESS, GATEWAY_STATE
@@ -72,7 +72,7 @@ BIND_RETRY_SECONDS: Final = 1.0
 
 class Agent(BaseModel):
     """Who a session speaks for (interface A): `executable` and `runs` from the OS, name and version from
-    clientInfo, cleaned so that a name cannot pass for an executable (core/agent_names.py)."""
+    clientInfo, cleaned so that a name cannot pass for an executable (core/agents/agent_names.py)."""
 
     name: str
     version: str

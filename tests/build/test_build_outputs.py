@@ -74,7 +74,7 @@ def test_lock_file_lists_only_the_wheels_that_ship_with_matching_hashes() -> Non
 def test_core_wheel_holds_the_core_and_nothing_of_the_host() -> None:
     (wheel,) = (EXT / "pyodide").glob("tabgate_core-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "core/bridge.py" in names
+    assert "core/runtime/bridge.py" in names
     assert not [n for n in names if n.startswith("native_host")]
 
 

@@ -9,9 +9,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.capabilities import BrowserToolError, McpErrorCode, McpRequestError
-from core.servers import HostState, parse_statuses
-from core.service import Service
+from core.host_link.servers import HostState, parse_statuses
+from core.runtime.capabilities import BrowserToolError, McpErrorCode, McpRequestError
+from core.runtime.facade import Service
 
 type ToolFn = Callable[[Any], Awaitable[dict[str, Any]]]
 
@@ -293,7 +293,8 @@ def never_settles() -> Awaitable[str]:
 
 
 class FakeJsApi:
-    """The offscreen document's `api` object (core/bridge.py, I2) as the service worker answers it: `host`
+    """The offscreen document's `api` object (core/runtime/bridge.py, I2) as the service worker answers it:
+    `host`
     requests go to a `FakeHost`, `hostEnsure` says the host's state, `browser` calls go to a `FakeBrowser`.
     Records every request (kind, payload) and every `cancel(requestKey)`."""
 

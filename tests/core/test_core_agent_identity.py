@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from test_core_gateway import SHOP, Setup
 
-from core.agent_names import MAX_NAME, clean_name
+from core.agents.agent_names import MAX_NAME, clean_name
 
 pytestmark = pytest.mark.unit
 

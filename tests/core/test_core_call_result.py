@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.call_result import from_dispatch, refused
+from core.agents.call_result import from_dispatch, refused
 
 pytestmark = pytest.mark.unit
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from core.acting_gate import acting
+from core.consent.acting_gate import acting
 from tests.core.test_core_gateway import CLAUDE, CODEX, SHOP, Setup, resources_host, text
 
 pytestmark = pytest.mark.unit

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from core.capabilities import McpErrorCode
-from core.elicitation import GONE
-from core.service import Service
+from core.host_link.elicitation import GONE
+from core.runtime.capabilities import McpErrorCode
+from core.runtime.facade import Service
 
 pytestmark = pytest.mark.unit
 

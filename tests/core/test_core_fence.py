@@ -8,7 +8,7 @@ import re
 import pytest
 
 from core.browser.fence import RULE, PageText, defuse, fence, new_nonce, split
-from core.browser.registry import BROWSER_TOOLS
+from core.browser.tool_table import BROWSER_TOOLS
 
 pytestmark = pytest.mark.unit
 

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from core_fakes import FakeHost, FakeServer, FakeTool
 
-from core import agent_tabs
-from core.agent_tabs import OPENS_AFTER_CALL_S
+from core.agents import agent_tabs
+from core.agents.agent_calls import AgentGateway
+from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from core.browser.context import refs_of
 from core.browser.refs import FrameSite, PageKey
-from core.capabilities import BrowserToolError
-from core.gateway import AgentGateway
-from core.service import Service
+from core.runtime.capabilities import BrowserToolError
+from core.runtime.facade import Service
 from tests.core.fenced import page_of
 
 pytestmark = pytest.mark.unit
@@ -47,7 +47,9 @@ class Chrome:
         self._next = 100
         self.storage_started = asyncio.Event()
         self.storage_held = False  # browser_storage calls wait for ever (a call still running)
-        self.guarded: list[int] = []  # the tabs whose loads the browser holds (core/agent_navigation.py)
+        self.guarded: list[
+            int
+        ] = []  # the tabs whose loads the browser holds (core/agents/agent_navigation.py)
 
     def _new(self, url: str) -> dict[str, Any]:
         self._next += 1

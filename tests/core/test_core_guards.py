@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 import pytest
+from core.tools.handlers.plan import PlanBoard
 from core_fakes import (
     FakeBrowser,
     FakeHost,
@@ -18,17 +19,16 @@ from core_fakes import (
 )
 from pydantic import BaseModel
 
-from core.browser.registry import BrowserToolRegistry
-from core.browser.spec import BrowserToolSpec
-from core.catalog import build_registry
-from core.config import ToolsConfig
-from core.handlers.plan import PlanBoard
-from core.items import parse_response_item
-from core.mcp_tools import build_mcp_tool_table
-from core.parallel import TurnGates
-from core.router import handle_response_item
-from core.servers import ServerBoard
-from core.service import Service
+from core.browser.tool_spec import BrowserToolSpec
+from core.browser.tool_table import BrowserToolRegistry
+from core.host_link.mcp_tools import build_mcp_tool_table
+from core.host_link.servers import ServerBoard
+from core.runtime.config import ToolsConfig
+from core.runtime.facade import Service
+from core.tools.catalog import build_registry
+from core.tools.items import parse_response_item
+from core.tools.parallel import TurnGates
+from core.tools.router import handle_response_item
 from tests.core.fenced import block, fenced
 
 pytestmark = pytest.mark.unit

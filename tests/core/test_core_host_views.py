@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from core_fakes import FakeHost, FakeServer, FakeTool, connect, dispatch, function_call
 
-from core.capabilities import McpErrorCode
-from core.service import Service
+from core.runtime.capabilities import McpErrorCode
+from core.runtime.facade import Service
 
 pytestmark = pytest.mark.unit
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.items import (
+from core.tools.items import (
     CallToolResult,
     CustomToolCallOutputItem,
     FunctionCallItem,

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from core.tools.handlers.mcp import McpHandler, McpToolCall
 from core_fakes import (
     FakeHost,
     FakeServer,
@@ -18,10 +19,11 @@ from core_fakes import (
     text_result,
 )
 
-from core.capabilities import McpErrorCode, McpRequestError
-from core.errors import RespondToModel
-from core.handlers.mcp import McpHandler, McpToolCall
-from core.items import (
+from core.host_link.servers import ServerBoard, parse_statuses
+from core.runtime.capabilities import McpErrorCode, McpRequestError
+from core.runtime.facade import Service
+from core.tools.errors import RespondToModel
+from core.tools.items import (
     CallToolResult,
     CustomToolCallOutputItem,
     FunctionCallOutputItem,
@@ -29,10 +31,8 @@ from core.items import (
     McpToolCallOutputItem,
     ResponseInputItem,
 )
-from core.output import FunctionOutput, McpOutput
-from core.payload import FunctionPayload, McpPayload, ToolCall
-from core.servers import ServerBoard, parse_statuses
-from core.service import Service
+from core.tools.output import FunctionOutput, McpOutput
+from core.tools.payload import FunctionPayload, McpPayload, ToolCall
 
 pytestmark = pytest.mark.unit
 

@@ -1,5 +1,6 @@
-"""Where an agent's tab may go (contract §8.2): each held load decided in Python (core/browser/nav_guard.py),
-and the gateway's side (core/agent_navigation.py): which tabs are held, the person asked for a stopped load's
+"""Where an agent's tab may go (contract §8.2): each held load decided in Python (core/consent/nav_guard.py),
+and the gateway's side (core/agents/agent_navigation.py): which tabs are held, the person asked for a stopped
+load's
 site, the agent told where the page tried to go."""
 
 from __future__ import annotations
@@ -10,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from core import agent_navigation
-from core.agent_navigation import UNHELD
-from core.agent_tabs import OPENS_AFTER_CALL_S
+from core.agents import agent_navigation
+from core.agents.agent_navigation import UNHELD
+from core.agents.agent_tabs import OPENS_AFTER_CALL_S
+from core.agents.created_tab import as_loaded
 from core.browser.fence import fence
-from core.browser.nav_guard import GO, Outcome, PausedNavigation, Standing, Verdict, decide, stopped_words
-from core.capabilities import BrowserToolError
-from core.created_tab import as_loaded
+from core.consent.nav_guard import GO, Outcome, PausedNavigation, Standing, Verdict, decide, stopped_words
+from core.runtime.capabilities import BrowserToolError
 from tests.core.fenced import page_of
 from tests.core.test_core_gateway import CODEX, Setup, text
 

@@ -19,8 +19,8 @@ from core_fakes import (
     function_call,
 )
 
-from core.parallel import ParallelGate, TurnGates
-from core.service import Service
+from core.runtime.facade import Service
+from core.tools.parallel import ParallelGate, TurnGates
 
 pytestmark = pytest.mark.unit
 

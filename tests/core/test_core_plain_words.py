@@ -1,4 +1,5 @@
-"""An agent's call in plain words (core/plain_words.py): what the person reads in a question, a running call
+"""An agent's call in plain words (core/agents/plain_words.py): what the person reads in a question, a
+running call
 and a notification, and what an agent is told when refused."""
 
 from __future__ import annotations
@@ -7,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from core.consent import summarize
-from core.plain_words import call_words, placed, quoted
+from core.agents.plain_words import call_words, placed, quoted
+from core.consent.board import summarize
 
 pytestmark = pytest.mark.unit
 

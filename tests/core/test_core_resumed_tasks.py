@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from core.service import Service
+from core.runtime.facade import Service
 
 pytestmark = pytest.mark.unit
 

@@ -6,13 +6,14 @@ from collections.abc import Iterable
 
 import pytest
 
-from core.errors import Fatal, FunctionCallError, MissingLocalShellCallId, RespondToModel
-from core.guards import McpAccess
-from core.items import parse_response_item
-from core.mcp_tools import McpTool
-from core.output import FunctionOutput, ToolOutput
-from core.parallel import TurnGates
-from core.payload import (
+from core.host_link.mcp_tools import McpTool
+from core.host_link.servers import ServerBoard
+from core.tools.errors import Fatal, FunctionCallError, MissingLocalShellCallId, RespondToModel
+from core.tools.guards import McpAccess
+from core.tools.items import parse_response_item
+from core.tools.output import FunctionOutput, ToolOutput
+from core.tools.parallel import TurnGates
+from core.tools.payload import (
     CustomPayload,
     FunctionPayload,
     LocalShellPayload,
@@ -21,10 +22,9 @@ from core.payload import (
     ShellToolCallParams,
     ToolCall,
 )
-from core.registry import RegisteredTool, ToolRegistry, ToolSource
-from core.router import build_tool_call, dispatch_tool_call, failure_response, handle_response_item
-from core.servers import ServerBoard
-from core.spec import ToolSpec
+from core.tools.registry import RegisteredTool, ToolRegistry, ToolSource
+from core.tools.router import build_tool_call, dispatch_tool_call, failure_response, handle_response_item
+from core.tools.spec import ToolSpec
 
 pytestmark = pytest.mark.unit
 

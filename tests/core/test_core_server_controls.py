@@ -1,4 +1,5 @@
-"""The person's controls of one server (core/server_controls.py): sign in, sign out, the switch and Retry are
+"""The person's controls of one server (core/host_link/server_controls.py): sign in, sign out, the switch and
+Retry are
 runtime messages Python answers with one host request each, under a limit from the server's own config."""
 
 from __future__ import annotations
@@ -7,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from core.capabilities import McpErrorCode, McpRequestError
-from core.errors import RequestError
-from core.server_controls import CONTROLS, NOT_REVOKED, SIGN_IN_WAIT_MS, STOP_ROOM_MS
-from core.servers import ServerBoard
+from core.host_link.server_controls import CONTROLS, NOT_REVOKED, SIGN_IN_WAIT_MS, STOP_ROOM_MS
+from core.host_link.servers import ServerBoard
+from core.runtime.capabilities import McpErrorCode, McpRequestError
+from core.tools.errors import RequestError
 
 pytestmark = pytest.mark.unit
 

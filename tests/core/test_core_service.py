@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from core_fakes import FakeBrowser, FakeHost, FakeServer, FakeTool, connect, dispatch, function_call
 
-from core.capabilities import McpErrorCode, McpRequestError
-from core.config import ToolsConfig
-from core.service import Service
+from core.runtime.capabilities import McpErrorCode, McpRequestError
+from core.runtime.config import ToolsConfig
+from core.runtime.facade import Service
 from tests.core.fenced import block, fenced
 
 pytestmark = pytest.mark.unit

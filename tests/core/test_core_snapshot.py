@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from core.browser.cdp import TabState
 from core.browser.changes import changes
+from core.browser.executor import TabState
 from core.browser.page_walk import Walked, same_page
 from core.browser.refs import NodeRef, PageKey, RefTable, TabRefs
 from core.browser.snapshot import FrameTree, Outline, build_outline, parse
-from core.errors import RespondToModel
+from core.tools.errors import RespondToModel
 
 pytestmark = pytest.mark.unit
 

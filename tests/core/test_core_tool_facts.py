@@ -1,4 +1,4 @@
-"""What a person reads about a tool and how they find it (core/tool_facts.py): title, marks, the one
+"""What a person reads about a tool and how they find it (core/tools/tool_facts.py): title, marks, the one
 "needs a yes" rule for agents and the person, and the filter's ranking used by the popup and options."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from core_fakes import FakeHost, FakeServer, FakeTool, connect
 
-from core.service import Service
-from core.tool_facts import marks, needs_yes, ranked, title_of
+from core.runtime.facade import Service
+from core.tools.tool_facts import marks, needs_yes, ranked, title_of
 
 pytestmark = pytest.mark.unit
 

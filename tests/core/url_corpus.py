@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.browser.target import site_of
-from core.browser.urls import check_navigable
+from core.agents.tab_scope import site_of
+from core.web.urls import check_navigable
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "urls"
 DIFFERENTIAL: list[dict[str, Any]] = json.loads((CORPUS / "differential.json").read_text("utf-8"))["cases"]

@@ -1,5 +1,6 @@
 """Errors reach extension pages in one shape, `{error: {code, message, data?}}`, with codes from the one
-table (core/capabilities.py McpErrorCode, shipped as error_codes.js). Real Chromium, the built extension."""
+table (core/runtime/capabilities.py McpErrorCode, shipped as error_codes.js). Real Chromium, the built
+extension."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.capabilities import McpErrorCode
+from core.runtime.capabilities import McpErrorCode
 from tests.support.browser import Extension
 
 pytestmark = pytest.mark.e2e

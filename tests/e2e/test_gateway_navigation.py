@@ -23,7 +23,7 @@ from mcp import Client, StdioServerParameters
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Playwright
 
-from core.agent_tabs import OPENS_AFTER_CALL_S
+from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from tests.core.fenced import unwrapped
 from tests.e2e.test_gateway_attacks import agent_params
 from tests.support.agents import AgentThread, text_of, wait_listed

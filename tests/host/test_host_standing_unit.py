@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from core.gateway import AgentGateway
-from core.service import Service
+from core.agents.agent_calls import AgentGateway
+from core.runtime.facade import Service
 from native_host.gateway.catalogue import fixed_tools
 from native_host.gateway.place import SOCKET_NAME
 from native_host.gateway.standing import STATE_NAME, StateFile, Where, diagnose, read_state

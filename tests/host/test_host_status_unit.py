@@ -1,12 +1,13 @@
-"""`ServerStatus` is one definition (core.capabilities): every status the host builds is one the core reads
+"""`ServerStatus` is one definition (core.runtime.capabilities): every status the host builds is one the core
+reads
 whole, and one the core refuses is left out and logged, never fatal."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.capabilities import ServerStatus
-from core.servers import parse_statuses, why_down
+from core.host_link.servers import parse_statuses, why_down
+from core.runtime.capabilities import ServerStatus
 from native_host.config.preview import preview_status
 
 pytestmark = pytest.mark.unit

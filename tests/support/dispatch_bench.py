@@ -9,7 +9,7 @@ import statistics
 import time
 from typing import Any
 
-from core.service import Service
+from core.runtime.facade import Service
 
 BATCH = 200
 BATCHES = 30

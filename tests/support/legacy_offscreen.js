@@ -1,7 +1,7 @@
 // The boot before issue 12, kept only so `build.py bench` can measure old and new side by side: Pyodide on
 // the offscreen document's own thread, pydantic and the core loaded with loadPackage. Not shipped.
 // Boots Pyodide from the extension's own files, loads the core by package name (integrity-checked through
-// the extension's pyodide-lock.json) and relays between the service worker and core.bridge.
+// the extension's pyodide-lock.json) and relays between the service worker and core.runtime.bridge.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
 const runtimeUrl = chrome.runtime.getURL("pyodide/");
@@ -81,7 +81,7 @@ async function boot() {
       lockFileURL: runtimeUrl + "pyodide-lock.json",
     });
     await py.loadPackage(["tabgate-core"], { checkIntegrity: true });
-    bridge = py.pyimport("core.bridge").create_bridge(api);
+    bridge = py.pyimport("core.runtime.bridge").create_bridge(api);
     setState({ python: "ready", bootMs: Math.round(performance.now() - t0), bootedAt: Date.now() });
   } catch (e) {
     setState({ python: "failed", pythonError: `Python failed to start: ${e.message ?? e}` });

@@ -1,0 +1,405 @@
+"""The extension's side of the agent gateway (contract §8, §8.1, §9): what agents see and call, under consent.
+
+The host relays each agent's `tools/list` and `tools/call` as `gateway/tools` and `gateway/call`, naming the
+gateway session and the agent (interface A). A call is checked before anyone is asked (its arguments, its
+tab: core/consent/call_checks.py), asked about when it acts, then dispatched in the session's own turn with
+the
+`target` the browser re-checks where the action executes (interface C). The agent is answered with an MCP
+`CallToolResult` built here (core/agents/call_result.py); the service worker records `{answer, record}` in the
+history. The agents' tabs are kept in core/agents/agent_tabs.py, the person's controls in
+core/agents/agent_controls.py;
+here, sessions end (closed, host gone, a new service worker).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
+
+from core.agents.activity import ActivityLog, Outcome, make_entry, outcome_of_answer
+from core.agents.agent_controls import STOPPED, AgentControls
+from core.agents.agent_navigation import AgentNavigation, GuardFailed
+from core.agents.agent_tabs import AgentTabs
+from core.agents.call_result import AgentCallResult, from_dispatch
+from core.agents.created_tab import as_loaded, first_load, without_url
+from core.agents.identity import AgentBook, AgentIdentity, AgentState, RunningCall, TabGroups
+from core.consent.acting_gate import Stop, acting
+from core.consent.board import ConsentBoard, ConsentRefused, ConsentWithdrawn
+from core.consent.call_checks import PAUSED, CallChecks, Refusal, action_of
+from core.mcp_apps.app_meta import offered_to_agents
+from core.runtime.capabilities import BrowserCapability
+from core.runtime.events import Emit
+from core.runtime.history import record_for
+from core.tools.tool_facts import RESOURCE_TOOLS
+from core.tools.validation import format_validation_error
+
+type Message = dict[str, Any]
+type Answer = dict[str, Any]
+type Handle = Callable[[Message], Awaitable[Answer]]
+
+GATEWAY_OFF = (
+    "Tabgate's agent gateway is off: open Chrome with Tabgate and turn on *Let agents use Tabgate* "
+    "in its popup."
+)
+# Messages after which the gateway switch or the tools agents see may differ.
+CHANGES_TOOLS = frozenset({"config/load", "config/set", "host/state", "host/servers"})
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    session: StrictStr = Field(min_length=1, max_length=200)
+    agent: AgentIdentity
+
+
+class CallParams(_Params):
+    name: StrictStr
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    callId: StrictStr | None = None
+
+
+class _Withdrawn(Refusal):
+    """A refusal because the call's question was withdrawn (its agent gone, or stopped by the person)."""
+
+
+def _never() -> str | None:
+    """A reading call: a pause does not stop it."""
+    return None
+
+
+class AgentGateway:
+    def __init__(
+        self,
+        handle: Handle,
+        browser: BrowserCapability | None,
+        emit: Emit,
+        groups: TabGroups | None = None,
+    ) -> None:
+        self._handle = handle  # the Service: tools, dispatch, config
+        self._emit = emit
+        self.consent = ConsentBoard(emit)
+        self._book = AgentBook()
+        self.activity = ActivityLog()
+        self._enabled: bool | None = None
+        self._tabs = AgentTabs(self._book, browser, groups, self._agents_changed)
+        self._controls = AgentControls(self._book, self.consent, self._tabs, handle, self._agents_changed)
+        self._checks = CallChecks(self._tabs, lambda: self._controls.paused)
+        self._nav = AgentNavigation(self._book, self.consent, browser, self._config)
+        self._routes: dict[str, Callable[[Message], Awaitable[Answer]]] = {
+            "gateway/tools": self._tools,
+            "gateway/call": self._call,
+            "gateway/closed": self._closed,
+            "approvals": self._controls.approvals,
+            "approval/answer": self._controls.answer,
+            "agents": self._controls.agents,
+            # Its first name (the gateway bench counts calls with it).
+            "gateway/agents": self._controls.agents,
+            "agents/share": self._controls.share,
+            "agents/stop": self._controls.stop,
+            "agents/pause": self._controls.pause,
+            "agents/forget": self._controls.forget,
+            "tabs/created": self._tabs.created,
+            "nav/paused": self._nav.paused,
+            "tabs/removed": self._tabs.removed,
+            "worker/hello": self._worker_hello,
+            "agents/activity": self._activity,
+            "agents/activity/load": self._activity_load,
+        }
+
+    def handles(self, kind: object) -> bool:
+        return kind in self._routes
+
+    async def handle(self, message: Message) -> Answer:
+        return await self._routes[str(message.get("type"))](message)
+
+    async def after(self, message: Message) -> None:
+        """After a service message: a host gone ends every session; the host hears of switch and tools."""
+        kind = message.get("type")
+        if kind == "host/state" and message.get("connected") is not True:
+            # The native port died (the host exited, or this service worker stopped): every agent's session
+            # went with it, and nobody is left to act for.
+            self._end_all("the native host disconnected")
+        if kind not in CHANGES_TOOLS:
+            return
+        config = await self._config()
+        enabled = config.get("gateway") is True
+        if enabled != self._enabled or kind == "host/state":
+            self._enabled = enabled
+            self._emit({"type": "gateway/state", "enabled": enabled})
+        if enabled:
+            self._emit({"type": "gateway/changed"})
+
+    # -- what agents see ---------------------------------------------------------------------------------
+
+    async def _config(self) -> Answer:
+        return await self._handle({"type": "config/get"})
+
+    async def _visible_tools(self, config: Answer) -> dict[str, dict[str, Any]]:
+        offered = (await self._handle({"type": "tools"})).get("tools", [])
+        mcp = config.get("gatewayMcp") is True
+        sources = {"builtin", "browser"} | ({"mcp"} if mcp else set())
+        return {
+            tool["name"]: tool
+            for tool in offered
+            if tool.get("source") in sources
+            and (mcp or tool["name"] not in RESOURCE_TOOLS)
+            and offered_to_agents(tool)
+        }
+
+    async def _tools(self, message: Message) -> Answer:
+        config = await self._config()
+        if config.get("gateway") is not True:
+            return {"tools": []}
+        try:
+            params = _Params.model_validate(message)
+        except ValidationError as error:
+            return {"error": {"code": -32602, "message": format_validation_error(error)}}
+        self._seen(params.agent, params.session)
+        tools = []
+        for tool in (await self._visible_tools(config)).values():
+            entry = {
+                "name": tool["name"],
+                "description": tool.get("description", ""),
+                "inputSchema": tool.get("parameters", {"type": "object"}),
+            }
+            if isinstance(tool.get("annotations"), dict):
+                entry["annotations"] = tool["annotations"]
+            tools.append(entry)
+        return {"tools": tools}
+
+    # -- one call ----------------------------------------------------------------------------------------
+
+    async def _call(self, message: Message) -> Answer:
+        """`{answer: CallToolResult, record}`: the agent's answer and what the history keeps of the call."""
+        call_id = str(message.get("callId") or f"gateway:{uuid.uuid4().hex[:12]}")
+        try:
+            params = CallParams.model_validate(message)
+        except ValidationError as error:
+            return self._envelope(
+                Refusal(f"invalid gateway call: {format_validation_error(error)}").internal(call_id)
+            )
+        agent = self._seen(params.agent, params.session)
+        item = {
+            "type": "function_call",
+            "name": params.name,
+            "arguments": json.dumps(params.arguments),
+            "call_id": call_id,
+        }
+        self._emit(
+            {
+                "type": "gateway/started",
+                "callId": call_id,
+                "name": params.name,
+                "item": item,
+                "caller": agent.label,
+            }
+        )
+        ends: dict[str, Any] = {}  # what _run learns: the outcome when refused, the tab it acted on
+        task = asyncio.ensure_future(self._run(agent, params, call_id, ends))
+        running = RunningCall(
+            call_id, params.session, params.name, action_of(params.arguments), None, time.time(), task
+        )
+        agent.running[call_id] = running
+        try:
+            internal = await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            stopped = agent.running[call_id].stopped if call_id in agent.running else None
+            internal = Refusal(f"The call was stopped: {stopped or STOPPED}.").internal(call_id)
+            ends["outcome"] = Outcome.WITHDRAWN
+        finally:
+            agent.running.pop(call_id, None)
+        self._record(agent, running, ends.get("outcome") or outcome_of_answer(internal), ends.get("tabId"))
+        return self._envelope(internal)
+
+    def _record(self, agent: AgentState, call: RunningCall, outcome: Outcome, tab_id: int | None) -> None:
+        """One activity entry for a call that ended; the worker stores the bounded list as it is."""
+        self.activity.add(
+            make_entry(
+                call_id=call.call_id,
+                at_s=call.started_at,
+                ended_s=time.time(),
+                agent_id=agent.id,
+                agent=agent.label,
+                tool=call.tool,
+                action=call.action,
+                site=call.site,
+                tab_id=tab_id,
+                outcome=outcome,
+            )
+        )
+        self._emit({"type": "agents/activity/store", "entries": self.activity.entries()})
+
+    async def _activity(self, message: Message) -> Answer:
+        agent_id = message.get("id")
+        limit = message.get("limit")
+        if agent_id is not None and not isinstance(agent_id, str):
+            return {"error": {"code": -32602, "message": "id must be an agent id"}}
+        if limit is not None and (type(limit) is not int or limit < 0):
+            return {"error": {"code": -32602, "message": "limit must be a non-negative integer"}}
+        return {"entries": self.activity.entries(agent_id, limit)}
+
+    async def _activity_load(self, message: Message) -> Answer:
+        """What the worker kept of an earlier core's log (after the Python document restarted)."""
+        stored = message.get("entries")
+        self.activity.load(stored if isinstance(stored, list) else [])
+        return {"ok": True}
+
+    def _seen(self, identity: AgentIdentity, session: str) -> AgentState:
+        """The agent of this request; the popup hears of a new agent or session (not of every call)."""
+        known = self._book.get(identity.id)
+        new = known is None or session not in known.sessions
+        agent = self._book.seen(identity, session)
+        if new:
+            self._agents_changed()
+        return agent
+
+    def _envelope(self, internal: Answer) -> Answer:
+        result: AgentCallResult = from_dispatch(internal)
+        return {"answer": result.to_wire(), "record": record_for(internal)}
+
+    async def _run(self, agent: AgentState, params: CallParams, call_id: str, ends: dict[str, Any]) -> Answer:
+        try:
+            config = await self._config()
+            if config.get("gateway") is not True:
+                raise Refusal(GATEWAY_OFF)
+            tool = (await self._visible_tools(config)).get(params.name)
+            if tool is None:
+                ends["outcome"] = Outcome.FAILED  # the agent's mistake, not a refusal
+                raise Refusal(f"Tabgate offers no tool '{params.name}' to agents (list the tools again).")
+            prepared = await self._checks.prepare(agent, tool, params.arguments)
+            ends["tabId"] = prepared.tab_id
+            running = agent.running.get(call_id)
+            if running is not None:
+                running.site = prepared.question.site if prepared.question else None
+                running.arguments, running.tab_id = prepared.arguments, prepared.tab_id
+                running.mcp = tool.get("source") == "mcp"
+            trusted = agent.identity.trusted_by(config.get("gatewayTrusted", []))
+            if prepared.question is not None and not trusted:
+                if running is not None:
+                    running.asking = True
+                try:
+                    await self.consent.ask(
+                        params.session,
+                        prepared.question,
+                        timeout_s=float(config.get("approvalTimeoutSec", 120)),
+                    )
+                except ConsentWithdrawn as withdrawn:
+                    raise _Withdrawn(str(withdrawn)) from None
+                except ConsentRefused as refused:
+                    raise Refusal(str(refused)) from None
+                finally:
+                    if running is not None:
+                        running.asking = False
+        except Refusal as refusal:
+            if isinstance(refusal, _Withdrawn):
+                ends["outcome"] = Outcome.WITHDRAWN
+            elif not refusal.failed:
+                ends.setdefault("outcome", Outcome.DENIED)
+            return refusal.internal(call_id)
+        # A tab the agent creates opens blank and is held before its first load (core/agents/created_tab.py).
+        arguments, first = without_url(prepared.creates_tab, prepared.arguments)
+        item = {
+            "type": "function_call",
+            "name": params.name,
+            "arguments": json.dumps(arguments),
+            "call_id": call_id,
+        }
+        target: dict[str, Any] = {
+            "tabs": sorted(agent.tabs()),
+            "tabId": prepared.tab_id,
+            "site": prepared.site,
+            "caller": agent.id,
+        }
+        if prepared.frame is not None:  # the child frame the action lands in, re-checked as the site is
+            target["frame"] = prepared.frame.to_wire()
+        agent.calls += 1
+        # An acting call approved before a pause stops at its next step to the page
+        # (core/consent/acting_gate.py).
+        stop = self._stop_when_paused(params.name, ends) if prepared.question is not None else _never
+        approved = prepared.question.site if prepared.question is not None else None
+        with acting(stop), self._nav.acting(prepared.tab_id, params.session, approved):
+            try:
+                await self._nav.guard()  # before anything moves the agent's tab
+            except GuardFailed as exc:  # never run unheld: the page could carry the call to another site
+                return Refusal(f"{exc}. Nothing was done; try again.", failed=True).internal(call_id)
+            answer = await self._handle(
+                {"type": "dispatch", "item": item, "turn": params.session, "target": target}
+            )
+        if answer.get("success") is True:
+            created = await self._tabs.used(agent, prepared, answer)
+            self._nav.used(agent.last_tab)
+            try:
+                await self._nav.guard()
+            except GuardFailed as exc:  # the created tab stays blank: its first load would go unheld
+                if first is not None and created is not None:
+                    return Refusal(f"{exc} (tab {created} stays blank)", failed=True).internal(call_id)
+            if first is not None and created is not None:
+                answer = await self._first_load(
+                    agent, params.session, call_id, created, answer, first, stop, approved
+                )
+        return self._nav.with_notes(agent, answer)
+
+    async def _first_load(
+        self,
+        agent: AgentState,
+        session: str,
+        call_id: str,
+        tab_id: int,
+        created: Answer,
+        url: str,
+        stop: Stop,
+        approved: str | None,
+    ) -> Answer:
+        """The created tab, held now, goes to its URL: create's answer as the tab is then, or the load's."""
+        target = {"tabs": sorted(agent.tabs()), "tabId": tab_id, "site": None, "caller": agent.id}
+        with acting(stop), self._nav.acting(tab_id, session, approved):
+            loaded = await first_load(self._handle, session, call_id, target, url)
+        if loaded.get("success") is not True:
+            return loaded
+        tabs = await self._tabs.all()
+        return as_loaded(created, tabs.get(tab_id) if tabs is not None else None)
+
+    def _stop_when_paused(self, tool: str, ends: dict[str, Any]) -> Stop:
+        def stop() -> str | None:
+            if not self._controls.paused:
+                return None
+            ends["outcome"] = Outcome.DENIED  # refused by the person's pause, as one refused before asking
+            return f"Tabgate stopped {tool} before it reached the page: {PAUSED}."
+
+        return stop
+
+    # -- sessions ending ---------------------------------------------------------------------------------
+
+    def _end_all(self, reason: str) -> None:
+        self.consent.end_all(reason)
+        for agent in self._book.all():
+            agent.cancel_running(reason)
+        self._book.end_all_sessions()
+        self._agents_changed()
+
+    async def _worker_hello(self, message: Message) -> Answer:
+        """A service worker (re)connected: an earlier worker's native port died with it, and so did every
+        agent session through that host, even when the new host is up before Python hears of the old one."""
+        self._end_all("the service worker restarted")
+        self._nav.worker_restarted()
+        return {"ok": True}
+
+    async def _closed(self, message: Message) -> Answer:
+        session = str(message.get("session", ""))
+        self.consent.end_session(session, "the agent disconnected")
+        for agent in self._book.all():
+            agent.cancel_running("the agent disconnected", session)
+        self._book.end_session(session)
+        self._agents_changed()
+        return {"ok": True}
+
+    def _agents_changed(self) -> None:
+        self._emit({"type": "agents/changed"})

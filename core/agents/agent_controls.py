@@ -1,0 +1,174 @@
+"""The person's controls over agents (contract §8.1): the agents list, sharing a tab, stopping, pausing and
+forgetting an agent, and answering its questions; the popup and the options page send these messages."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr, ValidationError
+
+from core.agents.agent_tabs import AgentTabs
+from core.agents.identity import AgentBook, AgentState
+from core.agents.tab_scope import site_of
+from core.consent.board import AnswerOutcome, ConsentBoard, Decision
+from core.tools.validation import format_validation_error
+
+type Message = dict[str, Any]
+type Answer = dict[str, Any]
+
+STOPPED = "stopped by the person"
+
+
+class ShareParams(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+    id: StrictStr
+    tabId: StrictInt
+    shared: StrictBool
+
+
+class AgentControls:
+    def __init__(
+        self,
+        book: AgentBook,
+        consent: ConsentBoard,
+        tabs: AgentTabs,
+        handle: Callable[[Message], Awaitable[Answer]],
+        changed: Callable[[], None],
+    ) -> None:
+        self._book = book
+        self._consent = consent
+        self._tabs = tabs
+        self._handle = handle  # the Service: the config, where trust is kept
+        self._changed = changed  # the popup hears that the agents changed
+
+    @property
+    def paused(self) -> bool:
+        """Every acting call is refused while set (core/consent/call_checks.py), a held one waits
+        (core/consent/board.py)
+        and one on its way stops before the page (core/consent/acting_gate.py)."""
+        return self._consent.paused
+
+    async def agents(self, message: Message) -> Answer:
+        """Every agent as the popup shows it; with `activeTabId`, how each stands to that tab (`activeTab`:
+        "own", "shared" or "none": what *Share this tab with …* offers)."""
+        active = message.get("activeTabId")
+        trusted = await self._trusted()
+        looked_up = await self._tabs.all()
+        open_tabs = looked_up or {}
+        agents = []
+        for agent in self._book.all():
+            for gone in agent.tabs() - set(open_tabs) if looked_up is not None else ():
+                self._book.tab_removed(gone)  # closed while no event reached Python
+            wire = {
+                "id": agent.id,
+                "name": agent.identity.name,
+                "version": agent.identity.version,
+                "executable": agent.identity.executable,
+                "program": agent.identity.program,
+                "label": agent.label,
+                "connected": bool(agent.sessions),
+                "calls": agent.calls,
+                "trusted": agent.identity.trusted_by(trusted),
+                "trustEntry": agent.identity.trust_entry,
+                "notTrustable": agent.identity.not_trustable,
+                "grants": self._consent.grants_of(agent.id),
+                "tabs": [_tab(agent, tab_id, open_tabs.get(tab_id)) for tab_id in sorted(agent.tabs())],
+                "running": [
+                    call.to_wire(open_tabs.get(call.tab_id or -1)) for call in agent.running.values()
+                ],
+                "pending": self._consent.pending(agent.id),
+            }
+            if type(active) is int:
+                wire["activeTab"] = (
+                    "own" if active in agent.own else "shared" if active in agent.shared else "none"
+                )
+            agents.append(wire)
+        return {"paused": self.paused, "agents": agents}
+
+    async def share(self, message: Message) -> Answer:
+        try:
+            params = ShareParams.model_validate(message)
+        except ValidationError as error:
+            return {"error": {"code": -32602, "message": format_validation_error(error)}}
+        agent = self._book.get(params.id)
+        if agent is None:
+            return _no_agent(params.id)
+        if params.shared:
+            agent.shared.add(params.tabId)
+        else:
+            agent.shared.discard(params.tabId)
+            if agent.last_tab == params.tabId and params.tabId not in agent.own:
+                agent.last_tab = None
+        self._changed()
+        return {"ok": True}
+
+    async def stop(self, message: Message) -> Answer:
+        agent = self._book.get(str(message.get("id")))
+        if agent is None:
+            return _no_agent(message.get("id"))
+        stopped = agent.cancel_running(STOPPED)
+        stopped += self._consent.withdraw(STOPPED, agent_id=agent.id)
+        self._changed()
+        return {"stopped": stopped}
+
+    async def pause(self, message: Message) -> Answer:
+        if not isinstance(message.get("paused"), bool):
+            return {"error": {"code": -32602, "message": "paused must be true or false"}}
+        self._consent.set_paused(message["paused"])
+        self._changed()
+        return {"paused": self.paused}
+
+    async def forget(self, message: Message) -> Answer:
+        """Its grants and its trust go; the answer carries the config for the worker to store."""
+        agent = self._book.get(str(message.get("id")))
+        if agent is None:
+            return _no_agent(message.get("id"))
+        self._consent.forget(agent.id)
+        trusted = await self._trusted()
+        kept = [entry for entry in trusted if entry != agent.identity.trust_entry]
+        config = await self._handle({"type": "config/set", "patch": {"gatewayTrusted": kept}})
+        self._changed()
+        return {"ok": True, "config": config}
+
+    async def approvals(self, message: Message) -> Answer:
+        return self._consent.listed()
+
+    async def answer(self, message: Message) -> Answer:
+        try:
+            decision = Decision(str(message.get("decision")))
+        except ValueError:
+            return {"error": {"code": -32602, "message": "decision must be one of once, session, deny"}}
+        approval_id = str(message.get("id"))
+        outcome = self._consent.answer(approval_id, decision)
+        if outcome is AnswerOutcome.WITHDRAWN:
+            return {
+                "error": {
+                    "code": -32000,
+                    "message": f"approval {approval_id!r} was withdrawn (its agent is gone); nothing was run",
+                }
+            }
+        if outcome is AnswerOutcome.UNKNOWN:
+            return {"error": {"code": -32602, "message": f"no pending approval {approval_id!r}"}}
+        return {"ok": True}
+
+    async def _trusted(self) -> list[object]:
+        """The programs the person trusts to act unasked, as the config holds them (paths and
+        `{executable, script}` objects)."""
+        trusted: list[object] = (await self._handle({"type": "config/get"})).get("gatewayTrusted", [])
+        return trusted
+
+
+def _tab(agent: AgentState, tab_id: int, tab: dict[str, Any] | None) -> dict[str, Any]:
+    url = str(tab.get("url", "")) if tab is not None else ""
+    return {
+        "tabId": tab_id,
+        "title": str(tab.get("title", "")) if tab is not None else "",
+        "url": url,
+        "site": site_of(url) or "",  # none for about:blank and the browser's own pages
+        "shared": tab_id in agent.shared and tab_id not in agent.own,
+    }
+
+
+def _no_agent(agent_id: object) -> Answer:
+    return {"error": {"code": -32602, "message": f"no agent {agent_id!r}"}}

@@ -1,0 +1,161 @@
+"""The agents' tabs in the browser (contract §8.1, §8.2): looked up, opened, grouped, remembered after a call.
+
+An agent's own tabs sit in a tab group titled with its name; a tab a page of one of them opens (a link with a
+target, `window.open`, noopener too) joins it when the agent was at work in that tab: during one of its calls
+there or within Chrome's user-activation window after it. A tab the person opens from it later is the
+person's. The tab a call used becomes the agent's default, so its next call without a tab lands there, never
+on the person's active tab. Tabs are looked up as the person sees them, by the gateway itself rather than an
+agent's call.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from core.agents.identity import AgentBook, AgentState, TabGroups
+from core.browser.context import refs_of
+from core.browser.fence import split
+from core.browser.refs import FrameSite
+from core.consent.call_checks import Prepared, Refusal
+from core.runtime.capabilities import BrowserCapability, BrowserToolError
+
+type Message = dict[str, Any]
+type Answer = dict[str, Any]
+
+TAB_LOOKUP_TIMEOUT_MS = 5_000
+# How long after an agent's call a tab its page opens is still the agent's doing: Chrome lets a page open a
+# window for 5 s after the input that activated it (a link with a target opens at once).
+OPENS_AFTER_CALL_S = 5.0
+
+
+class AgentTabs:
+    def __init__(
+        self,
+        book: AgentBook,
+        browser: BrowserCapability | None,
+        groups: TabGroups | None,
+        changed: Callable[[], None],
+    ) -> None:
+        self._book = book
+        self._browser = browser
+        self._groups = groups
+        self._changed = changed  # the popup hears that an agent's tabs changed
+        self._worked: dict[int, float] = {}  # tab id → when an agent's last call there ended (monotonic)
+
+    async def all(self) -> dict[int, dict[str, Any]] | None:
+        """Every open tab by id, as the person sees them (the gateway's own look-up, not an agent's call);
+        None when the browser could not say."""
+        if self._browser is None:
+            return None
+        try:
+            tabs = await self._browser.call(
+                "browser_tab", {"action": "query"}, timeout_ms=TAB_LOOKUP_TIMEOUT_MS
+            )
+        except BrowserToolError:
+            return None
+        if not isinstance(tabs, list):
+            return None
+        return {tab["id"]: tab for tab in tabs if isinstance(tab, dict) and isinstance(tab.get("id"), int)}
+
+    async def tab(self, tab_id: int) -> dict[str, Any]:
+        tabs = await self.all()
+        if tabs is None:
+            raise Refusal(f"Tabgate could not look up tab {tab_id}; try again.", failed=True)
+        tab = tabs.get(tab_id)
+        if tab is None:
+            self._book.tab_removed(tab_id)
+            raise Refusal(f"Tab {tab_id} is closed; browser_tab action=query lists your tabs.", failed=True)
+        return tab
+
+    def frame_of(self, tab_id: int, ref: str) -> FrameSite | None:
+        """The child frame a ref of the tab's last snapshot is in (the refs the browser tools keep)."""
+        return None if self._browser is None else refs_of(self._browser).frame_of(tab_id, ref)
+
+    async def open_for(self, agent: AgentState) -> int:
+        if self._groups is None:
+            raise Refusal("You have no tab, and Tabgate cannot open one here.", failed=True)
+        try:
+            tab_id = await self._groups.create()
+        except BrowserToolError as error:
+            raise Refusal(f"You have no tab, and Tabgate could not open one: {error}", failed=True) from None
+        agent.own.add(tab_id)
+        agent.last_tab = tab_id
+        await self._group(agent, tab_id)
+        self._changed()
+        return tab_id
+
+    async def used(self, agent: AgentState, prepared: Prepared, answer: Answer) -> int | None:
+        """After a call ran: its tab is the agent's default; a tab it created is its own, in its group (its
+        id is returned)."""
+        if prepared.tab_id is not None:
+            self._worked[prepared.tab_id] = _now()
+        if prepared.creates_tab:
+            created = _created_tab_id(answer)
+            if created is None:
+                return None
+            agent.own.add(created)
+            agent.last_tab = created
+            await self._group(agent, created)
+            self._changed()
+            return created
+        if prepared.tab_id is not None and prepared.tab_id in agent.tabs():
+            agent.last_tab = prepared.tab_id
+        return None
+
+    async def created(self, message: Message) -> Answer:
+        """`tabs/created`: a tab the page of `sourceTabId` opened is that tab's agent's, in its group, when
+        the agent was at work there; otherwise the person opened it (or the page did on its own)."""
+        tab_id, source = message.get("tabId"), message.get("sourceTabId")
+        if isinstance(tab_id, int) and isinstance(source, int) and self._at_work(source):
+            owner = self._book.tab_created(tab_id, source)
+            if owner is not None:
+                await self._group(owner, tab_id)
+                self._changed()
+        return {"ok": True}
+
+    def _at_work(self, tab_id: int) -> bool:
+        owner = self._book.owner_of(tab_id)
+        if owner is None:
+            return False
+        if any(call.tab_id == tab_id for call in owner.running.values()):
+            return True
+        worked = self._worked.get(tab_id)
+        return worked is not None and _now() - worked < OPENS_AFTER_CALL_S
+
+    async def removed(self, message: Message) -> Answer:
+        """`tabs/removed`: the tab is nobody's any more."""
+        if isinstance(message.get("tabId"), int):
+            self._book.tab_removed(message["tabId"])
+            self._worked.pop(message["tabId"], None)
+        return {"ok": True}
+
+    async def _group(self, agent: AgentState, tab_id: int) -> None:
+        if self._groups is None:
+            return
+        try:
+            agent.group = await self._groups.add(tab_id, agent.identity.name, agent.group)
+        except BrowserToolError:
+            # The group is gone (the person closed or ungrouped it): start a new one.
+            try:
+                agent.group = await self._groups.add(tab_id, agent.identity.name, None)
+            except BrowserToolError:
+                return
+
+
+def _now() -> float:
+    return time.monotonic()
+
+
+def _created_tab_id(answer: Answer) -> int | None:
+    output = answer.get("output")
+    text = output.get("output") if isinstance(output, dict) else None
+    parts = split(text) if isinstance(text, str) else None  # the tab's title and URL come fenced
+    try:
+        created = json.loads(parts.page) if parts is not None else None
+    except ValueError:
+        return None
+    tab_id = created.get("id") if isinstance(created, dict) else None
+    return tab_id if isinstance(tab_id, int) else None

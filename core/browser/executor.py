@@ -1,0 +1,220 @@
+"""Talking to the debugger executor (extension/cdp.js): command lists out, results and tab state back.
+
+Python decides every command; the executor attaches to the tab, runs the list and answers the results with
+what it knows of the tab (URL, sessions of out-of-process frames, document epoch, an open dialog).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.agents.tab_scope import Guard, refusal
+from core.browser.fence import fence
+from core.consent.acting_gate import check_acting
+from core.runtime.capabilities import BrowserCapability, BrowserToolError
+from core.tools.errors import RespondToModel
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+    session: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"method": self.method, "params": self.params}
+        if self.session is not None:
+            wire["session"] = self.session
+        return wire
+
+
+@dataclass(frozen=True, slots=True)
+class Dialog:
+    type: str
+    message: str
+    default_prompt: str
+    session: str | None
+
+    def describe(self) -> str:
+        how = (
+            "accept (with promptText for a prompt) or dismiss it"
+            if self.type == "prompt"
+            else "accept or dismiss it"
+        )
+        return (
+            f"a JavaScript {self.type} is open. Its message:\n{fence(self.message)}\nAnswer it first: "
+            f'browser_dom {{"action": "dialog", "accept": true|false}} ({how}).'
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    id: str
+    target_id: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommandFailed:
+    message: str
+
+
+type Outcome = dict[str, Any] | CommandFailed
+
+
+@dataclass(frozen=True, slots=True)
+class TabState:
+    tab_id: int
+    url: str
+    title: str
+    epoch: int
+    dialog: Dialog | None
+    sessions: tuple[Session, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    state: TabState
+    results: tuple[Outcome, ...]
+    # A command opened a JavaScript dialog (it answered as the dialog opened, before it finished).
+    opened_dialog: bool
+    drag: Any = None
+
+    def result(self, index: int, what: str) -> dict[str, Any]:
+        """The result of command `index`; a failed or missing one is an error naming `what`."""
+        if index >= len(self.results):
+            raise RespondToModel(f"{what}: the page did not get that far")
+        outcome = self.results[index]
+        if isinstance(outcome, CommandFailed):
+            raise RespondToModel(f"{what}: {outcome.message}")
+        return outcome
+
+
+@dataclass(frozen=True, slots=True)
+class Buffer:
+    """What the executor recorded of a tab (console, network or dialogs), oldest first; each entry carries the
+    document epoch it was recorded in."""
+
+    state: TabState
+    entries: list[dict[str, Any]]
+    fresh: bool  # recording only started now: Tabgate had not acted on the tab before
+    loader_id: str | None  # the loader of the document shown now, when a navigation was seen
+
+
+def _dialog(raw: Any) -> Dialog | None:
+    if not isinstance(raw, dict):
+        return None
+    return Dialog(
+        type=str(raw.get("type", "alert")),
+        message=str(raw.get("message", "")),
+        default_prompt=str(raw.get("defaultPrompt") or ""),
+        session=raw.get("session"),
+    )
+
+
+def _state(raw: dict[str, Any]) -> TabState:
+    tab = raw["tab"]
+    return TabState(
+        tab_id=int(tab["id"]),
+        url=str(tab.get("url", "")),
+        title=str(tab.get("title", "")),
+        epoch=int(raw.get("epoch", 0)),
+        dialog=_dialog(raw.get("dialog")),
+        sessions=tuple(
+            Session(s["id"], s["targetId"], str(s.get("url", ""))) for s in raw.get("sessions", ())
+        ),
+    )
+
+
+def _outcome(raw: dict[str, Any]) -> Outcome:
+    if "error" in raw:
+        return CommandFailed(str(raw["error"]))
+    if "dialog" in raw:  # the command opened a dialog: it did its part (the answer says the dialog)
+        return {}
+    result = raw.get("result")
+    return result if isinstance(result, dict) else {}
+
+
+class Cdp:
+    """One tool call's view of the executor; every request carries the call's time limit and, until the
+    action moves the tab (`release`), the site the tab must still show (checked by the executor right before
+    it sends the first command of each list)."""
+
+    def __init__(self, browser: BrowserCapability, timeout_ms: int, guard: Guard | None = None) -> None:
+        self._browser = browser
+        self._timeout_ms = timeout_ms
+        self._guard = guard
+
+    def release(self) -> None:
+        """The action has sent the tab elsewhere (a navigation began): what it shows next is its own doing."""
+        self._guard = None
+
+    async def _ask(self, kind: str, args: dict[str, Any]) -> Any:
+        check_acting()  # an agent's call stops here once the person paused agents
+        guard = self._guard
+        if guard is not None:
+            args = {**args, **guard.to_wire()}
+        try:
+            return await self._browser.call(kind, args, timeout_ms=self._timeout_ms)
+        except BrowserToolError as error:
+            raise refusal(error, guard) from None
+
+    async def run(
+        self,
+        tab_id: int | None,
+        commands: Sequence[Command],
+        *,
+        parallel: bool = False,
+        keep_going: bool = False,
+        during_dialog: bool = False,
+    ) -> Answer:
+        """Runs the commands in the tab. While a dialog is open nothing runs (the modal-state rule) and the
+        answer is an error saying how to answer the dialog, unless `during_dialog`."""
+        args: dict[str, Any] = {
+            "commands": [c.to_wire() for c in commands],
+            "parallel": parallel,
+            "keepGoing": keep_going,
+            "unlessDialog": not during_dialog,
+        }
+        if tab_id is not None:
+            args["tabId"] = tab_id
+        raw = await self._ask("cdp", args)
+        state = _state(raw)
+        if state.dialog is not None and not during_dialog and commands and not raw.get("results"):
+            raise RespondToModel(f"Tab {state.tab_id}: {state.dialog.describe()}")
+        results = tuple(_outcome(r) for r in raw.get("results", ()))
+        opened = any("dialog" in r for r in raw.get("results", ()))
+        return Answer(state, results, opened, raw.get("drag"))
+
+    async def state(self, tab_id: int | None, *, during_dialog: bool = False) -> TabState:
+        return (await self.run(tab_id, (), during_dialog=during_dialog)).state
+
+    async def buffer(self, tab_id: int | None, name: str) -> Buffer:
+        args: dict[str, Any] = {"buffer": name}
+        if tab_id is not None:
+            args["tabId"] = tab_id
+        raw = await self._ask("cdp.buffer", args)
+        loader = raw.get("loaderId")
+        return Buffer(
+            _state(raw),
+            list(raw.get("entries", ())),
+            fresh=raw.get("recordingSince") == "now",
+            loader_id=loader if isinstance(loader, str) else None,
+        )
+
+    async def granted(self, origins: Sequence[str]) -> set[str]:
+        if not origins:
+            return set()
+        try:
+            raw = await self._browser.call(
+                "cdp.grants", {"origins": list(origins)}, timeout_ms=self._timeout_ms
+            )
+        except BrowserToolError as error:
+            raise RespondToModel(error.message) from None
+        return set(raw.get("granted", ()))
+
+    async def legacy(self, tool: str, args: dict[str, Any]) -> Any:
+        """One of the chrome.* executors that predate the debugger (tabs, history steps)."""
+        return await self._ask(tool, args)

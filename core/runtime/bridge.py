@@ -1,0 +1,169 @@
+"""The one module that meets JavaScript: adapts the offscreen document's `api` object to the core.
+
+The document passes a JS object with three methods; Pyodide makes their Promises awaitable here, so no
+`js`/`pyodide` import is needed and everything that crosses the boundary is JSON text:
+
+- ``api.request(kind, payload_json) -> Promise<str>``, answered ``{"result": ...}`` or
+  ``{"error": {"code", "message", "data"?}}``:
+  - ``"host"`` ``{method, params, requestKey, timeoutMs, callId?}``: one JSON-RPC request to the native host.
+    ``requestKey`` is unique per request; ``callId`` (the model's call_id) only for ``tools/call``;
+    ``timeoutMs`` is how long Python waits for it before it gives up and cancels it.
+  - ``"hostEnsure"`` ``{}``: the worker (re)connects the host if needed; ``{connected, servers}``.
+  - ``"browser"`` ``{tool, args, timeoutMs}``: one chrome.* tool call.
+  - ``"tabs"`` ``{op: "create"}`` → ``{tabId}`` (a background about:blank tab) and ``{op: "add", tabId,
+    title, groupId}`` → ``{tabId, groupId}`` (into that group, or a new one titled `title`): an agent's
+    tab and tab group (`core.agents.identity.TabGroups`).
+- ``api.emit(event_json)``: an event for every ``events`` port.
+- ``api.cancel(request_key)``: the host request with that ``requestKey`` is cancelled (``$/cancelRequest``).
+
+Runtime messages come in through `Bridge.handle`; a ``dispatch`` is answered ``{answer, record}``: the
+contract §5 answer for the caller and what history stores (`core.runtime.history.record_for`); the gateway
+answers
+``gateway/call`` the same way itself (the answer there is the agent's MCP `CallToolResult`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import uuid
+from collections.abc import Awaitable
+from typing import Any, Protocol
+
+from core.agents.agent_calls import AgentGateway
+from core.host_link.servers import TIMEOUT_MARGIN_MS, HostState
+from core.runtime.capabilities import BrowserToolError, McpErrorCode, McpRequestError
+from core.runtime.facade import Service
+from core.runtime.history import record_for
+
+
+class JsApi(Protocol):
+    def request(self, kind: str, payload_json: str) -> Awaitable[str]: ...
+
+    def emit(self, event_json: str) -> None: ...
+
+    def cancel(self, request_key: str) -> None: ...
+
+
+async def _ask(api: JsApi, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    reply: dict[str, Any] = json.loads(await api.request(kind, json.dumps(payload)))
+    return reply
+
+
+class HostMcp:
+    """HostLink: the native host, reached through the service worker."""
+
+    def __init__(self, api: JsApi) -> None:
+        self._api = api
+        # Unique across documents too: a restarted document must not reuse a key the worker still tracks.
+        self._key_prefix = f"py-{uuid.uuid4().hex[:12]}-"
+        self._counter = itertools.count(1)
+
+    async def ensure(self) -> HostState:
+        reply = await _ask(self._api, "hostEnsure", {})
+        return HostState.from_wire(reply.get("result"))
+
+    async def request(
+        self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
+    ) -> Any:
+        key = f"{self._key_prefix}{next(self._counter)}"
+        payload: dict[str, Any] = {
+            "method": method,
+            "params": params,
+            "requestKey": key,
+            "timeoutMs": timeout_ms,
+        }
+        if call_id is not None:
+            payload["callId"] = call_id
+        try:
+            reply = await _ask(self._api, "host", payload)
+        except asyncio.CancelledError:
+            # The core gave up (its time limit) or the call was cancelled: a JS Promise cannot be cancelled
+            # from here, so the worker cancels the host request and the host stops the work.
+            self._api.cancel(key)
+            raise
+        if "error" in reply:
+            err = reply["error"]
+            code = err.get("code", McpErrorCode.INTERNAL_ERROR)
+            raise McpRequestError(int(code), str(err.get("message", "")), err.get("data"))
+        return reply.get("result")
+
+
+def _browser_error(error: Any, fallback: str) -> BrowserToolError:
+    """The executor's `{code, message, data?}` as sent (a code that is no integer: an internal error)."""
+    if not isinstance(error, dict):
+        return BrowserToolError(str(error) or fallback)
+    code = error.get("code")
+    return BrowserToolError(
+        str(error.get("message", fallback)),
+        code if isinstance(code, int) and not isinstance(code, bool) else McpErrorCode.INTERNAL_ERROR,
+        error.get("data"),
+    )
+
+
+class ServiceWorkerBrowser:
+    """BrowserCapability: chrome.* calls made by the service worker (offscreen documents have no tabs API)."""
+
+    def __init__(self, api: JsApi) -> None:
+        self._api = api
+
+    async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        reply = await _ask(self._api, "browser", {"tool": tool, "args": args, "timeoutMs": timeout_ms})
+        if "error" in reply:
+            raise _browser_error(reply["error"], "browser tool failed")
+        return reply.get("result")
+
+
+class ServiceWorkerTabGroups:
+    """TabGroups: chrome.tabs.create / group and chrome.tabGroups.update, run by the service worker."""
+
+    def __init__(self, api: JsApi) -> None:
+        self._api = api
+
+    async def _tabs(self, payload: dict[str, Any]) -> dict[str, Any]:
+        reply = await _ask(self._api, "tabs", payload)
+        if "error" in reply:
+            raise _browser_error(reply["error"], "tab group call failed")
+        result: dict[str, Any] = reply.get("result") or {}
+        return result
+
+    async def create(self) -> int:
+        return int((await self._tabs({"op": "create"}))["tabId"])
+
+    async def add(self, tab_id: int, title: str, group: int | None) -> int:
+        result = await self._tabs({"op": "add", "tabId": tab_id, "title": title, "groupId": group})
+        return int(result["groupId"])
+
+
+# Calls the service worker records in the history: it gets the answer and Python's record of it.
+RECORDED = frozenset({"dispatch"})
+
+
+class Bridge:
+    def __init__(self, api: JsApi, *, timeout_margin_ms: int = TIMEOUT_MARGIN_MS) -> None:
+        def emit(event: dict[str, Any]) -> None:
+            api.emit(json.dumps(event))
+
+        browser = ServiceWorkerBrowser(api)
+        self._service = Service(
+            emit=emit, browser=browser, host=HostMcp(api), timeout_margin_ms=timeout_margin_ms
+        )
+        self._gateway = AgentGateway(self._service.handle, browser, emit, ServiceWorkerTabGroups(api))
+
+    async def handle(self, message_json: str) -> str:
+        message = json.loads(message_json)
+        kind = message.get("type") if isinstance(message, dict) else None
+        if self._gateway.handles(kind):
+            answer = await self._gateway.handle(message)
+        else:
+            answer = await self._service.handle(message)
+            if kind is not None:
+                await self._gateway.after(message)
+        if kind in RECORDED:
+            return json.dumps({"answer": answer, "record": record_for(answer)})
+        return json.dumps(answer)
+
+
+def create_bridge(api: JsApi) -> Bridge:
+    return Bridge(api)

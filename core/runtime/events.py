@@ -1,0 +1,50 @@
+"""Events the core emits to every `events` port (contract §5), as plain JSON dicts."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from core.tools.items import CallToolResult, mcp_result_to_wire
+
+type Emit = Callable[[dict[str, Any]], None]
+
+CANCELLED = "tool call cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class McpInvocation:
+    server: str
+    tool: str
+    arguments: Any
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"server": self.server, "tool": self.tool, "arguments": self.arguments}
+
+
+class McpCallSpan:
+    """`McpToolCallBegin` when created, `McpToolCallEnd` with the duration and result when ended."""
+
+    def __init__(self, emit: Emit, call_id: str, invocation: McpInvocation) -> None:
+        self._emit = emit
+        self._call_id = call_id
+        self._invocation = invocation
+        emit({"type": "McpToolCallBegin", "call_id": call_id, "invocation": invocation.to_wire()})
+        self._started = time.perf_counter()
+
+    def end(self, result: CallToolResult | str) -> None:
+        self._emit(
+            {
+                "type": "McpToolCallEnd",
+                "call_id": self._call_id,
+                "invocation": self._invocation.to_wire(),
+                "duration_ms": round((time.perf_counter() - self._started) * 1000),
+                "result": mcp_result_to_wire(result),
+            }
+        )
+
+
+def plan_update(plan: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "PlanUpdate", **plan}

@@ -1,0 +1,26 @@
+"""`local_shell`: a model may ask for a shell; a browser extension has none, and says so."""
+
+from __future__ import annotations
+
+from core.tools.errors import RespondToModel
+from core.tools.output import FunctionOutput
+from core.tools.payload import PayloadKind, ToolCall
+from core.tools.spec import ToolSpec
+
+LOCAL_SHELL = ToolSpec(
+    name="local_shell",
+    description="Runs a command in a local shell. Not available in a browser extension.",
+    parameters={"type": "object", "properties": {}},
+    # codex runs shell calls in parallel; kept so the gate treats them the same.
+    supports_parallel=True,
+)
+
+
+class LocalShellHandler:
+    # codex's shell handler takes both the local_shell item and a function call named like it.
+    accepts = frozenset({PayloadKind.LOCAL_SHELL, PayloadKind.FUNCTION})
+
+    async def handle(self, call: ToolCall) -> FunctionOutput:
+        raise RespondToModel(
+            "local shell is not available in a browser extension: there is no shell to run commands in"
+        )

@@ -1,0 +1,103 @@
+"""MCP tool calls (codex `handlers/mcp.rs` + `mcp_tool_call.rs`): one host `tools/call` per model call."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+
+from core.consent.acting_gate import check_acting
+from core.host_link.host_requests import ask_host
+from core.host_link.servers import ServerBoard
+from core.runtime.capabilities import McpCapability, McpRequestError
+from core.runtime.events import CANCELLED, Emit, McpCallSpan, McpInvocation
+from core.tools.arguments import InvalidJson, parse_json_arguments
+from core.tools.deadline import DeadlineExceeded
+from core.tools.errors import RespondToModel
+from core.tools.items import (
+    CallToolResult,
+    FunctionCallOutputItem,
+    FunctionCallOutputPayload,
+    McpToolCallOutputItem,
+    ResponseInputItem,
+)
+from core.tools.output import FunctionOutput, McpOutput, ToolOutput
+from core.tools.payload import McpPayload, PayloadKind, ToolCall
+from core.tools.validation import format_validation_error
+
+
+class McpToolCaller(Protocol):
+    async def __call__(self, call_id: str, server: str, tool: str, raw_arguments: str) -> ResponseInputItem:
+        """codex `handle_mcp_tool_call`: every failure comes back already encoded for the model."""
+        ...
+
+
+class McpToolCall:
+    """Runs one MCP tool call through the host, with begin/end events and the server's own time limit.
+
+    The host applies the server's `tool_timeout_sec` itself; the core waits that long (plus the startup
+    timeout while the server is not ready) and a margin, then gives up and the host request is cancelled.
+    """
+
+    def __init__(self, mcp: McpCapability, emit: Emit, servers: ServerBoard) -> None:
+        self._mcp = mcp
+        self._emit = emit
+        self._servers = servers
+
+    async def __call__(self, call_id: str, server: str, tool: str, raw_arguments: str) -> ResponseInputItem:
+        try:
+            arguments = parse_json_arguments(raw_arguments)
+        except InvalidJson as error:
+            # As codex: bad JSON never reaches the server and emits no events.
+            return FunctionCallOutputItem(
+                call_id=call_id, output=FunctionCallOutputPayload(content=f"err: {error}", success=False)
+            )
+        invocation = McpInvocation(server, tool, arguments)
+        span = McpCallSpan(self._emit, call_id, invocation)
+        try:
+            result = await self._call(call_id, invocation)
+        except asyncio.CancelledError:
+            span.end(CANCELLED)
+            raise
+        span.end(result)
+        return McpToolCallOutputItem(call_id=call_id, result=result)
+
+    async def _call(self, call_id: str, invocation: McpInvocation) -> CallToolResult | str:
+        params: dict[str, Any] = {"server": invocation.server, "tool": invocation.tool}
+        if invocation.arguments is not None:
+            params["arguments"] = invocation.arguments
+        limit_ms = self._servers.request_limit_ms(invocation.server)
+        try:
+            check_acting()  # an agent's call stops here once the person paused agents
+        except RespondToModel as stopped:
+            return str(stopped)
+        try:
+            raw = await ask_host(self._mcp, "tools/call", params, limit_ms=limit_ms, call_id=call_id)
+        except McpRequestError as error:
+            return f"tool call error: {error}"
+        except DeadlineExceeded as error:
+            return f"tool call error: no answer from the native host, {error}"
+        try:
+            return CallToolResult.model_validate(raw)
+        except ValidationError as error:
+            return f"tool call error: invalid CallToolResult from the host: {format_validation_error(error)}"
+
+
+class McpHandler:
+    accepts = frozenset({PayloadKind.MCP})
+
+    def __init__(self, call_tool: McpToolCaller) -> None:
+        self._call_tool = call_tool
+
+    async def handle(self, call: ToolCall) -> ToolOutput:
+        payload = call.payload
+        if not isinstance(payload, McpPayload):
+            raise RespondToModel("mcp handler received unsupported payload")
+        response = await self._call_tool(call.call_id, payload.server, payload.tool, payload.raw_arguments)
+        if isinstance(response, McpToolCallOutputItem):
+            return McpOutput(response.result)
+        if isinstance(response, FunctionCallOutputItem):
+            output = response.output
+            return FunctionOutput(output.content, output.success, output.content_items)
+        raise RespondToModel("mcp handler received unexpected response variant")
