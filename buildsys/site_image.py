@@ -1,4 +1,5 @@
-"""The site-packages image: every file of the shipped wheels in one file that extension/py_boot.mjs writes
+"""The site-packages image: every file of the shipped wheels in one file that extension/worker/py_boot.mjs
+writes
 into Pyodide's file system at boot."""
 
 from __future__ import annotations

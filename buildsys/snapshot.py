@@ -1,5 +1,5 @@
 """Python's memory snapshot: the interpreter after `import core.runtime.bridge`, restored by
-extension/py_boot.mjs."""
+extension/worker/py_boot.mjs."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def make_snapshot(staging: Path) -> dict[str, object]:
     if node is None:
         raise BuildError("node (Node.js 20) is needed to make Python's memory snapshot; install Node.js.")
     inputs = hashlib.sha256()
-    for part in (staging / SITE_IMAGE, staging / "py_boot.mjs", ROOT / "tools" / "make_snapshot.mjs",
+    boot = staging / "worker" / "py_boot.mjs"
+    for part in (staging / SITE_IMAGE, boot, ROOT / "tools" / "make_snapshot.mjs",
                  *(staging / "pyodide" / n for n in PYODIDE_RUNTIME)):  # fmt: skip
         inputs.update(sha256_file(part).encode())
     cached = CACHE / "snapshot" / inputs.hexdigest()

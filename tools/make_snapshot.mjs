@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const [extDir] = process.argv.slice(2);
-const { bootPython, compileLibraries, readSiteImage } = await import(pathToFileURL(join(extDir, "py_boot.mjs")).href);
+const { bootPython, compileLibraries, readSiteImage } = await import(pathToFileURL(join(extDir, "worker", "py_boot.mjs")).href);
 
 const files = readSiteImage(new Uint8Array(readFileSync(join(extDir, "python", "site-packages.img"))));
 let layout = null;

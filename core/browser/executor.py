@@ -1,4 +1,5 @@
-"""Talking to the debugger executor (extension/cdp.js): command lists out, results and tab state back.
+"""Talking to the debugger executor (extension/worker/debugger.js): command lists out, results and tab state
+back.
 
 Python decides every command; the executor attaches to the tab, runs the list and answers the results with
 what it knows of the tab (URL, sessions of out-of-process frames, document epoch, an open dialog).

@@ -1,7 +1,8 @@
 """What the call history keeps (contract §5): at most 100 entries and 5 MiB, a call's own arguments up to
 64 KiB, the oldest evicted first; what a refused write keeps; a call a stopped worker left running.
 
-The service worker stores the entries (extension/history.js: storage I/O, the in-memory copy, the pushes to
+The service worker stores the entries (extension/worker/history.js: storage I/O, the in-memory copy, the
+pushes to
 pages); it tells Python each change's size here (`HistoryBook`) and does what the answer says. An entry's
 answer is shortened before that, by `core.runtime.history.record_for`.
 """

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, get_args
 
 import pytest
-from core.tools.handlers.browser import NO_TAB
 
 from core.agents.tab_scope import PAGE_CHANGED, TAB_MOVED, shown_site, site_of
 from core.browser.actions import ACTIONS, ActionInfo, describe
@@ -18,6 +17,7 @@ from core.browser.tool_spec import BrowserToolSpec
 from core.browser.tool_table import BROWSER_TOOLS
 from core.runtime.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.runtime.facade import Service
+from core.tools.handlers.browser import NO_TAB
 from tests.core.core_fakes import FakeBrowser, FakeHost, Request, dispatch, function_call
 from tests.core.fenced import block, fenced, page_of
 
@@ -235,7 +235,8 @@ def backend(frame: int, number: int) -> int:
 
 
 class RecordedPage:
-    """The debugger executor's side of the wire (extension/cdp.js) over a page recorded from Chrome.
+    """The debugger executor's side of the wire (extension/worker/debugger.js) over a page recorded from
+    Chrome.
 
     Frame trees and each frame's walk come from the recording (frame n's world is execution context n + 1,
     the node the walk numbered i in it has backend id `backend(n, i)`); every node has the box QUAD; every

@@ -42,7 +42,7 @@ __all__ = ["env", "profile", "site"]  # the shared module fixtures, imported for
 
 def no_popup_open(ext: Extension) -> None:
     """The page the tests send from shows the options page: no popup page is open."""
-    ext.page.goto(f"chrome-extension://{ext.id}/options.html")
+    ext.page.goto(f"chrome-extension://{ext.id}/ui/options.html")
 
 
 def test_a_mixed_run_leaves_one_entry_per_call_with_its_outcome_kept_filtered_and_exported(
@@ -113,7 +113,7 @@ def test_a_mixed_run_leaves_one_entry_per_call_with_its_outcome_kept_filtered_an
         assert stored == entries
 
         options = ext.context.new_page()
-        options.goto(f"chrome-extension://{ext.id}/options.html")
+        options.goto(f"chrome-extension://{ext.id}/ui/options.html")
         rows = options.locator("#activity li.activity-entry")
         wait_for(lambda: rows.count() == 4, "the options page does not list the four calls")
         assert [rows.nth(i).get_attribute("data-outcome") for i in range(4)] == [

@@ -225,7 +225,8 @@ def test_with_no_popup_open_a_notification_raises_the_question_and_clicking_it_o
         )
 
     with browser(pw, profile, env) as ext:
-        ext.page.goto(f"chrome-extension://{ext.id}/options.html")  # the page we send from: no popup is open
+        # the page we send from: no popup is open
+        ext.page.goto(f"chrome-extension://{ext.id}/ui/options.html")
         gateway(ext, True)
         page = open_site_tab(ext, site)
         tab["id"] = person_tab_id(ext, page.url)

@@ -755,7 +755,7 @@ def test_the_popup_shows_a_screenshot_as_an_image(
 ) -> None:
     tab_id, _ = open_tab_all_sites("colour.html")
     popup = ext_all_sites.context.new_page()
-    popup.goto(f"chrome-extension://{ext_all_sites.id}/popup.html")
+    popup.goto(f"chrome-extension://{ext_all_sites.id}/ui/popup.html")
     popup.locator('button.tool[data-tool="browser_screenshot"]').click()
     popup.locator("#raw-toggle").check()
     popup.locator("#raw-json").fill(json.dumps({"tabId": tab_id}))
@@ -991,7 +991,7 @@ def test_navigate_says_the_status_and_fails_on_a_refused_port_or_a_redirect_into
     assert fails(ext_cdp, "browser_navigation", action="navigate", tabId=tab_id, url=refused) == (
         f"navigation to {refused} failed: net::ERR_CONNECTION_REFUSED"
     )
-    popup = f"chrome-extension://{ext_cdp.id}/popup.html"
+    popup = f"chrome-extension://{ext_cdp.id}/ui/popup.html"
     redirect = f"{shop}/redirect?to={popup}"
     # Where the redirect led is a URL the page chose: fenced after Tabgate's words.
     assert fenced(
@@ -1090,7 +1090,7 @@ def test_the_popup_form_shows_only_the_fields_of_the_chosen_action_and_a_snapsho
 ) -> None:
     tab_id = tab(f"{shop}/shadow.html")
     popup = ext_cdp.context.new_page()
-    popup.goto(f"chrome-extension://{ext_cdp.id}/popup.html")
+    popup.goto(f"chrome-extension://{ext_cdp.id}/ui/popup.html")
 
     def shown() -> list[str]:
         names: list[str] = popup.eval_on_selector_all(

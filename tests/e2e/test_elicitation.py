@@ -61,7 +61,7 @@ def outcome(ext: Extension, call_id: str) -> str:
 def open_popup(ext: Extension) -> Page:
     page = ext.context.new_page()
     page.set_viewport_size({"width": 480, "height": 600})
-    page.goto(f"chrome-extension://{ext.id}/popup.html")
+    page.goto(f"chrome-extension://{ext.id}/ui/popup.html")
     expect(page.locator("#status")).to_contain_text("Python ready")
     return page
 

@@ -369,7 +369,7 @@ def test_two_agents_each_see_only_their_own_tabs_in_their_own_groups(
         assert {a["tabs"][0]["tabId"] for a in listed_agents.values()} == seen[0] | seen[1]
         assert all(a["executable"].startswith("/") for a in listed_agents.values())
         options = ext.context.new_page()
-        options.goto(f"chrome-extension://{ext.id}/options.html")
+        options.goto(f"chrome-extension://{ext.id}/ui/options.html")
         rows = options.locator("li.agent")
         rows.first.wait_for(timeout=30_000)
         assert sorted(row.locator("strong").inner_text() for row in rows.all()) == sorted(

@@ -86,7 +86,7 @@ def start_call_in_page(ext: Extension, name: str, arguments: dict[str, Any], cal
 
 def open_popup(ext: Extension) -> Page:
     page = ext.context.new_page()
-    page.goto(f"chrome-extension://{ext.id}/popup.html")
+    page.goto(f"chrome-extension://{ext.id}/ui/popup.html")
     return page
 
 

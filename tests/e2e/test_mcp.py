@@ -85,7 +85,7 @@ def ok_result(answer: dict[str, Any]) -> dict[str, Any]:
 
 def open_popup(ext: Extension) -> Page:
     page = ext.context.new_page()
-    page.goto(f"chrome-extension://{ext.id}/popup.html")
+    page.goto(f"chrome-extension://{ext.id}/ui/popup.html")
     return page
 
 

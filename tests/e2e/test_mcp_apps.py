@@ -66,7 +66,7 @@ def popup(ext_app: Extension) -> Iterator[Page]:
     page = ext_app.context.new_page()
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.set_viewport_size(POPUP_SIZE)
-    page.goto(f"chrome-extension://{ext_app.id}/popup.html")
+    page.goto(f"chrome-extension://{ext_app.id}/ui/popup.html")
     yield page
     page.close()
     assert not errors, f"uncaught errors in the popup: {errors}"

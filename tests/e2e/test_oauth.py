@@ -57,7 +57,7 @@ def popup(ext: Extension) -> Iterator[Page]:
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.set_viewport_size({"width": 480, "height": 600})
-    page.goto(f"chrome-extension://{ext.id}/popup.html")
+    page.goto(f"chrome-extension://{ext.id}/ui/popup.html")
     yield page
     page.close()
     assert not errors, errors
@@ -117,7 +117,7 @@ def test_closing_the_sign_in_window_says_so_and_keeps_the_button(ext: Extension,
     expect(row(popup, "cloud").locator(".server-error")).to_have_text(why, timeout=15_000)
     expect(row(popup, "cloud").get_by_role("button", name="Sign in to cloud")).to_be_visible()
     later = ext.context.new_page()  # a popup opened afterwards hears why from the host's status
-    later.goto(f"chrome-extension://{ext.id}/popup.html")
+    later.goto(f"chrome-extension://{ext.id}/ui/popup.html")
     expect(row(later, "cloud").locator(".server-error")).to_have_text(why, timeout=15_000)
     later.close()
 

@@ -52,7 +52,7 @@ def open_popup(ext_without_host: Extension) -> Iterator[OpenPopup]:
         page = ext_without_host.context.new_page()
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.set_viewport_size(POPUP_SIZE)
-        page.goto(f"chrome-extension://{ext_without_host.id}/popup.html")
+        page.goto(f"chrome-extension://{ext_without_host.id}/ui/popup.html")
         pages.append(page)
         return page
 
@@ -472,9 +472,9 @@ def test_screenshots_in_light_and_dark(open_popup: OpenPopup) -> None:
 def test_popup_and_options_never_insert_html() -> None:
     """Untrusted text goes in with textContent only; the CSP also forbids inline scripts and handlers."""
     scripts = [
-        *EXTENSION_SRC.glob("popup*.js"),
-        *EXTENSION_SRC.glob("ui_*.js"),
-        EXTENSION_SRC / "options.js",
+        *(EXTENSION_SRC / "ui").glob("popup*.js"),
+        *(EXTENSION_SRC / "ui").glob("ui_*.js"),
+        EXTENSION_SRC / "ui" / "options.js",
     ]
     for path in scripts:
         text = path.read_text()
@@ -487,7 +487,7 @@ def test_popup_and_options_never_insert_html() -> None:
             "new Function",
         ):
             assert sink not in text, f"{path.name} uses {sink}"
-    for path in (EXTENSION_SRC / "popup.html", EXTENSION_SRC / "options.html"):
+    for path in (EXTENSION_SRC / "ui" / "popup.html", EXTENSION_SRC / "ui" / "options.html"):
         html = path.read_text()
         assert not re.search(r"\son[a-z]+\s*=", html), f"{path.name} has an inline event handler"
         assert not re.search(r"<script(?![^>]*\bsrc=)", html), f"{path.name} has an inline script"
@@ -501,7 +501,7 @@ def offered(ext: Extension) -> list[str]:
 def test_options_disable_and_re_enable_a_tool_and_explain_the_host(ext_without_host: Extension) -> None:
     page = ext_without_host.context.new_page()
     try:
-        page.goto(f"chrome-extension://{ext_without_host.id}/options.html")
+        page.goto(f"chrome-extension://{ext_without_host.id}/ui/options.html")
         diagnostics = page.locator("#diagnostics")
         expect(diagnostics).to_contain_text("Install the host: tabgate-host install (see README)")
         expect(diagnostics).to_contain_text("Specified native messaging host not found.")
@@ -566,7 +566,7 @@ def open_friendly(ext_friendly: Extension) -> Iterator[OpenPopup]:
         page = ext_friendly.context.new_page()
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.set_viewport_size(POPUP_SIZE)
-        page.goto(f"chrome-extension://{ext_friendly.id}/popup.html")
+        page.goto(f"chrome-extension://{ext_friendly.id}/ui/popup.html")
         pages.append(page)
         return page
 
@@ -752,7 +752,7 @@ def test_an_exited_host_is_reconnected_with_a_button(open_friendly: OpenPopup, f
 def test_a_host_without_servers_says_how_to_add_one(ext_with_host: Extension) -> None:
     page = ext_with_host.context.new_page()
     try:
-        page.goto(f"chrome-extension://{ext_with_host.id}/popup.html")
+        page.goto(f"chrome-extension://{ext_with_host.id}/ui/popup.html")
         expect(page.locator("#status")).to_have_text("Python ready · host connected")
         hint = page.locator("#no-servers")
         expect(hint).to_be_visible()

@@ -34,7 +34,7 @@ def ext(
 def test_a_resource_listing_pages_forward_and_back_to_the_first(ext: Extension) -> None:
     page = ext.context.new_page()
     page.set_viewport_size({"width": 480, "height": 600})
-    page.goto(f"chrome-extension://{ext.id}/popup.html")
+    page.goto(f"chrome-extension://{ext.id}/ui/popup.html")
     page.locator('button.tool[data-tool="list_mcp_resources"]').click()
     page.locator("#tool-form").get_by_role("textbox", name="server").fill("everything")
     page.get_by_role("button", name="Run", exact=True).click()

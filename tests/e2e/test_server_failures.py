@@ -26,7 +26,7 @@ def test_a_server_whose_command_is_missing_is_failed_with_the_fix_and_retry_star
     (tmp_path / "run").mkdir()
     with launch_with_mcp(pw, tmp_path / "run", config, host_env) as ext:
         popup = ext.context.new_page()
-        popup.goto(f"chrome-extension://{ext.id}/popup.html")
+        popup.goto(f"chrome-extension://{ext.id}/ui/popup.html")
         retry = popup.get_by_role("button", name="Retry later")
         expect(retry).to_be_visible(timeout=30_000)
         [later] = [s for s in ext.send({"type": "status"})["servers"] if s["name"] == "later"]

@@ -53,7 +53,7 @@ def popup(ext: Extension) -> Iterator[Page]:
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.set_viewport_size({"width": 480, "height": 600})
-    page.goto(f"chrome-extension://{ext.id}/popup.html")
+    page.goto(f"chrome-extension://{ext.id}/ui/popup.html")
     expect(page.locator('button.tool[data-tool="mcp__live__grow"]')).to_be_visible()
     yield page
     page.close()
@@ -97,7 +97,7 @@ def offered(ext: Extension) -> set[str]:
 
 def test_a_server_switched_off_in_options_leaves_and_comes_back(ext: Extension) -> None:
     page = ext.context.new_page()
-    page.goto(f"chrome-extension://{ext.id}/options.html")
+    page.goto(f"chrome-extension://{ext.id}/ui/options.html")
     row = page.locator('#diag-servers li[data-server="live"]')
     switch = page.get_by_role("switch", name="Use the MCP server live")
     expect(row).to_have_attribute("data-status", "ready")

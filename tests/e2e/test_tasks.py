@@ -48,7 +48,7 @@ def ext(pw: Playwright, folder: Path, state: Path, host_env: dict[str, str]) -> 
 
 def open_popup(ext: Extension) -> Page:
     page = ext.context.new_page()
-    page.goto(f"chrome-extension://{ext.id}/popup.html")
+    page.goto(f"chrome-extension://{ext.id}/ui/popup.html")
     return page
 
 

@@ -1,6 +1,6 @@
 """One reading of every URL, checked against Chrome itself (contract §8.2): the whole corpus goes through
 `new URL()` in the extension's own page, and for every URL the site Python reads is Chrome's `URL.origin` —
-and the executor's `shownSite` (extension/cdp.js) spells it alike — or Python refuses the URL."""
+and the executor's `shownSite` (extension/worker/debugger.js) spells it alike — or Python refuses the URL."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from tests.support.browser import Extension
 pytestmark = pytest.mark.e2e
 
 READ_IN_CHROME = """async (inputs) => {
-  const { shownSite } = await import("./cdp.js");
+  const { shownSite } = await import("../worker/debugger.js");
   return inputs.map((url) => {
     let origin = null;
     try { origin = new URL(url).origin; } catch { /* Chrome fails the URL */ }

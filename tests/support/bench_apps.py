@@ -54,7 +54,7 @@ def app_view_drawn() -> list[Figure]:
         env = {"TABGATE_LOG_DIR": f"{tmp}/logs", "TABGATE_DATA_DIR": f"{tmp}/data"}
         with launch_with_mcp(pw, Path(tmp), config, env, offering=frozenset({COUNTER})) as ext:
             page = ext.context.new_page()
-            page.goto(f"chrome-extension://{ext.id}/popup.html")
+            page.goto(f"chrome-extension://{ext.id}/ui/popup.html")
             page.locator(f'button.tool[data-tool="{COUNTER}"]').click()
             for _ in range(ROUNDS + 1):
                 samples.append(float(page.evaluate(WATCH)))

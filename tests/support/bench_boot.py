@@ -46,7 +46,7 @@ _ROUND_TRIPS = """async ([message, n]) => {
 def _legacy_build(folder: Path) -> Path:
     legacy = folder / "extension-legacy"
     shutil.copytree(EXTENSION_DIR, legacy)
-    shutil.copy2(ROOT / "tests" / "support" / "legacy_offscreen.js", legacy / "offscreen.js")
+    shutil.copy2(ROOT / "tests" / "support" / "legacy_offscreen.js", legacy / "worker" / "offscreen.js")
     return legacy
 
 

@@ -82,7 +82,7 @@ class BootRun:
 
 @contextmanager
 def probed_launch(
-    pw: Playwright, profile: Path, extension_dir: Path = EXTENSION_DIR, page_path: str = "popup.html"
+    pw: Playwright, profile: Path, extension_dir: Path = EXTENSION_DIR, page_path: str = "ui/popup.html"
 ) -> Iterator[tuple[BrowserContext, Page, float]]:
     """Chromium with the extension and one of its pages (the popup unless told) open at once, the probe in
     it; yields the launch time."""
@@ -119,7 +119,7 @@ def watch_boot(
     profile: Path,
     extension_dir: Path = EXTENSION_DIR,
     timeout_s: float = PYTHON_BOOT_TIMEOUT_S,
-    page_path: str = "popup.html",
+    page_path: str = "ui/popup.html",
 ) -> BootRun:
     with probed_launch(pw, profile, extension_dir, page_path) as (_context, page, t0):
         plan = send(page, {"type": "dispatch", "item": PLAN_CALL}, timeout_s)

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 export async function bootExtensionPython(extDir, { full = process.env.TABGATE_BOOT === "full" } = {}) {
-  const { bootPython, compileLibraries, readSiteImage, restorePython } = await import(pathToFileURL(join(extDir, "py_boot.mjs")).href);
+  const { bootPython, compileLibraries, readSiteImage, restorePython } = await import(pathToFileURL(join(extDir, "worker", "py_boot.mjs")).href);
   const info = JSON.parse(readFileSync(join(extDir, "build-info.json"), "utf8"));
   const verified = (entry) => {
     const bytes = new Uint8Array(readFileSync(join(extDir, entry.file)));

@@ -152,7 +152,7 @@ def launch(
         )
         ext_id = worker.url.split("/")[2]
         page = context.new_page()
-        page.goto(f"chrome-extension://{ext_id}/popup.html", timeout=open_timeout_ms)
+        page.goto(f"chrome-extension://{ext_id}/ui/popup.html", timeout=open_timeout_ms)
         yield Extension(context=context, id=ext_id, page=page)
     finally:
         context.close()

@@ -64,7 +64,7 @@ def gateway_browser(
 
 def open_popup(ext: Extension) -> Page:
     page = ext.context.new_page()
-    page.goto(f"chrome-extension://{ext.id}/popup.html")
+    page.goto(f"chrome-extension://{ext.id}/ui/popup.html")
     return page
 
 

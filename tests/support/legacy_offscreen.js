@@ -2,7 +2,7 @@
 // the offscreen document's own thread, pydantic and the core loaded with loadPackage. Not shipped.
 // Boots Pyodide from the extension's own files, loads the core by package name (integrity-checked through
 // the extension's pyodide-lock.json) and relays between the service worker and core.runtime.bridge.
-import { loadPyodide } from "./pyodide/pyodide.mjs";
+import { loadPyodide } from "../pyodide/pyodide.mjs";
 
 const runtimeUrl = chrome.runtime.getURL("pyodide/");
 let state = { python: "booting", pythonError: null, bootMs: null, bootedAt: null };

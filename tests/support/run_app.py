@@ -87,7 +87,7 @@ def headless_tour(ext: Extension) -> int:
         if "id" in note:
             deleted = call(ext, notes["delete_note"], {"id": note["id"]})
             failures += deleted.get("output", {}).get("result", {}).get("Ok", {}).get("isError") is not False
-    ext.page.goto(f"chrome-extension://{ext.id}/popup.html")
+    ext.page.goto(f"chrome-extension://{ext.id}/ui/popup.html")
     ext.page.set_viewport_size({"width": 480, "height": 600})
     ext.page.wait_for_timeout(500)
     shot = ROOT / "dist" / "popup.png"

@@ -3,7 +3,7 @@
 // requests and dialogs, and runs the lists of CDP commands Python builds. It decides nothing about pages:
 // which commands to send, in which order and what their results mean is Python's (core/browser/).
 import { rpcError } from "./host.js";
-import { ErrorCode } from "./error_codes.js";
+import { ErrorCode } from "../error_codes.js";
 import { HOLD_DOCUMENTS, heldRestore, holdPaused } from "./nav_hold.js";
 
 const PROTOCOL_VERSION = "1.3";

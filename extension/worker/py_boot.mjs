@@ -9,8 +9,8 @@
 // memory and table bases are the same in the build and in every browser. That is what lets a snapshot
 // that holds an imported native module be restored (Pyodide's own loadPackage links libraries later, at
 // addresses the snapshot cannot know, and leaves JS references it cannot save).
-import { loadPyodide } from "./pyodide/pyodide.mjs";
-import createPyodideModule from "./pyodide/pyodide.asm.mjs";
+import { loadPyodide } from "../pyodide/pyodide.mjs";
+import createPyodideModule from "../pyodide/pyodide.asm.mjs";
 
 const SITE_PACKAGES = "/lib/python3.14/site-packages";
 const IMAGE_MAGIC = "TGSITE01";

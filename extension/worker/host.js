@@ -1,6 +1,6 @@
 // The native messaging host connection: one long-lived port, JSON-RPC requests, `$/chunk` reassembly,
 // and Chrome's disconnect messages mapped to the contract's host states.
-import { ErrorCode } from "./error_codes.js";
+import { ErrorCode } from "../error_codes.js";
 
 export const HOST_NAME = "dev.tabgate.host";
 const PROTOCOL_VERSION = "1";

@@ -4,12 +4,12 @@ import { HostConnection, rpcError } from "./host.js";
 import { PythonConnection } from "./python.js";
 import { executeBrowserTool } from "./browser_tools.js";
 import * as history from "./history.js";
-import { createGatewayRelay } from "./gateway.js";
+import { createGatewayRelay } from "./agent_relay.js";
 import { createElicitations } from "./elicitation.js";
 import { signInRequests } from "./oauth.js";
 import { storedActivity } from "./activity_store.js";
 import { listenForClicks } from "./approval_notices.js";
-import { ErrorCode } from "./error_codes.js";
+import { ErrorCode } from "../error_codes.js";
 import { setNavDecider } from "./nav_hold.js";
 
 const CONFIG_KEY = "config";

@@ -1,9 +1,9 @@
 // The Python side as seen from the service worker: the offscreen document, created lazily, whose worker runs
 // Pyodide. The document opens the "python" runtime port (the lifeline: it breaks when either side goes) and
 // hands this service worker one end of a MessageChannel to the Python worker, which carries the calls.
-import { ErrorCode } from "./error_codes.js";
+import { ErrorCode } from "../error_codes.js";
 
-const OFFSCREEN_URL = "offscreen.html";
+const OFFSCREEN_URL = "worker/offscreen.html";
 const CALL_TIMEOUT_MS = 10 * 60 * 1000;
 
 export class PythonConnection {

@@ -4,7 +4,7 @@
 // Python answers is done here (reply, ask the person, open a tab, resize). Nothing of the View's becomes HTML
 // in the popup: the question is text, the View stays in its frame.
 import { el, send } from "./ui_dom.js";
-import { ErrorCode } from "./error_codes.js";
+import { ErrorCode } from "../error_codes.js";
 import { toolTitle } from "./ui_tools.js";
 
 const TEARDOWN_WAIT_MS = 2000; // how long Close waits for the View's answer to ui/resource-teardown

@@ -39,7 +39,7 @@ def test_csp_allows_wasm_but_no_eval_and_no_remote_script(manifest: dict[str, ob
 
 def test_the_app_sandbox_page_has_an_opaque_origin_and_no_eval(manifest: dict[str, object]) -> None:
     """MCP Apps' proxy page (contract §10): each View's own CSP narrows this one inside it."""
-    assert manifest["sandbox"] == {"pages": ["app_sandbox.html"]}
+    assert manifest["sandbox"] == {"pages": ["ui/app_sandbox.html"]}
     csp = manifest["content_security_policy"]
     assert isinstance(csp, dict)
     assert csp["sandbox"].startswith("sandbox allow-scripts;")
@@ -47,7 +47,7 @@ def test_the_app_sandbox_page_has_an_opaque_origin_and_no_eval(manifest: dict[st
 
 
 def test_service_worker_is_a_module(manifest: dict[str, object]) -> None:
-    assert manifest["background"] == {"service_worker": "sw.js", "type": "module"}
+    assert manifest["background"] == {"service_worker": "worker/sw.js", "type": "module"}
 
 
 def test_no_url_in_the_extension_points_outside_it() -> None:

@@ -9,8 +9,8 @@
 //                  {kind:"reply", id, result | error}  the bridge's answer to a call
 //                  {kind:"request", id, request}       Python asking the service worker (id 0: event / cancel)
 // Calls that arrive while Python boots wait for it; none fails for being early.
-import { ErrorCode } from "./error_codes.js";
-const base = new URL("./", import.meta.url).href;
+import { ErrorCode } from "../error_codes.js";
+const base = new URL("../", import.meta.url).href; // the build puts its files at the extension's root
 // Python's inputs are read from this worker's first line, while the runtime's 1.2 MB of JavaScript loads:
 // that is why py_boot.mjs (which imports it) comes in by a dynamic import. The names are build.py's.
 const t0 = performance.now();

@@ -2,7 +2,7 @@
 // that runs Python (py_worker.js) and joins it to the service worker with a MessageChannel, so calls never
 // pass through this document's thread (the one every extension page shares). The `python` runtime port is
 // only the lifeline: when the service worker stops, the port breaks, and the next worker gets a new channel.
-const worker = new Worker(chrome.runtime.getURL("py_worker.js"), { type: "module" });
+const worker = new Worker(chrome.runtime.getURL("worker/py_worker.js"), { type: "module" });
 let port = null;
 let failure = null; // the worker could not even load: said on the lifeline, since it has no channel to say it
 

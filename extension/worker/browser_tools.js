@@ -3,8 +3,8 @@
 // plain JSON. A call that carries `site` runs only if the tab still shows that site right before the chrome.*
 // call (Python checked the tab; the page may have moved since).
 import { rpcError } from "./host.js";
-import { checkSite, guardTabs, openDialog, readBuffer, runCommands, seenCommit, shownSite } from "./cdp.js";
-import { ErrorCode } from "./error_codes.js";
+import { checkSite, guardTabs, openDialog, readBuffer, runCommands, seenCommit, shownSite } from "./debugger.js";
+import { ErrorCode } from "../error_codes.js";
 import { restoreStopped } from "./nav_hold.js";
 
 const TOOL_STORAGE_PREFIX = "tool:"; // browser_storage lives in its own namespace, apart from Tabgate's state

@@ -11,7 +11,7 @@ export function createElicitations({ python, pagesOpen }) {
   let questionWindow = null; // the window this module opened, while it is open: later questions show there too
 
   function showInWindow() {
-    questionWindow ??= chrome.windows.create({ ...WINDOW, url: "popup.html?questions=1" }).then(
+    questionWindow ??= chrome.windows.create({ ...WINDOW, url: chrome.runtime.getURL("ui/popup.html?questions=1") }).then(
       (w) => w.id,
       (e) => {
         console.warn("tabgate: could not open a window for a server's question", e);

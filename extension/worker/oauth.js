@@ -3,7 +3,7 @@
 // it leaves the browser: the code never reaches the network or a local port. The host checked the page's
 // address and checks what comes back (state, code); this only opens it.
 import { rpcError } from "./host.js";
-import { ErrorCode } from "./error_codes.js";
+import { ErrorCode } from "../error_codes.js";
 
 async function authorize({ url }) {
   try {

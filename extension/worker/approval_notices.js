@@ -8,7 +8,7 @@ const seen = new Set(); // approval ids this worker has seen pending
 let queue = Promise.resolve();
 
 async function popupOpen() {
-  const popup = chrome.runtime.getURL("popup.html");
+  const popup = chrome.runtime.getURL("ui/popup.html");
   const contexts = await chrome.runtime.getContexts({});
   return contexts.some((c) => typeof c.documentUrl === "string" && c.documentUrl.startsWith(popup));
 }
@@ -46,7 +46,7 @@ async function openApproval(notificationId) {
     await chrome.action.openPopup();
   } catch {
     const id = encodeURIComponent(notificationId.slice(PREFIX.length));
-    await chrome.windows.create({ url: chrome.runtime.getURL(`popup.html?approval=${id}`), type: "popup", width: 420, height: 640 });
+    await chrome.windows.create({ url: chrome.runtime.getURL(`ui/popup.html?approval=${id}`), type: "popup", width: 420, height: 640 });
   }
 }
 
