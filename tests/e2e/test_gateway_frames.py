@@ -116,6 +116,8 @@ def asked_or_done(ext: Extension, running: AgentThread, timeout: float = 60) -> 
     deadline = time.monotonic() + timeout
     while not (pending := ext.send({"type": "approvals"})["pending"]):
         if not running.is_alive():
+            if running.error is not None:  # the agent failed: say why, not "nobody was asked"
+                raise running.error
             return []
         assert time.monotonic() < deadline, "nobody was asked and the agent did not finish"
         time.sleep(0.05)
