@@ -1,2 +1,2 @@
-"""Local agents in the browser: who each is, its tabs, its calls through the gateway, what the person sees of
-them."""
+"""Local agents in the browser: who each is, their tabs, their calls checked and run through the gateway, the
+person's controls over them."""

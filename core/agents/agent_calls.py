@@ -2,7 +2,7 @@
 
 The host relays each agent's `tools/list` and `tools/call` as `gateway/tools` and `gateway/call`, naming the
 gateway session and the agent (interface A). A call is checked before anyone is asked (its arguments, its
-tab: core/consent/call_checks.py), asked about when it acts, then dispatched in the session's own turn with
+tab: core/agents/call_checks.py), asked about when it acts, then dispatched in the session's own turn with
 the
 `target` the browser re-checks where the action executes (interface C). The agent is answered with an MCP
 `CallToolResult` built here (core/agents/call_result.py); the service worker records `{answer, record}` in the
@@ -22,22 +22,22 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
 
-from core.agents.activity import ActivityLog, Outcome, make_entry, outcome_of_answer
 from core.agents.agent_controls import STOPPED, AgentControls
 from core.agents.agent_navigation import AgentNavigation, GuardFailed
 from core.agents.agent_tabs import AgentTabs
+from core.agents.call_checks import PAUSED, CallChecks, Refusal, action_of
 from core.agents.call_result import AgentCallResult, from_dispatch
 from core.agents.created_tab import as_loaded, first_load, without_url
 from core.agents.identity import AgentBook, AgentIdentity, AgentState, RunningCall, TabGroups
+from core.calls.capabilities import BrowserCapability
+from core.calls.events import Emit
+from core.calls.validation import format_validation_error
 from core.consent.acting_gate import Stop, acting
 from core.consent.board import ConsentBoard, ConsentRefused, ConsentWithdrawn
-from core.consent.call_checks import PAUSED, CallChecks, Refusal, action_of
-from core.mcp_apps.app_meta import offered_to_agents
-from core.runtime.capabilities import BrowserCapability
-from core.runtime.events import Emit
-from core.runtime.history import record_for
+from core.host_link.app_meta import offered_to_agents
+from core.records.activity import ActivityLog, Outcome, make_entry, outcome_of_answer
+from core.records.history import record_for
 from core.tools.tool_facts import RESOURCE_TOOLS
-from core.tools.validation import format_validation_error
 
 type Message = dict[str, Any]
 type Answer = dict[str, Any]

@@ -10,9 +10,9 @@ from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr, Va
 
 from core.agents.agent_tabs import AgentTabs
 from core.agents.identity import AgentBook, AgentState
-from core.agents.tab_scope import site_of
+from core.calls.tab_scope import site_of
+from core.calls.validation import format_validation_error
 from core.consent.board import AnswerOutcome, ConsentBoard, Decision
-from core.tools.validation import format_validation_error
 
 type Message = dict[str, Any]
 type Answer = dict[str, Any]
@@ -44,7 +44,7 @@ class AgentControls:
 
     @property
     def paused(self) -> bool:
-        """Every acting call is refused while set (core/consent/call_checks.py), a held one waits
+        """Every acting call is refused while set (core/agents/call_checks.py), a held one waits
         (core/consent/board.py)
         and one on its way stops before the page (core/consent/acting_gate.py)."""
         return self._consent.paused

@@ -15,12 +15,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from core.agents.call_checks import Prepared, Refusal
 from core.agents.identity import AgentBook, AgentState, TabGroups
 from core.browser.context import refs_of
-from core.browser.fence import split
 from core.browser.refs import FrameSite
-from core.consent.call_checks import Prepared, Refusal
-from core.runtime.capabilities import BrowserCapability, BrowserToolError
+from core.calls.capabilities import BrowserCapability, BrowserToolError
+from core.web.fence import split
 
 type Message = dict[str, Any]
 type Answer = dict[str, Any]

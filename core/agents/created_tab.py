@@ -8,7 +8,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from core.browser.fence import PageText, split
+from core.web.fence import PageText, split
 
 type Answer = dict[str, Any]
 type Dispatch = Callable[[Answer], Awaitable[Answer]]

@@ -9,11 +9,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from core.agents.tab_scope import Access
 from core.browser import devtools, dom, navigation, page, screenshot, waits
 from core.browser.context import PageContext
-from core.browser.fence import PageText
 from core.browser.tool_table import BROWSER_TOOLS
+from core.calls.tab_scope import Access
+from core.web.fence import PageText
 
 type Result = str | dict[str, Any] | PageText
 # A debugger-run action: Python builds its commands. It gets the tool's validated arguments model.

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
-from core.agents.tab_scope import TabFacts
 from core.browser.executor import Cdp
 from core.browser.refs import TabRefs
-from core.runtime.capabilities import BrowserCapability, McpCapability
+from core.calls.capabilities import BrowserCapability, McpCapability
+from core.calls.tab_scope import TabFacts
 
 # The refs live as long as the capability they were made through (the service worker of this extension).
 _REFS: WeakKeyDictionary[BrowserCapability, TabRefs] = WeakKeyDictionary()

@@ -10,10 +10,10 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
 from core.browser.context import PageContext
 from core.browser.executor import Buffer, Command
-from core.browser.fence import PageText
 from core.browser.fields import TabId, used_by
 from core.browser.tool_spec import BrowserToolSpec
-from core.tools.errors import RespondToModel
+from core.calls.errors import RespondToModel
+from core.web.fence import PageText
 
 BODY_LIMIT = 100 * 1024
 TEXT_LIMIT = 20_000

@@ -12,13 +12,13 @@ from core.browser.context import PageContext
 from core.browser.dom_args import BrowserDomArgs, FormField
 from core.browser.elements import Element, call_on, center, gone_or, object_id, verify
 from core.browser.executor import Answer, Command, TabState
-from core.browser.fence import PageText, fence
 from core.browser.frame_input import agent_locate, focus_not_in_frame
 from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord, type_text
+from core.calls.capabilities import McpRequestError
+from core.calls.deadline import DeadlineExceeded
+from core.calls.errors import RespondToModel
 from core.host_link.host_requests import ask_host
-from core.runtime.capabilities import McpRequestError
-from core.tools.deadline import DeadlineExceeded
-from core.tools.errors import RespondToModel
+from core.web.fence import PageText, fence
 
 _BUTTON_BITS = {"left": 1, "right": 2, "middle": 4}
 

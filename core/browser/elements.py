@@ -8,9 +8,9 @@ from typing import Any
 
 from core.browser.context import PageContext
 from core.browser.executor import Answer, Command, TabState
-from core.browser.fence import PageText
 from core.browser.refs import stale_ref
-from core.tools.errors import RespondToModel
+from core.calls.errors import RespondToModel
+from core.web.fence import PageText
 
 # Chrome's words for a node that is gone from the page.
 _GONE = (

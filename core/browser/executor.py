@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.agents.tab_scope import Guard, refusal
-from core.browser.fence import fence
+from core.calls.capabilities import BrowserCapability, BrowserToolError
+from core.calls.errors import RespondToModel
+from core.calls.tab_scope import Guard, refusal
 from core.consent.acting_gate import check_acting
-from core.runtime.capabilities import BrowserCapability, BrowserToolError
-from core.tools.errors import RespondToModel
+from core.web.fence import fence
 
 
 @dataclass(frozen=True, slots=True)

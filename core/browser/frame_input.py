@@ -11,7 +11,7 @@ from __future__ import annotations
 from core.browser.context import PageContext
 from core.browser.elements import Element, locate
 from core.browser.executor import Command, TabState
-from core.tools.errors import RespondToModel
+from core.calls.errors import RespondToModel
 
 USE_REFS = (
     "take a snapshot (browser_page action=snapshot) and act on the elements inside the frame by their refs, "

@@ -11,14 +11,14 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from core.agents.tab_scope import is_web_page
 from core.browser.context import PageContext
 from core.browser.executor import Command, TabState
-from core.browser.fence import PageText
 from core.browser.fields import TabId, WaitMs, used_by
 from core.browser.tool_spec import BrowserToolSpec
-from core.tools.deadline import DeadlineExceeded, within
-from core.tools.errors import RespondToModel
+from core.calls.deadline import DeadlineExceeded, within
+from core.calls.errors import RespondToModel
+from core.calls.tab_scope import is_web_page
+from core.web.fence import PageText
 from core.web.urls import check_navigable
 
 _MOVES = ("navigate", "reload", "back", "forward")

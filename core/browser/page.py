@@ -13,13 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 from core.browser.changes import changes
 from core.browser.context import PageContext
 from core.browser.executor import TabState
-from core.browser.fence import ROOM, PageText
 from core.browser.fields import Ref, TabId, used_by
 from core.browser.page_walk import FIND_KEEPS_ALL, Walked, name_nodes, unchanged, walk_page
 from core.browser.refs import RefTable, stale_ref
 from core.browser.snapshot import Outline, build_outline
 from core.browser.tool_spec import BrowserToolSpec
-from core.tools.errors import RespondToModel
+from core.calls.errors import RespondToModel
+from core.web.fence import ROOM, PageText
 
 DEFAULT_MAX_CHARS = 20_000
 

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from core.agents.tab_scope import site_of
 from core.browser.context import PageContext
 from core.browser.executor import Command, TabState
 from core.browser.refs import FrameSite, NodeRef, PageKey, RefTable
 from core.browser.snapshot import FrameTree, Node, parse, walk_keys
 from core.browser.walker import NODES, VERSION, WALK, WORLD
+from core.calls.tab_scope import site_of
 
 type FrameId = tuple[str | None, str]  # (session, frame id)
 # How many nodes a find keeps whole (and caches as the page's outline); above it only the candidates come.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.tools.errors import RespondToModel
+from core.calls.errors import RespondToModel
 
 
 @dataclass(frozen=True, slots=True)

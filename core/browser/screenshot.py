@@ -13,9 +13,9 @@ from core.browser.elements import gone_or, locate, verify
 from core.browser.executor import Command
 from core.browser.fields import Ref, TabId
 from core.browser.tool_spec import BrowserToolSpec
-from core.tools.errors import RespondToModel
-from core.tools.items import InputImage, InputText
-from core.tools.output import FunctionOutput
+from core.calls.errors import RespondToModel
+from core.calls.items import InputImage, InputText
+from core.calls.output import FunctionOutput
 
 
 class BrowserScreenshotArgs(BaseModel):

@@ -8,9 +8,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from core.browser.fence import RULE
-from core.tools.output import FunctionOutput
-from core.tools.spec import ToolSpec, parameters_schema
+from core.calls.output import FunctionOutput
+from core.calls.spec import ToolSpec, parameters_schema
+from core.web.fence import RULE
 
 DEFAULT_BROWSER_TIMEOUT_MS = 30_000
 

@@ -14,7 +14,7 @@ from core.browser.executor import Command
 from core.browser.page_walk import walk_page
 from core.browser.refs import StaleRef
 from core.browser.snapshot import build_outline
-from core.tools.errors import RespondToModel
+from core.calls.errors import RespondToModel
 
 _POLL_S = 0.1
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from core.tools.errors import RespondToModel
+from core.calls.errors import RespondToModel
 
 type Stop = Callable[[], str | None]  # why the call may no longer act, or None
 

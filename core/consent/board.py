@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from core.agents.plain_words import call_words, placed
+from core.consent.plain_words import call_words, placed
 
 type Emit = Callable[[dict[str, Any]], None]
 

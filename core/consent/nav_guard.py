@@ -18,8 +18,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
-from core.agents.tab_scope import site_of
-from core.browser.fence import PageText
+from core.calls.tab_scope import site_of
+from core.web.fence import PageText
 
 MAX_URL = 8192  # longer addresses are refused rather than read (Chrome's own limit is 2 MB)
 

@@ -18,10 +18,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.calls.capabilities import McpErrorCode
+from core.calls.errors import RequestError
+from core.calls.events import Emit
 from core.host_link.host_requests import parse_message
-from core.runtime.capabilities import McpErrorCode
-from core.runtime.events import Emit
-from core.tools.errors import RequestError
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")

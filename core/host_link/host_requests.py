@@ -6,10 +6,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from core.runtime.capabilities import McpCapability, McpErrorCode, McpRequestError
-from core.tools.deadline import DeadlineExceeded, within
-from core.tools.errors import RequestError
-from core.tools.validation import format_validation_error
+from core.calls.capabilities import McpCapability, McpErrorCode, McpRequestError
+from core.calls.deadline import DeadlineExceeded, within
+from core.calls.errors import RequestError
+from core.calls.validation import format_validation_error
 
 
 async def ask_host(

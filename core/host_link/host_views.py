@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.calls.capabilities import McpCapability
 from core.host_link.host_requests import HostMessage, ask_for_object, parse_message
 from core.host_link.servers import ServerBoard
-from core.runtime.capabilities import McpCapability
 
 
 class PromptsMessage(HostMessage):

@@ -10,13 +10,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from core.calls.capabilities import McpCapability, McpRequestError
+from core.calls.deadline import DeadlineExceeded
+from core.calls.names import qualified_mcp_tool_name, raw_qualified_name
+from core.calls.spec import ToolSpec, mcp_parameters_schema
+from core.calls.validation import format_validation_error
+from core.host_link.app_meta import ToolUi, read_tool_ui
 from core.host_link.host_requests import ask_host
-from core.mcp_apps.app_meta import ToolUi, read_tool_ui
-from core.runtime.capabilities import McpCapability, McpRequestError
-from core.tools.deadline import DeadlineExceeded
-from core.tools.names import qualified_mcp_tool_name, raw_qualified_name
-from core.tools.spec import ToolSpec, mcp_parameters_schema
-from core.tools.validation import format_validation_error
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ class HostTool(BaseModel):
     # False for the last known tools of a server that is down; still offered, and a call to one gets the
     # host's answer naming the server and why (contract §4, §6).
     available: bool = True
-    ui: Any = None  # MCP Apps `_meta.ui`, checked by core/mcp_apps/app_meta.py
+    ui: Any = None  # MCP Apps `_meta.ui`, checked by core/host_link/app_meta.py
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from core.calls.capabilities import McpCapability
 from core.host_link.host_requests import HostMessage, ask_for_object, parse_message
 from core.host_link.servers import ServerBoard
-from core.runtime.capabilities import McpCapability
 
 type Answer = dict[str, Any]
 type Control = Callable[[McpCapability, ServerBoard, dict[str, Any]], Awaitable[Answer]]

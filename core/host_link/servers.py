@@ -12,12 +12,12 @@ import logging
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from pydantic import TypeAdapter, ValidationError
 
-from core.runtime.capabilities import ServerState, ServerStatus
-from core.tools.names import MCP_TOOL_NAME_DELIMITER, MCP_TOOL_NAME_PREFIX, sanitize_tool_name
+from core.calls.capabilities import McpCapability, ServerState, ServerStatus
+from core.calls.names import MCP_TOOL_NAME_DELIMITER, MCP_TOOL_NAME_PREFIX, sanitize_tool_name
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +101,15 @@ class HostState:
         if not isinstance(raw, dict):
             return cls(connected=False)
         return cls(connected=raw.get("connected") is True, servers=parse_statuses(raw.get("servers")))
+
+
+class HostLink(McpCapability, Protocol):
+    """The way to the native host through the service worker, whether or not a host is connected now (a
+    capability the core is given, as those in core/calls/capabilities.py)."""
+
+    async def ensure(self) -> HostState:
+        """(Re)connect the host if needed and say whether it is connected, with its server statuses."""
+        ...
 
 
 class ServerBoard:

@@ -15,14 +15,14 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
+from core.calls.capabilities import McpCapability, McpErrorCode, McpRequestError
+from core.calls.deadline import DeadlineExceeded
+from core.calls.errors import RequestError
+from core.calls.names import qualified_mcp_tool_name
+from core.host_link.app_meta import APP_MIME_TYPE, callable_by_app, ui_of, view_document, view_policy
 from core.host_link.host_requests import ask_host, parse_message
 from core.host_link.servers import ServerBoard
-from core.mcp_apps.app_meta import APP_MIME_TYPE, callable_by_app, ui_of, view_document, view_policy
 from core.mcp_apps.app_words import call_question, link_question
-from core.runtime.capabilities import McpCapability, McpErrorCode, McpRequestError
-from core.tools.deadline import DeadlineExceeded
-from core.tools.errors import RequestError
-from core.tools.names import qualified_mcp_tool_name
 from core.tools.registry import ToolRegistry
 from core.tools.tool_facts import needs_yes
 from core.web.web_url import UrlRefused, read_web_url

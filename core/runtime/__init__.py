@@ -1,2 +1,2 @@
 """The core as the extension runs it: the bridge JavaScript calls, the facade for runtime messages, config,
-events, history."""
+the catalog of tools that exist right now."""

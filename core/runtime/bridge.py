@@ -17,7 +17,7 @@ The document passes a JS object with three methods; Pyodide makes their Promises
 - ``api.cancel(request_key)``: the host request with that ``requestKey`` is cancelled (``$/cancelRequest``).
 
 Runtime messages come in through `Bridge.handle`; a ``dispatch`` is answered ``{answer, record}``: the
-contract §5 answer for the caller and what history stores (`core.runtime.history.record_for`); the gateway
+contract §5 answer for the caller and what history stores (`core.records.history.record_for`); the gateway
 answers
 ``gateway/call`` the same way itself (the answer there is the agent's MCP `CallToolResult`).
 """
@@ -32,10 +32,10 @@ from collections.abc import Awaitable
 from typing import Any, Protocol
 
 from core.agents.agent_calls import AgentGateway
+from core.calls.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.host_link.servers import TIMEOUT_MARGIN_MS, HostState
-from core.runtime.capabilities import BrowserToolError, McpErrorCode, McpRequestError
+from core.records.history import record_for
 from core.runtime.facade import Service
-from core.runtime.history import record_for
 
 
 class JsApi(Protocol):

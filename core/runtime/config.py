@@ -17,7 +17,7 @@ from pydantic import (
 )
 
 from core.agents.identity import TrustedScript, is_absolute
-from core.tools.validation import format_validation_error
+from core.calls.validation import format_validation_error
 
 
 class ConfigError(Exception):

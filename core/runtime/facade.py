@@ -7,30 +7,30 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from core.agents.tab_scope import CallTarget
 from core.browser.tool_table import BROWSER_TOOLS
+from core.calls.capabilities import BrowserCapability, McpCapability, McpErrorCode
+from core.calls.deadline import DeadlineExceeded, within
+from core.calls.errors import Fatal, RequestError
+from core.calls.events import Emit
+from core.calls.items import FunctionCallOutputItem, ItemError, parse_response_item
+from core.calls.output import Pages
+from core.calls.tab_scope import CallTarget
+from core.calls.validation import format_validation_error
 from core.host_link.elicitation import Questions
 from core.host_link.host_views import prompt_get, prompts, server_logs
 from core.host_link.mcp_tools import McpTool, McpToolDirectory
-from core.host_link.resumed_tasks import finished_task
 from core.host_link.server_controls import CONTROLS
-from core.host_link.servers import TIMEOUT_MARGIN_MS, HostState, ServerBoard, parse_statuses
+from core.host_link.servers import TIMEOUT_MARGIN_MS, HostLink, HostState, ServerBoard, parse_statuses
 from core.mcp_apps.app_bridge import AppBridge
-from core.runtime.capabilities import BrowserCapability, HostLink, McpCapability, McpErrorCode
+from core.records.history_book import HistoryBook
+from core.records.resumed_tasks import finished_task
+from core.runtime.catalog import build_registry
 from core.runtime.config import ConfigError, ToolsConfig, load_stored_config
-from core.runtime.events import Emit
-from core.runtime.history_book import HistoryBook
-from core.tools.catalog import build_registry
-from core.tools.deadline import DeadlineExceeded, within
-from core.tools.errors import Fatal, RequestError
 from core.tools.handlers.plan import PlanBoard
-from core.tools.items import FunctionCallOutputItem, ItemError, parse_response_item
-from core.tools.output import Pages
 from core.tools.parallel import TurnGates
 from core.tools.registry import ToolRegistry
 from core.tools.router import handle_response_item, tool_name_of
 from core.tools.tool_facts import ranked, shown
-from core.tools.validation import format_validation_error
 
 type Message = dict[str, Any]
 type Answer = dict[str, Any]

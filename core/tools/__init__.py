@@ -1,2 +1,2 @@
-"""The tool router, registry, payloads, specs and handlers (codex tools/): a model's call in, the item that
-goes back out."""
+"""The tool router, registry, parallel gates, guards and handlers (codex tools/): a call routed to its
+handler."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from enum import Enum
 
+from core.calls.capabilities import ServerStatus
+from core.calls.errors import RespondToModel
 from core.host_link.servers import why_down
-from core.runtime.capabilities import ServerStatus
-from core.tools.errors import RespondToModel
 
 
 class McpAccess(Enum):

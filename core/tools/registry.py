@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
+from core.calls.errors import Fatal
+from core.calls.output import ToolOutput
+from core.calls.payload import CustomPayload, PayloadKind, ToolCall
+from core.calls.spec import ToolSpec
 from core.host_link.mcp_tools import McpTool
 from core.host_link.servers import ServerBoard
-from core.tools.errors import Fatal
 from core.tools.guards import McpAccess, disabled_tool, server_down, unknown_tool
-from core.tools.output import ToolOutput
 from core.tools.parallel import TurnGates
-from core.tools.payload import CustomPayload, PayloadKind, ToolCall
-from core.tools.spec import ToolSpec
 
 
 class ToolHandler(Protocol):

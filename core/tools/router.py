@@ -6,10 +6,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from core.host_link.mcp_tools import McpTool
-from core.tools.errors import Fatal, FunctionCallError, MissingLocalShellCallId
-from core.tools.handlers.local_shell import LOCAL_SHELL
-from core.tools.items import (
+from core.calls.errors import Fatal, FunctionCallError, MissingLocalShellCallId
+from core.calls.items import (
     CustomToolCallItem,
     CustomToolCallOutputItem,
     FunctionCallItem,
@@ -18,8 +16,8 @@ from core.tools.items import (
     ResponseInputItem,
     ResponseItem,
 )
-from core.tools.output import response_item
-from core.tools.payload import (
+from core.calls.output import response_item
+from core.calls.payload import (
     CustomPayload,
     FunctionPayload,
     LocalShellPayload,
@@ -27,10 +25,12 @@ from core.tools.payload import (
     ShellToolCallParams,
     ToolCall,
 )
+from core.host_link.mcp_tools import McpTool
+from core.tools.handlers.local_shell import LOCAL_SHELL
 from core.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from core.agents.tab_scope import CallTarget
+    from core.calls.tab_scope import CallTarget
 
 
 def build_tool_call(item: ResponseItem, mcp_tools: Mapping[str, McpTool]) -> ToolCall:

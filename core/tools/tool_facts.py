@@ -1,6 +1,6 @@
 """What a person reads about an offered tool and how they find it: its title, its marks, whether running it
 needs a yes, and its rank for a filter. The popup and the options page ask this module (through `tools` and
-`tools/filter`); the agents' consent (core/consent/call_checks.py) asks `only_reads` here too.
+`tools/filter`); the agents' consent (core/agents/call_checks.py) asks `only_reads` here too.
 
 MCP tools carry `title` and `annotations` from their server: untrusted text, only ever compared here.
 """

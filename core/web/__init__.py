@@ -1,1 +1,2 @@
-"""Web URLs as Chrome reads them: the site of a URL, IP and IDNA hosts, which URLs a model may open."""
+"""The web as Tabgate reads it: URLs and sites as Chrome reads them, which URLs a model may open, page text
+fenced as data."""

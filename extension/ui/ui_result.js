@@ -138,7 +138,7 @@ function outlineBlock(text) {
   return copyable(text, el("div", { class: "block" }, el("p", { class: "help" }, head), root));
 }
 
-// Text taken from a page comes between two marker lines with one nonce (core/browser/fence.py): Tabgate's own
+// Text taken from a page comes between two marker lines with one nonce (core/web/fence.py): Tabgate's own
 // words before and after, the page's text between. The popup shows the block plainly: the marker lines as
 // they are, the page's text as any other text would be shown (an outline, JSON, or as it is).
 const FENCED =

@@ -52,7 +52,7 @@ class TabState {
   }
 }
 
-// What a tab shows, as Python compares it (core/agents/tab_scope.py shown_site): a web page's origin, else its URL.
+// What a tab shows, as Python compares it (core/calls/tab_scope.py shown_site): a web page's origin, else its URL.
 export function shownSite(tab) {
   const url = tab.url || tab.pendingUrl || "";
   try {

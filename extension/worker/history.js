@@ -1,7 +1,7 @@
 // Recent calls, kept in chrome.storage.session so a call that finishes while the popup is closed is there
 // when it opens again. One storage key per call, plus a small index (id, times, status, size of each) written
 // with them: the worker keeps a running size tally without reading entries back, and a new worker finds the
-// calls the stopped one left running. Python decides what is kept (core/runtime/history_book.py: the bounds, which
+// calls the stopped one left running. Python decides what is kept (core/records/history_book.py: the bounds, which
 // entries are evicted, a call's arguments too large to keep, what a refused write keeps, what a stopped worker
 // left) and shortens each answer (record.answer); this module does the storage I/O. Changes are made in
 // memory at once (and pushed to the popup), told to Python, and written shortly after in one storage call per

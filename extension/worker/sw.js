@@ -85,7 +85,7 @@ history.start({
   removed: (ids) => broadcast({ type: "history/removed", ids }),
 });
 
-// A task the host resumed after a restart has finished: Python makes its history entry (core/host_link/resumed_tasks.py).
+// A task the host resumed after a restart has finished: Python makes its history entry (core/records/resumed_tasks.py).
 async function recordResumedTask(task) {
   try {
     const { entry, record } = await python.call({ type: "task/finished", task });

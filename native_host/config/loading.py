@@ -17,7 +17,7 @@ import tomlkit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
-from core.runtime.capabilities import Transport
+from core.calls.capabilities import Transport
 
 from .files import PRIVATE_FILE, write_atomically
 from .preview import DEFAULT_STARTUP_TIMEOUT_SEC, DEFAULT_TOOL_TIMEOUT_SEC, MAX_TIMEOUT_SEC, infer_transport

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-from core.runtime.capabilities import ServerStatus, Transport
+from core.calls.capabilities import ServerStatus, Transport
 
 # The config's defaults and ceiling (contract §3), here so this stdlib-only first look can use them too.
 DEFAULT_STARTUP_TIMEOUT_SEC: Final = 10.0

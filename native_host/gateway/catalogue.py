@@ -1,6 +1,6 @@
 """Tabgate's fixed tools as an agent lists them: the built-in and browser tools, known without the browser.
 
-The browser offers agents exactly these (core/tools/catalog.py registers the same specs, in this order) plus
+The browser offers agents exactly these (core/runtime/catalog.py registers the same specs, in this order) plus
 the
 MCP-derived tools when the person turned `gatewayMcp` on; `tabgate-host mcp` lists these while the browser is
 closed or the gateway is off, so that a client that lists once (codex) has them when the browser comes.
@@ -12,8 +12,8 @@ from __future__ import annotations
 import mcp_types as types
 
 from core.browser.tool_table import BROWSER_TOOLS
+from core.calls.spec import ToolSpec
 from core.tools.handlers.plan import UPDATE_PLAN
-from core.tools.spec import ToolSpec
 
 FIXED_SPECS: tuple[ToolSpec, ...] = (UPDATE_PLAN, *(spec.tool_spec for spec in BROWSER_TOOLS))
 

@@ -11,7 +11,7 @@ from types import TracebackType
 import anyio
 from pydantic import ValidationError
 
-from core.runtime.capabilities import ServerStatus
+from core.calls.capabilities import ServerStatus
 
 from ..config.loading import load_config
 from ..config.paths import data_dir, default_config_path, log_dir

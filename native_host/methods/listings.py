@@ -12,7 +12,7 @@ import mcp_types as types
 from mcp import Client, MCPError
 from pydantic import BaseModel
 
-from core.tools.names import qualified_mcp_tool_name
+from core.calls.names import qualified_mcp_tool_name
 
 from ..process.jsonrpc import ErrorCode, JsonObject, McpRequestError, Request
 from ..servers.apps import tool_ui
@@ -80,7 +80,7 @@ class Listings:
                 }
                 entry.update({key: data[key] for key in TOOL_KEYS if key in data})
                 if (ui := tool_ui(tool)) is not None:
-                    entry["ui"] = ui  # MCP Apps: the core checks it (core/mcp_apps/app_meta.py)
+                    entry["ui"] = ui  # MCP Apps: the core checks it (core/host_link/app_meta.py)
                 entry["available"] = available
                 tools.append(entry)
         tools.sort(key=lambda entry: entry["qualifiedName"])

@@ -5,7 +5,7 @@ while the event loop is still importing mcp; the event loop's methods go to it (
 
 from __future__ import annotations
 
-from core.runtime.capabilities import ServerStatus
+from core.calls.capabilities import ServerStatus
 
 from ..config.identity import HOST_NAME, HOST_VERSION, PROTOCOL_VERSION
 from ..process.jsonrpc import ErrorCode, McpRequestError, Request

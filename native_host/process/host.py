@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import BinaryIO
 
-from core.runtime.capabilities import ServerStatus
+from core.calls.capabilities import ServerStatus
 
 from ..config.identity import EXTENSION_ORIGIN
 from ..config.paths import default_config_path, log_dir

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any, Final, NamedTuple
 
-from core.runtime.capabilities import McpErrorCode
-from core.runtime.capabilities import McpRequestError as McpRequestError  # the host's one error type too
+from core.calls.capabilities import McpErrorCode
+from core.calls.capabilities import McpRequestError as McpRequestError  # the host's one error type too
 
 from .framing import MAX_OUTGOING
 

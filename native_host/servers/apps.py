@@ -1,6 +1,6 @@
 """MCP Apps (`io.modelcontextprotocol/ui`, spec 2026-01-26) on the host's side: the extension it advertises to
 servers and the `_meta.ui` of a tool it passes on to the core, which decides everything else
-(core/mcp_apps/app_meta.py).
+(core/host_link/app_meta.py).
 
 The SDK sends the advertisement in the client's capabilities with `server/discover` and with `initialize`
 alike (tests/host/test_host_apps.py), so every handshake mode advertises it."""

@@ -20,8 +20,8 @@ import anyio.abc
 import mcp_types as types
 from mcp import Client
 
+from core.calls.capabilities import ServerState, ServerStatus
 from core.host_link.servers import unavailable_message
-from core.runtime.capabilities import ServerState, ServerStatus
 
 from ..config.loading import ServerConfig
 from ..config.preview import MAX_TIMEOUT_SEC

@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import anyio.abc
 
-from core.runtime.capabilities import ServerStatus
+from core.calls.capabilities import ServerStatus
 
 from ..config.loading import ServerConfig
 from ..config.paths import data_dir

@@ -14,7 +14,7 @@ import mcp_types as types
 from mcp import MCPError
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from core.runtime.capabilities import ServerStatus
+from core.calls.capabilities import ServerStatus
 
 from ..config.files import FileWriteError
 from ..config.loading import ServerConfig

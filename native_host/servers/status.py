@@ -1,12 +1,12 @@
 """The live status of every configured server (contract §4 `ServerStatus`, defined with the core's view of the
-host in `core.runtime.capabilities`), shared by the reader thread and the event loop."""
+host in `core.calls.capabilities`), shared by the reader thread and the event loop."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable
 
-from core.runtime.capabilities import ServerStatus
+from core.calls.capabilities import ServerStatus
 
 
 class StatusBoard:

@@ -9,8 +9,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.calls.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.host_link.servers import HostState, parse_statuses
-from core.runtime.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.runtime.facade import Service
 
 type ToolFn = Callable[[Any], Awaitable[dict[str, Any]]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from core.browser.fence import split
+from core.web.fence import split
 
 _NONCE = re.compile(r"(--- (?:end of )?page content )([0-9a-f]{16,})( )")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.agents.activity import ActivityLog, Outcome, make_entry, outcome_of_answer
+from core.records.activity import ActivityLog, Outcome, make_entry, outcome_of_answer
 
 pytestmark = pytest.mark.unit
 

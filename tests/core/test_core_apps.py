@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from core_fakes import FakeHost, FakeServer, FakeTool, connect, text_result
 
+from core.calls.capabilities import McpErrorCode
+from core.host_link.app_meta import APP_MIME_TYPE, view_document, view_policy
 from core.mcp_apps.app_bridge import TEARDOWN_ID
-from core.mcp_apps.app_meta import APP_MIME_TYPE, view_document, view_policy
-from core.runtime.capabilities import McpErrorCode
 from core.runtime.facade import Service
 from tests.core.test_core_gateway import Setup
 

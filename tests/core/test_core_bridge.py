@@ -20,8 +20,8 @@ from core_fakes import (
     function_call,
 )
 
+from core.calls.capabilities import BrowserToolError, McpErrorCode
 from core.runtime.bridge import Bridge, ServiceWorkerBrowser
-from core.runtime.capabilities import BrowserToolError, McpErrorCode
 from tests.core.fenced import block, fenced
 
 pytestmark = pytest.mark.unit

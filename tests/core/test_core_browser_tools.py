@@ -10,14 +10,14 @@ from typing import Any, get_args
 
 import pytest
 
-from core.agents.tab_scope import PAGE_CHANGED, TAB_MOVED, shown_site, site_of
 from core.browser.actions import ACTIONS, ActionInfo, describe
-from core.browser.fence import split
 from core.browser.tool_spec import BrowserToolSpec
 from core.browser.tool_table import BROWSER_TOOLS
-from core.runtime.capabilities import BrowserToolError, McpErrorCode, McpRequestError
+from core.calls.capabilities import BrowserToolError, McpErrorCode, McpRequestError
+from core.calls.tab_scope import PAGE_CHANGED, TAB_MOVED, shown_site, site_of
 from core.runtime.facade import Service
 from core.tools.handlers.browser import NO_TAB
+from core.web.fence import split
 from tests.core.core_fakes import FakeBrowser, FakeHost, Request, dispatch, function_call
 from tests.core.fenced import block, fenced, page_of
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from core.calls.capabilities import McpErrorCode
 from core.host_link.elicitation import GONE
-from core.runtime.capabilities import McpErrorCode
 from core.runtime.facade import Service
 
 pytestmark = pytest.mark.unit

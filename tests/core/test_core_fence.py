@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from core.browser.fence import RULE, PageText, defuse, fence, new_nonce, split
 from core.browser.tool_table import BROWSER_TOOLS
+from core.web.fence import RULE, PageText, defuse, fence, new_nonce, split
 
 pytestmark = pytest.mark.unit
 

@@ -17,7 +17,7 @@ from core.agents.agent_calls import AgentGateway
 from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from core.browser.context import refs_of
 from core.browser.refs import FrameSite, PageKey
-from core.runtime.capabilities import BrowserToolError
+from core.calls.capabilities import BrowserToolError
 from core.runtime.facade import Service
 from tests.core.fenced import page_of
 

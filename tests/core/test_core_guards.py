@@ -6,7 +6,6 @@ import time
 from typing import Any
 
 import pytest
-from core.tools.handlers.plan import PlanBoard
 from core_fakes import (
     FakeBrowser,
     FakeHost,
@@ -21,12 +20,13 @@ from pydantic import BaseModel
 
 from core.browser.tool_spec import BrowserToolSpec
 from core.browser.tool_table import BrowserToolRegistry
+from core.calls.items import parse_response_item
 from core.host_link.mcp_tools import build_mcp_tool_table
 from core.host_link.servers import ServerBoard
+from core.runtime.catalog import build_registry
 from core.runtime.config import ToolsConfig
 from core.runtime.facade import Service
-from core.tools.catalog import build_registry
-from core.tools.items import parse_response_item
+from core.tools.handlers.plan import PlanBoard
 from core.tools.parallel import TurnGates
 from core.tools.router import handle_response_item
 from tests.core.fenced import block, fenced

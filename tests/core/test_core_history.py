@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from core.runtime.history import MAX_STORED_BYTES, record_for
+from core.records.history import MAX_STORED_BYTES, record_for
 
 pytestmark = pytest.mark.unit
 

@@ -1,4 +1,4 @@
-"""What the call history keeps (core/runtime/history_book.py): the newest 100 entries within 5 MiB, the entry
+"""What the call history keeps (core/records/history_book.py): the newest 100 entries within 5 MiB, the entry
 that
 changed never evicted for itself, a call's arguments kept up to 64 KiB, what a refused write keeps, and the
 calls a stopped worker left running."""
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from core.runtime.capabilities import McpErrorCode
-from core.runtime.history_book import INTERRUPTED_NOTE, MAX_BYTES, MAX_ITEM_BYTES, NOT_KEPT_NOTE, HistoryBook
-from core.tools.errors import RequestError
+from core.calls.capabilities import McpErrorCode
+from core.calls.errors import RequestError
+from core.records.history_book import INTERRUPTED_NOTE, MAX_BYTES, MAX_ITEM_BYTES, NOT_KEPT_NOTE, HistoryBook
 
 pytestmark = pytest.mark.unit
 

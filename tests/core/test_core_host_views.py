@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from core_fakes import FakeHost, FakeServer, FakeTool, connect, dispatch, function_call
 
-from core.runtime.capabilities import McpErrorCode
+from core.calls.capabilities import McpErrorCode
 from core.runtime.facade import Service
 
 pytestmark = pytest.mark.unit

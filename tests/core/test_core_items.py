@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.tools.items import (
+from core.calls.items import (
     CallToolResult,
     CustomToolCallOutputItem,
     FunctionCallItem,

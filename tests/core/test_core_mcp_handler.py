@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 import pytest
-from core.tools.handlers.mcp import McpHandler, McpToolCall
 from core_fakes import (
     FakeHost,
     FakeServer,
@@ -19,11 +18,9 @@ from core_fakes import (
     text_result,
 )
 
-from core.host_link.servers import ServerBoard, parse_statuses
-from core.runtime.capabilities import McpErrorCode, McpRequestError
-from core.runtime.facade import Service
-from core.tools.errors import RespondToModel
-from core.tools.items import (
+from core.calls.capabilities import McpErrorCode, McpRequestError
+from core.calls.errors import RespondToModel
+from core.calls.items import (
     CallToolResult,
     CustomToolCallOutputItem,
     FunctionCallOutputItem,
@@ -31,8 +28,11 @@ from core.tools.items import (
     McpToolCallOutputItem,
     ResponseInputItem,
 )
-from core.tools.output import FunctionOutput, McpOutput
-from core.tools.payload import FunctionPayload, McpPayload, ToolCall
+from core.calls.output import FunctionOutput, McpOutput
+from core.calls.payload import FunctionPayload, McpPayload, ToolCall
+from core.host_link.servers import ServerBoard, parse_statuses
+from core.runtime.facade import Service
+from core.tools.handlers.mcp import McpHandler, McpToolCall
 
 pytestmark = pytest.mark.unit
 

@@ -6,8 +6,8 @@ import hashlib
 
 import pytest
 
+from core.calls.names import qualified_mcp_tool_name
 from core.host_link.mcp_tools import build_mcp_tool_table
-from core.tools.names import qualified_mcp_tool_name
 
 pytestmark = pytest.mark.unit
 

@@ -15,9 +15,9 @@ from core.agents import agent_navigation
 from core.agents.agent_navigation import UNHELD
 from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from core.agents.created_tab import as_loaded
-from core.browser.fence import fence
+from core.calls.capabilities import BrowserToolError
 from core.consent.nav_guard import GO, Outcome, PausedNavigation, Standing, Verdict, decide, stopped_words
-from core.runtime.capabilities import BrowserToolError
+from core.web.fence import fence
 from tests.core.fenced import page_of
 from tests.core.test_core_gateway import CODEX, Setup, text
 

@@ -6,14 +6,10 @@ from collections.abc import Iterable
 
 import pytest
 
-from core.host_link.mcp_tools import McpTool
-from core.host_link.servers import ServerBoard
-from core.tools.errors import Fatal, FunctionCallError, MissingLocalShellCallId, RespondToModel
-from core.tools.guards import McpAccess
-from core.tools.items import parse_response_item
-from core.tools.output import FunctionOutput, ToolOutput
-from core.tools.parallel import TurnGates
-from core.tools.payload import (
+from core.calls.errors import Fatal, FunctionCallError, MissingLocalShellCallId, RespondToModel
+from core.calls.items import parse_response_item
+from core.calls.output import FunctionOutput, ToolOutput
+from core.calls.payload import (
     CustomPayload,
     FunctionPayload,
     LocalShellPayload,
@@ -22,9 +18,13 @@ from core.tools.payload import (
     ShellToolCallParams,
     ToolCall,
 )
+from core.calls.spec import ToolSpec
+from core.host_link.mcp_tools import McpTool
+from core.host_link.servers import ServerBoard
+from core.tools.guards import McpAccess
+from core.tools.parallel import TurnGates
 from core.tools.registry import RegisteredTool, ToolRegistry, ToolSource
 from core.tools.router import build_tool_call, dispatch_tool_call, failure_response, handle_response_item
-from core.tools.spec import ToolSpec
 
 pytestmark = pytest.mark.unit
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from core.calls.capabilities import McpErrorCode, McpRequestError
+from core.calls.errors import RequestError
 from core.host_link.server_controls import CONTROLS, NOT_REVOKED, SIGN_IN_WAIT_MS, STOP_ROOM_MS
 from core.host_link.servers import ServerBoard
-from core.runtime.capabilities import McpErrorCode, McpRequestError
-from core.tools.errors import RequestError
 
 pytestmark = pytest.mark.unit
 

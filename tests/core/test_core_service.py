@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from core_fakes import FakeBrowser, FakeHost, FakeServer, FakeTool, connect, dispatch, function_call
 
-from core.runtime.capabilities import McpErrorCode, McpRequestError
+from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.runtime.config import ToolsConfig
 from core.runtime.facade import Service
 from tests.core.fenced import block, fenced

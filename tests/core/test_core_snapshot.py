@@ -16,7 +16,7 @@ from core.browser.executor import TabState
 from core.browser.page_walk import Walked, same_page
 from core.browser.refs import NodeRef, PageKey, RefTable, TabRefs
 from core.browser.snapshot import FrameTree, Outline, build_outline, parse
-from core.tools.errors import RespondToModel
+from core.calls.errors import RespondToModel
 
 pytestmark = pytest.mark.unit
 

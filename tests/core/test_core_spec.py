@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from core.tools.spec import mcp_parameters_schema, parameters_schema
+from core.calls.spec import mcp_parameters_schema, parameters_schema
 
 pytestmark = pytest.mark.unit
 

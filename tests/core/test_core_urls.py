@@ -12,9 +12,9 @@ import pytest
 from pydantic import ValidationError
 from url_corpus import DIFFERENTIAL, WPT, tabgate_site
 
-from core.agents.tab_scope import is_web_page, shown_site, site_of
 from core.browser.navigation import BrowserNavigationArgs
 from core.browser.tab import BrowserTabArgs
+from core.calls.tab_scope import is_web_page, shown_site, site_of
 from core.web.urls import check_navigable
 from core.web.web_url import MAX_URL_CHARS, UrlRefused, read_web_url
 

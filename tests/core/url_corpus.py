@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.agents.tab_scope import site_of
+from core.calls.tab_scope import site_of
 from core.web.urls import check_navigable
 
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "urls"

@@ -1,5 +1,5 @@
 """Errors reach extension pages in one shape, `{error: {code, message, data?}}`, with codes from the one
-table (core/runtime/capabilities.py McpErrorCode, shipped as error_codes.js). Real Chromium, the built
+table (core/calls/capabilities.py McpErrorCode, shipped as error_codes.js). Real Chromium, the built
 extension."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.runtime.capabilities import McpErrorCode
+from core.calls.capabilities import McpErrorCode
 from tests.support.browser import Extension
 
 pytestmark = pytest.mark.e2e

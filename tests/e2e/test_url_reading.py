@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from core.agents.tab_scope import shown_site, site_of
+from core.calls.tab_scope import shown_site, site_of
 from tests.core.url_corpus import DIFFERENTIAL, WPT, tabgate_site
 from tests.support.browser import Extension
 

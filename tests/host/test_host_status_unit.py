@@ -1,4 +1,4 @@
-"""`ServerStatus` is one definition (core.runtime.capabilities): every status the host builds is one the core
+"""`ServerStatus` is one definition (core.calls.capabilities): every status the host builds is one the core
 reads
 whole, and one the core refuses is left out and logged, never fatal."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from core.calls.capabilities import ServerStatus
 from core.host_link.servers import parse_statuses, why_down
-from core.runtime.capabilities import ServerStatus
 from native_host.config.preview import preview_status
 
 pytestmark = pytest.mark.unit

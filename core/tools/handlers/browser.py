@@ -1,5 +1,5 @@
 """Browser tools: arguments validated here; the tab the call runs on is checked against the caller's tabs and
-the page-access policy (core/agents/tab_scope.py); the action then runs as debugger commands Python builds or
+the page-access policy (core/calls/tab_scope.py); the action then runs as debugger commands Python builds or
 as
 one chrome.* call in the service worker, as core/browser/actions.py declares it."""
 
@@ -10,19 +10,19 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from core.agents.tab_scope import CallTarget, Guard, TabFacts, guard_for, not_shared, refusal
 from core.browser.actions import BrowserAction, action_of
 from core.browser.context import PageContext, refs_of
 from core.browser.executor import Cdp
-from core.browser.fence import PageText, fence
 from core.browser.tool_spec import BrowserToolSpec
+from core.calls.arguments import parse_arguments_model
+from core.calls.capabilities import BrowserCapability, BrowserToolError, McpCapability
+from core.calls.deadline import DeadlineExceeded, within
+from core.calls.errors import RespondToModel
+from core.calls.output import FunctionOutput
+from core.calls.payload import FunctionPayload, PayloadKind, ToolCall
+from core.calls.tab_scope import CallTarget, Guard, TabFacts, guard_for, not_shared, refusal
 from core.consent.acting_gate import check_acting
-from core.runtime.capabilities import BrowserCapability, BrowserToolError, McpCapability
-from core.tools.arguments import parse_arguments_model
-from core.tools.deadline import DeadlineExceeded, within
-from core.tools.errors import RespondToModel
-from core.tools.output import FunctionOutput
-from core.tools.payload import FunctionPayload, PayloadKind, ToolCall
+from core.web.fence import PageText, fence
 
 # The service worker enforces `timeout_ms`; ours only catches a capability that never answers.
 LOCAL_TIMEOUT_MARGIN_MS = 5_000

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from core.tools.errors import RespondToModel
-from core.tools.output import FunctionOutput
-from core.tools.payload import PayloadKind, ToolCall
-from core.tools.spec import ToolSpec
+from core.calls.errors import RespondToModel
+from core.calls.output import FunctionOutput
+from core.calls.payload import PayloadKind, ToolCall
+from core.calls.spec import ToolSpec
 
 LOCAL_SHELL = ToolSpec(
     name="local_shell",

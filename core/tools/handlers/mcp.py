@@ -7,24 +7,24 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from core.consent.acting_gate import check_acting
-from core.host_link.host_requests import ask_host
-from core.host_link.servers import ServerBoard
-from core.runtime.capabilities import McpCapability, McpRequestError
-from core.runtime.events import CANCELLED, Emit, McpCallSpan, McpInvocation
-from core.tools.arguments import InvalidJson, parse_json_arguments
-from core.tools.deadline import DeadlineExceeded
-from core.tools.errors import RespondToModel
-from core.tools.items import (
+from core.calls.arguments import InvalidJson, parse_json_arguments
+from core.calls.capabilities import McpCapability, McpRequestError
+from core.calls.deadline import DeadlineExceeded
+from core.calls.errors import RespondToModel
+from core.calls.events import CANCELLED, Emit, McpCallSpan, McpInvocation
+from core.calls.items import (
     CallToolResult,
     FunctionCallOutputItem,
     FunctionCallOutputPayload,
     McpToolCallOutputItem,
     ResponseInputItem,
 )
-from core.tools.output import FunctionOutput, McpOutput, ToolOutput
-from core.tools.payload import McpPayload, PayloadKind, ToolCall
-from core.tools.validation import format_validation_error
+from core.calls.output import FunctionOutput, McpOutput, ToolOutput
+from core.calls.payload import McpPayload, PayloadKind, ToolCall
+from core.calls.validation import format_validation_error
+from core.consent.acting_gate import check_acting
+from core.host_link.host_requests import ask_host
+from core.host_link.servers import ServerBoard
 
 
 class McpToolCaller(Protocol):

@@ -10,18 +10,18 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
+from core.calls.arguments import InvalidJson, parse_json_arguments, validate_arguments
+from core.calls.capabilities import McpCapability, McpRequestError
+from core.calls.deadline import DeadlineExceeded
+from core.calls.errors import RespondToModel
+from core.calls.events import CANCELLED, Emit, McpCallSpan, McpInvocation
+from core.calls.items import CallToolResult
+from core.calls.output import FunctionOutput, Pages
+from core.calls.payload import FunctionPayload, PayloadKind, ToolCall
+from core.calls.spec import ToolSpec, parameters_schema
+from core.calls.validation import format_validation_error
 from core.host_link.host_requests import ask_host
 from core.host_link.servers import ServerBoard
-from core.runtime.capabilities import McpCapability, McpRequestError
-from core.runtime.events import CANCELLED, Emit, McpCallSpan, McpInvocation
-from core.tools.arguments import InvalidJson, parse_json_arguments, validate_arguments
-from core.tools.deadline import DeadlineExceeded
-from core.tools.errors import RespondToModel
-from core.tools.items import CallToolResult
-from core.tools.output import FunctionOutput, Pages
-from core.tools.payload import FunctionPayload, PayloadKind, ToolCall
-from core.tools.spec import ToolSpec, parameters_schema
-from core.tools.validation import format_validation_error
 
 LIST_RESOURCES = "list_mcp_resources"
 LIST_RESOURCE_TEMPLATES = "list_mcp_resource_templates"

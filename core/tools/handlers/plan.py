@@ -6,12 +6,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from core.runtime.events import Emit, plan_update
-from core.tools.arguments import parse_arguments_model
-from core.tools.errors import RespondToModel
-from core.tools.output import FunctionOutput
-from core.tools.payload import FunctionPayload, PayloadKind, ToolCall
-from core.tools.spec import ToolSpec, parameters_schema
+from core.calls.arguments import parse_arguments_model
+from core.calls.errors import RespondToModel
+from core.calls.events import Emit, plan_update
+from core.calls.output import FunctionOutput
+from core.calls.payload import FunctionPayload, PayloadKind, ToolCall
+from core.calls.spec import ToolSpec, parameters_schema
 
 
 class PlanItem(BaseModel):

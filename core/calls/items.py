@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, model_serializer
 
-from core.tools.validation import format_validation_error
+from core.calls.validation import format_validation_error
 
 # --- items the model produced ---------------------------------------------------------------------------
 
@@ -122,7 +122,7 @@ class FunctionCallOutputPayload(_Output):
     content_items: tuple[ContentItem, ...] | None = None
     # Kept for the caller; codex never puts them on the wire.
     success: bool | None = None
-    pages: Any = None  # core.tools.output.Pages of a paged listing
+    pages: Any = None  # core.calls.output.Pages of a paged listing
 
     @model_serializer
     def _wire(self) -> str | list[dict[str, Any]]:

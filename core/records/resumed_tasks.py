@@ -11,12 +11,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from core.runtime.capabilities import McpErrorCode
-from core.runtime.history import record_for
-from core.tools.errors import RequestError
-from core.tools.items import CallToolResult, McpToolCallOutputItem
-from core.tools.names import qualified_mcp_tool_name
-from core.tools.validation import format_validation_error
+from core.calls.capabilities import McpErrorCode
+from core.calls.errors import RequestError
+from core.calls.items import CallToolResult, McpToolCallOutputItem
+from core.calls.names import qualified_mcp_tool_name
+from core.calls.validation import format_validation_error
+from core.records.history import record_for
 
 
 class TaskError(BaseModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.tools.items import (
+from core.calls.items import (
     CallToolResult,
     ContentItem,
     CustomToolCallOutputItem,

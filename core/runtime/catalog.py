@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from core.browser.tool_table import BrowserToolRegistry
+from core.calls.capabilities import BrowserCapability, McpCapability
+from core.calls.events import Emit
 from core.host_link.mcp_tools import McpTool
 from core.host_link.servers import ServerBoard
-from core.runtime.capabilities import BrowserCapability, McpCapability
 from core.runtime.config import ToolsConfig
-from core.runtime.events import Emit
 from core.tools.guards import mcp_access
 from core.tools.handlers.browser import BrowserHandler
 from core.tools.handlers.local_shell import LOCAL_SHELL, LocalShellHandler

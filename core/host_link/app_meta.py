@@ -14,7 +14,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core.tools.validation import format_validation_error
+from core.calls.validation import format_validation_error
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@
 The service worker stores the entries (extension/worker/history.js: storage I/O, the in-memory copy, the
 pushes to
 pages); it tells Python each change's size here (`HistoryBook`) and does what the answer says. An entry's
-answer is shortened before that, by `core.runtime.history.record_for`.
+answer is shortened before that, by `core.records.history.record_for`.
 """
 
 from __future__ import annotations

@@ -16,14 +16,14 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from core.agents.identity import AgentState
-from core.agents.tab_scope import site_of
 from core.browser.actions import describe
 from core.browser.dom_args import BrowserDomArgs
 from core.browser.refs import FrameSite
 from core.browser.tool_table import BROWSER_TOOLS
+from core.calls.tab_scope import site_of
+from core.calls.validation import format_validation_error
 from core.consent.board import Question, summarize
 from core.tools.tool_facts import needs_yes
-from core.tools.validation import format_validation_error
 
 type Answer = dict[str, Any]
 

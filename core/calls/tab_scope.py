@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
-from core.browser.fence import PageText
-from core.runtime.capabilities import BrowserToolError, McpErrorCode
-from core.tools.errors import RespondToModel
+from core.calls.capabilities import BrowserToolError, McpErrorCode
+from core.calls.errors import RespondToModel
+from core.web.fence import PageText
 from core.web.web_url import UrlRefused, WebUrl, read_web_url
 
 PAGE_CHANGED = "the page changed since you approved; ask again"

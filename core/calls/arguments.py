@@ -7,8 +7,8 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
-from core.tools.errors import RespondToModel
-from core.tools.validation import format_validation_error
+from core.calls.errors import RespondToModel
+from core.calls.validation import format_validation_error
 
 
 class InvalidJson(Exception):

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.tools.items import CallToolResult, mcp_result_to_wire
+from core.calls.items import CallToolResult, mcp_result_to_wire
 
 type Emit = Callable[[dict[str, Any]], None]
 

@@ -7,7 +7,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from core.agents.tab_scope import CallTarget
+    from core.calls.tab_scope import CallTarget
 
 
 class PayloadKind(Enum):

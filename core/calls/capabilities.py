@@ -7,11 +7,9 @@ A capability is passed in when it exists and is `None` when it does not; the cor
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, Protocol, TypedDict
+from typing import Any, Literal, NotRequired, Protocol, TypedDict
 
-if TYPE_CHECKING:
-    # Standard library only at run time: the native host imports the error codes before pydantic loads.
-    from core.host_link.servers import HostState
+# Standard library only: the native host imports the error codes before pydantic loads.
 
 
 class McpErrorCode(IntEnum):
@@ -86,14 +84,6 @@ class McpCapability(Protocol):
         request on the host (`$/cancelRequest`). `call_id` ties `notifications/progress` and the popup's
         Cancel to the model's tool call.
         """
-        ...
-
-
-class HostLink(McpCapability, Protocol):
-    """The way to the native host through the service worker, whether or not a host is connected now."""
-
-    async def ensure(self) -> HostState:
-        """(Re)connect the host if needed and say whether it is connected, with its server statuses."""
         ...
 
 
