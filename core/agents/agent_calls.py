@@ -31,11 +31,12 @@ from core.agents.created_tab import as_loaded, first_load, without_url
 from core.agents.identity import AgentBook, AgentIdentity, AgentState, RunningCall, TabGroups
 from core.calls.capabilities import BrowserCapability
 from core.calls.events import Emit
+from core.calls.outcome import Outcome
 from core.calls.validation import format_validation_error
 from core.consent.acting_gate import Stop, acting
 from core.consent.board import ConsentBoard, ConsentRefused, ConsentWithdrawn
 from core.host_link.app_meta import offered_to_agents
-from core.records.activity import ActivityLog, Outcome, make_entry, outcome_of_answer
+from core.records.activity import ActivityLog, make_entry
 from core.records.history import record_for
 from core.tools.tool_facts import RESOURCE_TOOLS
 
@@ -180,9 +181,8 @@ class AgentGateway:
         try:
             params = CallParams.model_validate(message)
         except ValidationError as error:
-            return self._envelope(
-                Refusal(f"invalid gateway call: {format_validation_error(error)}").internal(call_id)
-            )
+            invalid = Refusal(f"invalid gateway call: {format_validation_error(error)}").internal(call_id)
+            return self._envelope(invalid | {"outcome": Outcome.REJECTED.value})
         agent = self._seen(params.agent, params.session)
         item = {
             "type": "function_call",
@@ -211,12 +211,14 @@ class AgentGateway:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
                 raise
-            stopped = agent.running[call_id].stopped if call_id in agent.running else None
-            internal = Refusal(f"The call was stopped: {stopped or STOPPED}.").internal(call_id)
-            ends["outcome"] = Outcome.WITHDRAWN
+            internal = Refusal(f"The call was stopped: {running.stopped or STOPPED}.").internal(call_id)
+            ends["outcome"] = running.stopped_as
         finally:
             agent.running.pop(call_id, None)
-        self._record(agent, running, ends.get("outcome") or outcome_of_answer(internal), ends.get("tabId"))
+        # What _run learnt of how it ended overrides the answer's own outcome; history, the activity log
+        # and the agent's isError read the one result.
+        internal |= {"outcome": ends.get("outcome", internal["outcome"])}
+        self._record(agent, running, Outcome(internal["outcome"]), ends.get("tabId"))
         return self._envelope(internal)
 
     def _record(self, agent: AgentState, call: RunningCall, outcome: Outcome, tab_id: int | None) -> None:
@@ -301,8 +303,6 @@ class AgentGateway:
         except Refusal as refusal:
             if isinstance(refusal, _Withdrawn):
                 ends["outcome"] = Outcome.WITHDRAWN
-            elif not refusal.failed:
-                ends.setdefault("outcome", Outcome.DENIED)
             return refusal.internal(call_id)
         # A tab the agent creates opens blank and is held before its first load (core/agents/created_tab.py).
         arguments, first = without_url(prepared.creates_tab, prepared.arguments)

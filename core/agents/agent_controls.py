@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr, Va
 
 from core.agents.agent_tabs import AgentTabs
 from core.agents.identity import AgentBook, AgentState
+from core.calls.outcome import Outcome
 from core.calls.tab_scope import site_of
 from core.calls.validation import format_validation_error
 from core.consent.board import AnswerOutcome, ConsentBoard, Decision
@@ -107,7 +108,7 @@ class AgentControls:
         agent = self._book.get(str(message.get("id")))
         if agent is None:
             return _no_agent(message.get("id"))
-        stopped = agent.cancel_running(STOPPED)
+        stopped = agent.cancel_running(STOPPED, outcome=Outcome.STOPPED)
         stopped += self._consent.withdraw(STOPPED, agent_id=agent.id)
         self._changed()
         return {"stopped": stopped}

@@ -20,6 +20,7 @@ from core.browser.actions import describe
 from core.browser.dom_args import BrowserDomArgs
 from core.browser.refs import FrameSite
 from core.browser.tool_table import BROWSER_TOOLS
+from core.calls.outcome import Outcome
 from core.calls.tab_scope import site_of
 from core.calls.validation import format_validation_error
 from core.consent.board import Question, summarize
@@ -44,11 +45,11 @@ class Refusal(Exception):
         self.failed = failed
 
     def internal(self, call_id: str) -> Answer:
-        """The core's own answer shape, as the history records it."""
+        """The core's own answer shape, as the history records it, with its outcome: failed, or denied."""
         if self.failed:
             output = {"type": "function_call_output", "call_id": call_id, "output": self.text}
-            return {"output": output, "success": False}
-        return {"error": {"code": -32000, "message": self.text}}
+            return {"output": output, "success": False, "outcome": Outcome.FAILED.value}
+        return {"error": {"code": -32000, "message": self.text}, "outcome": Outcome.DENIED.value}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,9 @@
 """What an agent receives for a call (contract §8, interface A): an MCP `CallToolResult`, built here only.
 
 A dispatch answer (contract §5) becomes one: `function_call_output` text → one text block, its content
-items → text and image blocks, `success: false` → `isError`; `mcp_tool_call_output` → the server's own
-result (an `Err` text → `isError`); `{fatal}` → `isError` "Fatal error: …". A refused call: `isError`, why.
+items → text and image blocks; `mcp_tool_call_output` → the server's own result (an `Err` → its text);
+`{fatal}` → "Fatal error: …"; a refused call → why. `isError` is the answer's `outcome` (core.calls.outcome)
+other than done: the agent reads the value history and the activity log read.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from core.calls.outcome import Outcome
 
 _DATA_URL = re.compile(r"^data:(?P<mime>[\w.+-]+/[\w.+-]+);base64,(?P<data>.*)$", re.DOTALL)
 
@@ -46,10 +49,6 @@ class AgentCallResult(BaseModel):
         return self.model_dump(exclude_none=True)
 
 
-def refused(text: str) -> AgentCallResult:
-    return AgentCallResult(content=[TextContent(text=text)], isError=True)
-
-
 def _block(item: Any) -> TextContent | ImageContent:
     if isinstance(item, dict) and item.get("type") == "input_image":
         match = _DATA_URL.match(str(item.get("image_url", "")))
@@ -62,23 +61,29 @@ def _block(item: Any) -> TextContent | ImageContent:
 
 
 def from_dispatch(answer: dict[str, Any]) -> AgentCallResult:
-    """The agent's result for the core's own dispatch answer."""
+    """The agent's result for the core's own dispatch answer (which carries its `outcome`)."""
+    failed = Outcome(answer["outcome"]).failed
     if "fatal" in answer:
-        return refused(f"Fatal error: {answer['fatal']}")
+        return _text(f"Fatal error: {answer['fatal']}", failed)
     if "error" in answer:
         error = answer["error"]
-        return refused(str(error.get("message") if isinstance(error, dict) else error))
+        return _text(str(error.get("message") if isinstance(error, dict) else error), failed)
     output = answer.get("output")
     if not isinstance(output, dict):
-        return refused("Tabgate's core answered without an output")
+        return _text("Tabgate's core answered without an output", True)
     if output.get("type") == "mcp_tool_call_output":
         result = output.get("result")
         if isinstance(result, dict) and isinstance(result.get("Ok"), dict):
+            # The server's own result; its isError is what decided the outcome.
             return AgentCallResult.model_validate(result["Ok"])
         failure = result.get("Err") if isinstance(result, dict) else result
-        return refused(str(failure or "the MCP tool failed"))
+        return _text(str(failure or "the MCP tool failed"), failed)
     body = output.get("output", "")
     blocks: list[Content] = (
         [_block(item) for item in body] if isinstance(body, list) else [TextContent(text=str(body))]
     )
-    return AgentCallResult(content=blocks, isError=answer.get("success") is False)
+    return AgentCallResult(content=blocks, isError=failed)
+
+
+def _text(text: str, failed: bool) -> AgentCallResult:
+    return AgentCallResult(content=[TextContent(text=text)], isError=failed)

@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 
 from core.agents.agent_names import MAX_NAME, MAX_VERSION, clean_name, clean_version
+from core.calls.outcome import Outcome
 from core.calls.tab_scope import site_of
 from core.consent.plain_words import call_words, not_trustable_words, placed, program_words
 
@@ -140,6 +141,7 @@ class RunningCall:
     task: asyncio.Task[Any]
     asking: bool = False  # waiting for the person: ended by withdrawing its question, not by cancelling
     stopped: str | None = None  # why it was cancelled
+    stopped_as: Outcome = Outcome.WITHDRAWN  # how: its agent went away, or the person stopped it
     # Known once its checks passed: the completed arguments, the tab it works on, whether an MCP tool.
     arguments: dict[str, Any] = field(default_factory=dict)
     tab_id: int | None = None
@@ -195,15 +197,18 @@ class AgentState:
     def default_tab(self) -> int | None:
         return self.last_tab if self.last_tab in self.tabs() else None
 
-    def cancel_running(self, reason: str, session: str | None = None) -> int:
-        """Cancel the calls past their question (those still asking end with their withdrawn question)."""
+    def cancel_running(
+        self, reason: str, session: str | None = None, *, outcome: Outcome = Outcome.WITHDRAWN
+    ) -> int:
+        """Cancel the calls past their question (those still asking end with their withdrawn question);
+        each ends with `outcome`."""
         calls = [
             call
             for call in self.running.values()
             if (session is None or call.session == session) and not call.asking
         ]
         for call in calls:
-            call.stopped = reason
+            call.stopped, call.stopped_as = reason, outcome
             call.task.cancel()
         return len(calls)
 

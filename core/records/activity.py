@@ -2,11 +2,10 @@
 
 An entry is made when a gateway call ends: when it started (`at`, ms), the agent (`name — executable` and its
 id), the tool, its action, the site and tab it acted on, its outcome and how long it took (`ms`). The outcome
-comes from how the call ended, by type: an answer that succeeded is `done`; a failed output, an error or a
-fatal answer is `failed`; a request the person (or the pause, or the clock) refused is `denied`; a call
-stopped by the person or whose agent went away is `withdrawn`. The log keeps at most `MAX_ENTRIES` entries
-and `MAX_BYTES` of them (compact JSON), dropping the oldest. The service worker stores the whole bounded
-list in `chrome.storage.session` in one write each time it changes and hands it back to a new core.
+is the call's one `core.calls.outcome.Outcome`, the value history and the agent's answer read too. The log
+keeps at most `MAX_ENTRIES` entries and `MAX_BYTES` of them (compact JSON), dropping the oldest. The service
+worker stores the whole bounded list in `chrome.storage.session` in one write each time it changes and hands
+it back to a new core.
 """
 
 from __future__ import annotations
@@ -14,8 +13,9 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Iterable
-from enum import StrEnum
 from typing import Any
+
+from core.calls.outcome import Outcome
 
 MAX_ENTRIES = 500
 MAX_BYTES = 512 * 1024
@@ -23,20 +23,6 @@ MAX_BYTES = 512 * 1024
 MAX_FIELD = 200
 
 type Entry = dict[str, Any]
-
-
-class Outcome(StrEnum):
-    DONE = "done"
-    FAILED = "failed"
-    DENIED = "denied"
-    WITHDRAWN = "withdrawn"
-
-
-def outcome_of_answer(answer: dict[str, Any]) -> Outcome:
-    """A dispatched call's outcome, from the core's answer shape."""
-    if "error" in answer or "fatal" in answer or answer.get("success") is not True:
-        return Outcome.FAILED
-    return Outcome.DONE
 
 
 def _text(value: object) -> str:

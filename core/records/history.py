@@ -1,6 +1,7 @@
 """What history keeps of one dispatch (contract §5 history entry): its status, a bounded copy of the answer.
 
-The service worker stores `record_for(answer)` as it is; Python decides both the outcome and the shortening.
+The service worker stores `record_for(answer)` as it is; the status is the answer's own `outcome`
+(`core.calls.outcome`, decided when the call ended) and Python decides the shortening here.
 Cost is linear in the answer's items, not its bytes: long strings are measured without being encoded
 (`str.isascii` is O(1) in CPython), and only the shortened copy is ever encoded as JSON.
 """
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
+
+from core.calls.outcome import Outcome
 
 # A stored answer over this size (compact JSON, UTF-8) is shortened.
 MAX_STORED_BYTES = 256 * 1024
@@ -23,7 +26,6 @@ _NOTE_BYTES = 64
 # by walking them (Python speed, linear in items), and only their start is kept.
 _WALK_LIMIT = 50_000
 
-type Status = Literal["done", "failed", "fatal", "rejected"]
 type Json = Any
 # Each string's UTF-8 size by `id`. Every string recorded stays alive in the answer while its record is
 # made, so no id is reused meanwhile.
@@ -33,22 +35,14 @@ type Sizes = dict[int, int]
 _BINARY_ITEMS = {"image": "text", "audio": "text", "input_image": "input_text"}
 
 
-def status_of(answer: dict[str, Any]) -> Status:
-    if "error" in answer:
-        return "rejected"
-    if "fatal" in answer:
-        return "fatal"
-    if answer.get("success") is False:
-        return "failed"
-    return "done"
-
-
-def record_for(answer: dict[str, Any]) -> dict[str, Any]:
-    """`{status, answer, truncated?: {bytes}}`: `answer` as it is when it fits, shortened otherwise.
+def record_for(answer: dict[str, Any], *, relayed: bool = False) -> dict[str, Any]:
+    """`{status, answer?, truncated?: {bytes}}`: `status` the answer's outcome; `answer` as it is when it
+    fits, shortened otherwise. `relayed`: the worker holds the answer already (it relays it to the caller),
+    so a record of one that fits leaves it out rather than carry a second copy.
 
     `truncated.bytes` is the answer's compact JSON size; in an answer of few items each string counts as
     its UTF-8 text (JSON's escapes aside, which would need every byte read)."""
-    record: dict[str, Any] = {"status": status_of(answer)}
+    record: dict[str, Any] = {"status": Outcome(answer["outcome"]).value}
     sizes: Sizes = {}
     strings = _strings_of_few_items(answer)
     if strings is None:
@@ -58,7 +52,8 @@ def record_for(answer: dict[str, Any]) -> dict[str, Any]:
         text_bytes, structure_bytes = _measure(answer, strings, sizes)
         size = text_bytes + structure_bytes
     if size <= MAX_STORED_BYTES:
-        record["answer"] = answer
+        if not relayed:
+            record["answer"] = answer
         return record
     if structure_bytes + _NOTES_ROOM < MAX_STORED_BYTES:
         record["answer"] = _cut_long_strings(answer, MAX_STORED_BYTES, sizes)

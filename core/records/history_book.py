@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
 
+from core.calls.outcome import Outcome
 from core.host_link.host_requests import parse_message
 
 MAX_ENTRIES = 100
@@ -78,11 +79,17 @@ class HistoryBook:
 
     def load(self, message: dict[str, Any]) -> dict[str, Any]:
         """`history/load {index, fresh}`: the worker's index. A fresh worker's (`fresh`) entries still
-        `running` were left by the stopped one: they become `interrupted` with the note."""
+        `running` were left by the stopped one: they end with `status` (the outcome `interrupted`) and the
+        note."""
         load = parse_message(_Load, message)
         self._index = [_Entry(meta.id, meta.bytes) for meta in load.index]
         running = [meta.id for meta in load.index if meta.status == "running"] if load.fresh else []
-        return {"interrupted": running, "note": INTERRUPTED_NOTE, "evict": self._evict(None)}
+        return {
+            "interrupted": running,
+            "status": Outcome.INTERRUPTED.value,
+            "note": INTERRUPTED_NOTE,
+            "evict": self._evict(None),
+        }
 
     def changed(self, message: dict[str, Any]) -> dict[str, Any]:
         """`history/changed {metas}` (the changes since the last, oldest first; the worker batches them like

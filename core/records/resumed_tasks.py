@@ -15,6 +15,7 @@ from core.calls.capabilities import McpErrorCode
 from core.calls.errors import RequestError
 from core.calls.items import CallToolResult, McpToolCallOutputItem
 from core.calls.names import qualified_mcp_tool_name
+from core.calls.outcome import dispatch_answer
 from core.calls.validation import format_validation_error
 from core.records.history import record_for
 
@@ -47,7 +48,7 @@ def finished_task(message: dict[str, Any]) -> dict[str, Any]:
     else:
         why = task.error.message if task.error is not None else "the server gave no result"
         output = McpToolCallOutputItem(call_id=call_id, result=f"the resumed task failed: {why}")
-    answer = {"output": output.to_wire(), "success": output.success}
+    answer = dispatch_answer(output)
     entry = {
         "id": call_id,
         "name": name,

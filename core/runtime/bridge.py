@@ -161,7 +161,7 @@ class Bridge:
             if kind is not None:
                 await self._gateway.after(message)
         if kind in RECORDED:
-            return json.dumps({"answer": answer, "record": record_for(answer)})
+            return json.dumps({"answer": answer, "record": record_for(answer, relayed=True)})
         return json.dumps(answer)
 
 

@@ -13,6 +13,7 @@ from core.calls.deadline import DeadlineExceeded, within
 from core.calls.errors import Fatal, RequestError
 from core.calls.events import Emit
 from core.calls.items import FunctionCallOutputItem, ItemError, parse_response_item
+from core.calls.outcome import Outcome, dispatch_answer
 from core.calls.output import Pages
 from core.calls.tab_scope import CallTarget
 from core.calls.validation import format_validation_error
@@ -219,6 +220,15 @@ class Service:
         return {"matches": ranked([*offered, *gone], text)}
 
     async def _dispatch(self, message: Message) -> Answer:
+        """The contract §5 answer, with the call's `outcome` (core.calls.outcome): a request refused before
+        anything ran is `rejected`."""
+        try:
+            return await self._dispatch_item(message)
+        except RequestError as error:
+            rejected: Answer = {**error.to_wire(), "outcome": Outcome.REJECTED.value}
+            return rejected
+
+    async def _dispatch_item(self, message: Message) -> Answer:
         try:
             item = parse_response_item(message.get("item"))
         except ItemError as error:
@@ -241,8 +251,8 @@ class Service:
         try:
             output = await handle_response_item(item, registry, turn, target)
         except Fatal as error:
-            return {"fatal": error.message}
-        answer: Answer = {"output": output.to_wire(), "success": output.success}
+            return {"fatal": error.message, "outcome": Outcome.FATAL.value}
+        answer = dispatch_answer(output)
         if isinstance(output, FunctionCallOutputItem) and isinstance(output.output.pages, Pages):
             answer["pages"] = output.output.pages.to_wire()
         return answer

@@ -261,35 +261,40 @@ function callToolResult(r) {
   return parts;
 }
 
-// → {kind: "ok"|"error"|"fatal", label, parts: [Node]}
+// What each outcome (decided in Python, core/calls/outcome.py, and carried as `answer.outcome`) looks like.
+const LOOKS = {
+  done: { kind: "ok", label: "Done" },
+  fatal: { kind: "fatal", label: "Fatal error" },
+  rejected: { kind: "error", label: "Error" },
+};
+
+// → {kind: "ok"|"error"|"fatal", label, parts: [Node]}: the kind and label are the answer's outcome drawn,
+// the parts its content.
 export function describeAnswer(answer) {
   if (!answer || typeof answer !== "object") return { kind: "error", label: "No answer", parts: [jsonBlock(answer)] };
-  if (answer.fatal !== undefined) return { kind: "fatal", label: "Fatal error", parts: [pre(String(answer.fatal), "text")] };
-  if (answer.error !== undefined && answer.output === undefined)
-    return { kind: "error", label: "Error", parts: [jsonBlock(answer.error)] };
+  // An answer without one never reached Python's dispatch: the worker refused the request.
+  const outcome = String(answer.outcome ?? "rejected");
+  const look = LOOKS[outcome] ?? { kind: "error", label: outcome[0].toUpperCase() + outcome.slice(1) };
+  return { ...look, parts: answerParts(answer) };
+}
+
+function answerParts(answer) {
+  if (answer.fatal !== undefined) return [pre(String(answer.fatal), "text")];
+  if (answer.error !== undefined && answer.output === undefined) return [jsonBlock(answer.error)];
   const out = answer.output ?? {};
-  let failed = answer.success === false;
-  let parts;
   if (out.type === "mcp_tool_call_output") {
     const result = out.result ?? {};
-    if (result.Err !== undefined) {
-      failed = true;
-      parts = [pre(String(result.Err), "text")];
-    } else {
-      const ok = result.Ok ?? result;
-      if (ok?.isError) failed = true;
-      parts = callToolResult(ok);
-    }
-  } else if (out.type === "function_call_output" || out.type === "custom_tool_call_output") {
+    return result.Err !== undefined ? [pre(String(result.Err), "text")] : callToolResult(result.Ok ?? result);
+  }
+  if (out.type === "function_call_output" || out.type === "custom_tool_call_output") {
     const o = out.output;
-    if (typeof o === "string") parts = [textBlock(o)];
-    else if (Array.isArray(o)) parts = o.length ? o.map(contentItem) : [el("p", { class: "muted" }, "(no content)")];
-    else if (o && typeof o === "object" && (typeof o.content === "string" || Array.isArray(o.content))) {
-      if (o.success === false) failed = true;
-      parts = typeof o.content === "string" ? [textBlock(o.content)] : o.content.map(contentItem);
-    } else parts = [jsonBlock(o)];
-  } else parts = [jsonBlock(out)];
-  return { kind: failed ? "error" : "ok", label: failed ? "Failed" : "Done", parts };
+    if (typeof o === "string") return [textBlock(o)];
+    if (Array.isArray(o)) return o.length ? o.map(contentItem) : [el("p", { class: "muted" }, "(no content)")];
+    if (o && typeof o === "object" && (typeof o.content === "string" || Array.isArray(o.content)))
+      return typeof o.content === "string" ? [textBlock(o.content)] : o.content.map(contentItem);
+    return [jsonBlock(o)];
+  }
+  return [jsonBlock(out)];
 }
 
 // The result panel's content for an answer (or a history entry that may still be running). `cancelled`: the

@@ -20,7 +20,7 @@ export function createGatewayRelay({ host, python, history, broadcast }) {
       envelope = await python.call({ ...params, type: "gateway/call", callId: id });
     } catch (e) {
       // Python never answered: the host answers the agent with this JSON-RPC error.
-      history.recordEnd(id, { status: "fatal", answer: { fatal: String(e.message) } });
+      history.recordEnd(id, { status: "fatal", answer: { fatal: String(e.message), outcome: "fatal" } });
       throw e;
     } finally {
       refs.delete(id);

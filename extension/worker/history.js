@@ -43,7 +43,7 @@ export function start(on) {
     const finishedAt = Date.now();
     for (const id of decided.interrupted) {
       const entry = got[PREFIX + id];
-      if (entry) change({ ...entry, status: "interrupted", finishedAt, note: decided.note });
+      if (entry) change({ ...entry, status: decided.status, finishedAt, note: decided.note });
       else remove([id]);
     }
     evict(decided.evict);
@@ -64,12 +64,14 @@ export function recordStart({ id, name, item, startedAt, caller, note }) {
   loaded.then(() => change(entry));
 }
 
-// `record` is Python's: {status, answer, truncated?}; the answer it holds is already shortened.
-export function recordEnd(id, record, finishedAt = Date.now()) {
+// `record` is Python's: {status, answer?, truncated?}: `status` is the call's outcome, the answer it holds is
+// already shortened; without one, the answer that fitted is `relayed` (the one the caller got).
+export function recordEnd(id, record, relayed) {
   const entry = unfinished.get(id);
   unfinished.delete(id);
   if (!entry) return;
-  const { status, answer, truncated } = record;
+  const finishedAt = Date.now();
+  const { status, answer = relayed, truncated } = record;
   loaded.then(() => change({ ...entry, status, finishedAt, answer, ...(truncated ? { truncated } : {}) }));
 }
 

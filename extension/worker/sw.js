@@ -196,8 +196,10 @@ chrome.runtime.onConnect.addListener((port) => {
 
 // ------------------------------------------------------------------ the runtime API (contract §5)
 
-// A dispatch is recorded around the call, never in its way: Python answers {answer, record} (the outcome it
-// decided and the answer shortened for storage); the caller gets `answer` first, the history `record` after.
+// A dispatch is recorded around the call, never in its way: Python answers {answer, record}: the answer with
+// the outcome it decided (`answer.outcome`), and the record history stores (its status, and the answer only
+// when shortened for storage: otherwise the history keeps the answer relayed). The caller gets `answer`
+// first, the history `record` after.
 async function dispatch(message, respond) {
   const item = message.item ?? {};
   const id = item.call_id ?? item.id ?? crypto.randomUUID();
@@ -207,12 +209,12 @@ async function dispatch(message, respond) {
     envelope = await python.call(message);
   } catch (e) {
     // Python never answered (its document went away or did not start): that is the outcome.
-    const answer = { fatal: String(e.message) };
-    envelope = { answer, record: { status: "fatal", answer } };
+    const answer = { fatal: String(e.message), outcome: "fatal" };
+    envelope = { answer, record: { status: "fatal" } };
   }
   respond(envelope.answer);
   // A reply without a record is a bug in the core; the entry still must not stay running.
-  history.recordEnd(id, envelope.record ?? { status: "fatal", answer: { fatal: "the core sent no history record" } });
+  history.recordEnd(id, envelope.record ?? { status: "fatal", answer: { fatal: "the core sent no history record", outcome: "fatal" } }, envelope.answer);
 }
 
 async function configSet(message) {

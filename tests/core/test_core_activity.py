@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.records.activity import ActivityLog, Outcome, make_entry, outcome_of_answer
+from core.calls.outcome import Outcome
+from core.records.activity import ActivityLog, make_entry
 
 pytestmark = pytest.mark.unit
 
@@ -38,21 +39,6 @@ def test_an_entry_names_time_agent_tool_action_site_tab_outcome_and_duration() -
         "ms": 250,
     }
     assert "action" not in entry(2) and "site" not in entry(2) and "tabId" not in entry(2)
-
-
-@pytest.mark.parametrize(
-    ("answer", "outcome"),
-    [
-        ({"success": True, "output": {}}, Outcome.DONE),
-        ({"success": False, "output": {}}, Outcome.FAILED),
-        ({"error": {"code": -32000, "message": "x"}}, Outcome.FAILED),
-        ({"fatal": "gone"}, Outcome.FAILED),
-    ],
-)
-def test_a_dispatched_answer_is_done_only_when_it_succeeded(
-    answer: dict[str, object], outcome: Outcome
-) -> None:
-    assert outcome_of_answer(answer) is outcome
 
 
 def test_newest_first_filtered_by_agent_and_limited() -> None:

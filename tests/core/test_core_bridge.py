@@ -82,6 +82,7 @@ async def test_a_host_request_past_the_servers_timeout_plus_the_margin_is_cancel
             "result": {"Err": "tool call error: no answer from the native host, timed out after 50 ms"},
         },
         "success": False,
+        "outcome": "failed",
     }
     call = api.host_payloads()[-1]
     assert (call["method"], call["timeoutMs"]) == ("tools/call", 50)
@@ -168,16 +169,18 @@ async def test_a_dispatch_is_answered_with_the_answer_and_its_history_record() -
     answer = {
         "output": {"type": "function_call_output", "call_id": "p1", "output": "Plan updated"},
         "success": True,
+        "outcome": "done",
     }
-    assert envelope == {"answer": answer, "record": {"status": "done", "answer": answer}}
+    # The record does not carry the answer a second time: the worker stores the one it relayed.
+    assert envelope == {"answer": answer, "record": {"status": "done"}}
 
 
 async def test_a_malformed_dispatch_is_answered_with_the_error_shape_and_recorded_as_rejected() -> None:
     bridge, _ = await ready_bridge(notes())
-    error = {"error": {"code": -32602, "message": "item must be an object"}}
+    error = {"error": {"code": -32602, "message": "item must be an object"}, "outcome": "rejected"}
     assert await ask(bridge, {"type": "dispatch", "item": 3}) == {
         "answer": error,
-        "record": {"status": "rejected", "answer": error},
+        "record": {"status": "rejected"},
     }
 
 
@@ -211,7 +214,8 @@ async def test_an_agents_call_is_answered_in_mcps_shape_with_its_record_under_th
     assert started["item"]["call_id"] == "agent-1:abc"  # the one item, built in Python
     assert started["caller"] == "/usr/bin/codex · “codex”"
     refused = await ask(bridge, {**message, "name": "no_such_tool"})
-    assert refused["record"]["status"] == "rejected"
+    # The agent's mistake: failed, in history as in the activity log.
+    assert refused["record"]["status"] == "failed"
     assert refused["answer"]["isError"] is True
 
 

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from core.agents.call_result import from_dispatch, refused
+from core.agents.call_result import from_dispatch
+from core.calls.outcome import of_success
 
 pytestmark = pytest.mark.unit
 
 
 def function_output(output: object, success: bool | None = True) -> dict[str, object]:
-    return {"output": {"type": "function_call_output", "call_id": "c1", "output": output}, "success": success}
+    return {
+        "output": {"type": "function_call_output", "call_id": "c1", "output": output},
+        "success": success,
+        "outcome": of_success(success).value,
+    }
 
 
 def test_text_output_is_one_text_block() -> None:
@@ -46,23 +51,23 @@ def test_an_mcp_tools_result_passes_through_with_its_own_fields() -> None:
         "_meta": {"x": 1},
     }
     output = {"type": "mcp_tool_call_output", "call_id": "c1", "result": {"Ok": result}}
-    assert from_dispatch({"output": output, "success": True}).to_wire() == result
+    assert from_dispatch({"output": output, "success": True, "outcome": "done"}).to_wire() == result
 
 
 def test_an_mcp_tools_failure_is_an_error_with_its_text() -> None:
     output = {"type": "mcp_tool_call_output", "call_id": "c1", "result": {"Err": "server notes is down"}}
-    assert (
-        from_dispatch({"output": output, "success": False}).to_wire()
-        == refused("server notes is down").to_wire()
-    )
+    assert from_dispatch({"output": output, "success": False, "outcome": "failed"}).to_wire() == {
+        "content": [{"type": "text", "text": "server notes is down"}],
+        "isError": True,
+    }
 
 
 def test_fatal_and_refusals_are_errors_saying_why() -> None:
-    assert from_dispatch({"fatal": "boom"}).to_wire() == {
+    assert from_dispatch({"fatal": "boom", "outcome": "fatal"}).to_wire() == {
         "content": [{"type": "text", "text": "Fatal error: boom"}],
         "isError": True,
     }
-    assert from_dispatch({"error": {"code": -32000, "message": "denied"}}).to_wire() == {
+    assert from_dispatch({"error": {"code": -32000, "message": "denied"}, "outcome": "denied"}).to_wire() == {
         "content": [{"type": "text", "text": "denied"}],
         "isError": True,
     }

@@ -115,6 +115,7 @@ async def test_custom_calls_get_the_guard_messages_as_custom_outputs() -> None:
             "output": NOT_SUPPORTED.format("made_up_tool"),
         },
         "success": False,
+        "outcome": "failed",
     }
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from core.calls.outcome import Outcome, of_success
 from core.records.history import MAX_STORED_BYTES, record_for
 
 pytestmark = pytest.mark.unit
@@ -19,7 +20,11 @@ def size_of(value: Any) -> int:
 
 
 def function_answer(output: Any, success: bool | None = True) -> dict[str, Any]:
-    return {"output": {"type": "function_call_output", "call_id": "c1", "output": output}, "success": success}
+    return {
+        "output": {"type": "function_call_output", "call_id": "c1", "output": output},
+        "success": success,
+        "outcome": of_success(success).value,
+    }
 
 
 def mcp_answer(content: list[dict[str, Any]], **result: Any) -> dict[str, Any]:
@@ -27,6 +32,7 @@ def mcp_answer(content: list[dict[str, Any]], **result: Any) -> dict[str, Any]:
     return {
         "output": {"type": "mcp_tool_call_output", "call_id": "m1", "result": {"Ok": ok}},
         "success": True,
+        "outcome": "done",
     }
 
 
@@ -45,19 +51,19 @@ def image(size: int) -> dict[str, Any]:
 # --- status -------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("answer", "status"),
-    [
-        ({"error": {"code": -32602, "message": "item must be an object"}}, "rejected"),
-        ({"fatal": "tool update_plan invoked with incompatible payload"}, "fatal"),
-        (function_answer("unsupported call: x", success=False), "failed"),
-        (function_answer("Plan updated"), "done"),
-        # codex's answer to a local_shell_call without any id carries no success flag.
-        (function_answer("LocalShellCall without call_id or id", success=None), "done"),
-    ],
-)
-def test_the_status_comes_from_the_answer(answer: dict[str, Any], status: str) -> None:
-    assert record_for(answer) == {"status": status, "answer": answer}
+@pytest.mark.parametrize("outcome", list(Outcome))
+def test_the_status_is_the_outcome_the_answer_carries(outcome: Outcome) -> None:
+    answer = function_answer("the same answer shape for every outcome") | {"outcome": outcome.value}
+    assert record_for(answer) == {"status": outcome.value, "answer": answer}
+
+
+def test_a_relayed_answer_that_fits_is_not_carried_twice_and_one_shortened_is() -> None:
+    small = function_answer("Plan updated")
+    assert record_for(small, relayed=True) == {"status": "done"}
+    large = function_answer("x" * (MAX_STORED_BYTES + 1))
+    record = record_for(large, relayed=True)
+    assert record["truncated"] == {"bytes": size_of(large)}
+    assert size_of(record["answer"]) <= MAX_STORED_BYTES
 
 
 # --- shortening ---------------------------------------------------------------------------------------------

@@ -73,6 +73,7 @@ def test_a_fresh_worker_finds_the_calls_the_stopped_one_left_running_interrupted
     index = [meta("r", status="running"), meta("d")]
     assert book.load({"index": index, "fresh": True}) == {
         "interrupted": ["r"],
+        "status": "interrupted",
         "note": INTERRUPTED_NOTE,
         "evict": [],
     }

@@ -22,13 +22,8 @@ from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.calls.errors import RespondToModel
 from core.calls.items import (
     CallToolResult,
-    CustomToolCallOutputItem,
-    FunctionCallOutputItem,
-    FunctionCallOutputPayload,
-    McpToolCallOutputItem,
-    ResponseInputItem,
 )
-from core.calls.output import FunctionOutput, McpOutput
+from core.calls.output import FunctionOutput, McpOutput, ToolOutput
 from core.calls.payload import FunctionPayload, McpPayload, ToolCall
 from core.host_link.servers import ServerBoard, parse_statuses
 from core.runtime.facade import Service
@@ -68,6 +63,7 @@ async def test_standard_mcp_tool_call_success_returns_the_call_tool_result_as_mc
             },
         },
         "success": True,
+        "outcome": "done",
     }
 
 
@@ -127,6 +123,7 @@ async def test_downstream_mcp_error_is_an_err_result_the_model_sees() -> None:
             "result": {"Err": "tool call error: timeout"},
         },
         "success": False,
+        "outcome": "failed",
     }
     assert events[1]["result"] == {"Err": "tool call error: timeout"}
 
@@ -141,6 +138,7 @@ async def test_invalid_json_arguments_answer_err_without_events_or_a_host_call()
             "output": "err: key must be a string at line 1 column 2",
         },
         "success": False,
+        "outcome": "failed",
     }
     assert events == []
     assert "tools/call" not in host.methods()
@@ -161,40 +159,29 @@ async def test_a_host_answer_that_is_not_a_call_tool_result_is_an_err_result() -
 
 
 class ScriptedCaller:
-    """Stands in for `handle_mcp_tool_call` to return a chosen response variant."""
+    """Stands in for `handle_mcp_tool_call` to return a chosen output."""
 
-    def __init__(self, response: ResponseInputItem) -> None:
-        self.response = response
+    def __init__(self, output: ToolOutput) -> None:
+        self.output = output
 
-    async def __call__(self, call_id: str, server: str, tool: str, raw_arguments: str) -> ResponseInputItem:
-        return self.response
+    async def __call__(self, call_id: str, server: str, tool: str, raw_arguments: str) -> ToolOutput:
+        return self.output
 
 
 MCP_CALL = ToolCall("mcp__figma__list_files", "c1", McpPayload("figma", "list_files", "{}"))
 
 
-async def test_an_mcp_output_from_downstream_becomes_mcp_tool_output_with_the_same_result() -> None:
-    result = CallToolResult.model_validate(text_result("ok"))
-    handler = McpHandler(ScriptedCaller(McpToolCallOutputItem(call_id="c1", result=result)))
-    assert await handler.handle(MCP_CALL) == McpOutput(result)
-
-
-async def test_a_function_output_from_downstream_is_passed_through_unchanged() -> None:
-    response = FunctionCallOutputItem(
-        call_id="c1", output=FunctionCallOutputPayload(content="ok", success=True)
-    )
-    handler = McpHandler(ScriptedCaller(response))
-    assert await handler.handle(MCP_CALL) == FunctionOutput("ok", True, None)
-
-
-async def test_an_unexpected_response_variant_is_answered_to_the_model() -> None:
-    handler = McpHandler(ScriptedCaller(CustomToolCallOutputItem(call_id="c1", output="?")))
-    with pytest.raises(RespondToModel, match=r"^mcp handler received unexpected response variant$"):
-        await handler.handle(MCP_CALL)
+@pytest.mark.parametrize(
+    "output",
+    [McpOutput(CallToolResult.model_validate(text_result("ok"))), FunctionOutput("err: bad", success=False)],
+)
+async def test_the_callers_output_is_the_handlers_own_object_not_a_rebuilt_copy(output: ToolOutput) -> None:
+    handler = McpHandler(ScriptedCaller(output))
+    assert await handler.handle(MCP_CALL) is output
 
 
 async def test_a_non_mcp_payload_is_rejected_even_if_the_name_matches() -> None:
-    handler = McpHandler(ScriptedCaller(CustomToolCallOutputItem(call_id="c1", output="?")))
+    handler = McpHandler(ScriptedCaller(FunctionOutput("?")))
     with pytest.raises(RespondToModel, match=r"^mcp handler received unsupported payload$"):
         await handler.handle(ToolCall("mcp__figma__list_files", "c1", FunctionPayload("{}")))
 
@@ -206,7 +193,10 @@ async def test_a_custom_call_to_an_mcp_tool_is_a_fatal_incompatible_payload() ->
             {"type": "custom_tool_call", "name": "mcp__figma__list_files", "input": "x", "call_id": "c1"}
         )
     )
-    assert answer == {"fatal": "tool mcp__figma__list_files invoked with incompatible payload"}
+    assert answer == {
+        "fatal": "tool mcp__figma__list_files invoked with incompatible payload",
+        "outcome": "fatal",
+    }
     assert "tools/call" not in host.methods()
 
 
@@ -243,11 +233,7 @@ async def test_a_host_that_never_answers_is_bounded_by_the_servers_tool_timeout_
     events: list[dict[str, Any]] = []
     call = McpToolCall(host, events.append, board(toolTimeoutSec=0.02))
     response = await call("c1", "figma", "list_files", "{}")
-    assert response.to_wire() == {
-        "type": "mcp_tool_call_output",
-        "call_id": "c1",
-        "result": {"Err": "tool call error: no answer from the native host, timed out after 30 ms"},
-    }
+    assert response == McpOutput("tool call error: no answer from the native host, timed out after 30 ms")
     # The host applies the server's own timeout: the core sends none, it only bounds its own wait.
     assert "timeoutMs" not in host.params
     assert host.timeout_ms == 30

@@ -242,6 +242,7 @@ async def test_update_plan_answers_plan_updated_emits_the_plan_and_keeps_it() ->
     assert answer == {
         "output": {"type": "function_call_output", "call_id": "p1", "output": "Plan updated"},
         "success": True,
+        "outcome": "done",
     }
     plan = {
         "explanation": "first things first",
@@ -299,6 +300,7 @@ async def test_a_browser_tool_call_is_validated_and_executed_by_the_capability()
             "output": block('{"id":7,"url":"https://example.com/"}'),
         },
         "success": True,
+        "outcome": "done",
     }
     assert browser.calls == [
         ("browser_tab", {"action": "create", "url": "https://example.com/", "active": True}, 30_000)
@@ -357,6 +359,7 @@ async def test_a_local_shell_call_says_there_is_no_shell_in_a_browser_extension(
             ),
         },
         "success": False,
+        "outcome": "failed",
     }
     assert "local_shell" not in names(await svc.handle({"type": "tools"}))
 
@@ -368,17 +371,20 @@ async def test_an_item_that_is_not_a_tool_call_is_answered_with_an_error_naming_
             "code": -32602,
             "message": "item type 'reasoning' is not a tool call "
             "(expected one of: function_call, custom_tool_call, local_shell_call)",
-        }
+        },
+        "outcome": "rejected",
     }
 
 
 async def test_an_invalid_item_is_answered_with_an_error_naming_the_field() -> None:
     svc = Service(emit=lambda event: None)
     assert await svc.handle(dispatch({"type": "function_call", "name": "update_plan", "call_id": "c"})) == {
-        "error": {"code": -32602, "message": "invalid function_call item: arguments: Field required"}
+        "error": {"code": -32602, "message": "invalid function_call item: arguments: Field required"},
+        "outcome": "rejected",
     }
     assert await svc.handle({"type": "dispatch"}) == {
-        "error": {"code": -32602, "message": "item must be an object"}
+        "error": {"code": -32602, "message": "item must be an object"},
+        "outcome": "rejected",
     }
 
 
@@ -386,7 +392,10 @@ async def test_an_invalid_item_is_answered_with_an_error_naming_the_field() -> N
 async def test_a_turn_that_is_not_a_string_is_a_malformed_request(turn: Any) -> None:
     svc = Service(emit=lambda event: None)
     message = {**dispatch(function_call("update_plan", '{"plan":[]}')), "turn": turn}
-    assert await svc.handle(message) == {"error": {"code": -32602, "message": "turn must be a string"}}
+    assert await svc.handle(message) == {
+        "error": {"code": -32602, "message": "turn must be a string"},
+        "outcome": "rejected",
+    }
 
 
 async def test_a_fatal_error_is_answered_as_fatal() -> None:
@@ -394,7 +403,7 @@ async def test_a_fatal_error_is_answered_as_fatal() -> None:
     answer = await svc.handle(
         dispatch({"type": "custom_tool_call", "name": "update_plan", "input": "x", "call_id": "c"})
     )
-    assert answer == {"fatal": "tool update_plan invoked with incompatible payload"}
+    assert answer == {"fatal": "tool update_plan invoked with incompatible payload", "outcome": "fatal"}
 
 
 async def test_an_unknown_message_type_is_answered_with_an_error() -> None:

@@ -14,10 +14,6 @@ from core.calls.errors import RespondToModel
 from core.calls.events import CANCELLED, Emit, McpCallSpan, McpInvocation
 from core.calls.items import (
     CallToolResult,
-    FunctionCallOutputItem,
-    FunctionCallOutputPayload,
-    McpToolCallOutputItem,
-    ResponseInputItem,
 )
 from core.calls.output import FunctionOutput, McpOutput, ToolOutput
 from core.calls.payload import McpPayload, PayloadKind, ToolCall
@@ -28,8 +24,9 @@ from core.host_link.servers import ServerBoard
 
 
 class McpToolCaller(Protocol):
-    async def __call__(self, call_id: str, server: str, tool: str, raw_arguments: str) -> ResponseInputItem:
-        """codex `handle_mcp_tool_call`: every failure comes back already encoded for the model."""
+    async def __call__(self, call_id: str, server: str, tool: str, raw_arguments: str) -> ToolOutput:
+        """codex `handle_mcp_tool_call`: every failure comes back as an output for the model (the router
+        makes the one response item of it)."""
         ...
 
 
@@ -45,14 +42,12 @@ class McpToolCall:
         self._emit = emit
         self._servers = servers
 
-    async def __call__(self, call_id: str, server: str, tool: str, raw_arguments: str) -> ResponseInputItem:
+    async def __call__(self, call_id: str, server: str, tool: str, raw_arguments: str) -> ToolOutput:
         try:
             arguments = parse_json_arguments(raw_arguments)
         except InvalidJson as error:
             # As codex: bad JSON never reaches the server and emits no events.
-            return FunctionCallOutputItem(
-                call_id=call_id, output=FunctionCallOutputPayload(content=f"err: {error}", success=False)
-            )
+            return FunctionOutput(f"err: {error}", success=False)
         invocation = McpInvocation(server, tool, arguments)
         span = McpCallSpan(self._emit, call_id, invocation)
         try:
@@ -61,7 +56,7 @@ class McpToolCall:
             span.end(CANCELLED)
             raise
         span.end(result)
-        return McpToolCallOutputItem(call_id=call_id, result=result)
+        return McpOutput(result)
 
     async def _call(self, call_id: str, invocation: McpInvocation) -> CallToolResult | str:
         params: dict[str, Any] = {"server": invocation.server, "tool": invocation.tool}
@@ -94,10 +89,4 @@ class McpHandler:
         payload = call.payload
         if not isinstance(payload, McpPayload):
             raise RespondToModel("mcp handler received unsupported payload")
-        response = await self._call_tool(call.call_id, payload.server, payload.tool, payload.raw_arguments)
-        if isinstance(response, McpToolCallOutputItem):
-            return McpOutput(response.result)
-        if isinstance(response, FunctionCallOutputItem):
-            output = response.output
-            return FunctionOutput(output.content, output.success, output.content_items)
-        raise RespondToModel("mcp handler received unexpected response variant")
+        return await self._call_tool(call.call_id, payload.server, payload.tool, payload.raw_arguments)
