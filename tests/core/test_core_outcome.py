@@ -1,0 +1,139 @@
+"""One outcome per call (contract §11, issue 26): every way a call ends is decided once, in Python, and the
+history record, the agents' activity log and the agent's own answer read that one value."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from core.runtime.history import record_for
+from core.runtime.history_book import HistoryBook
+from core.tools.outcome import Outcome
+from tests.core.test_core_gateway import CODEX, SHOP, Setup
+
+pytestmark = pytest.mark.unit
+
+TAB = SHOP["id"]
+ACTIVATE = {"action": "activate", "tabId": TAB}
+PLAN = {"plan": []}
+
+# What the gateway's dispatch is turned into, for the endings only the call's item decides.
+ITEMS: dict[str, dict[str, Any]] = {
+    "done": {"type": "function_call", "name": "update_plan", "arguments": '{"plan":[]}', "call_id": "c"},
+    "failed": {"type": "function_call", "name": "update_plan", "arguments": '{"plan":3}', "call_id": "c"},
+    # codex answers a local_shell_call without any id with no success flag at all.
+    "no success flag": {"type": "local_shell_call", "action": {"type": "exec", "command": ["ls"]}},
+    "fatal": {"type": "custom_tool_call", "name": "update_plan", "input": "x", "call_id": "c"},
+    "rejected": {"type": "function_call", "name": "update_plan", "call_id": "c"},
+}
+
+
+async def call(setup: Setup, name: str, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:
+    """An agent's call as the bridge makes it: the envelope of the agent's answer and the history record."""
+    message = {
+        "type": "gateway/call",
+        "session": "s1",
+        "agent": CODEX,
+        "name": name,
+        "arguments": arguments,
+        "callId": call_id,
+    }
+    envelope: dict[str, Any] = await setup.gateway.handle(message)
+    return envelope
+
+
+async def agreed(setup: Setup, envelope: dict[str, Any], call_id: str) -> Outcome:
+    """The one outcome the history record, the activity entry and the agent's answer all say."""
+    outcome = Outcome(envelope["record"]["status"])
+    [entry] = [e for e in (await setup.send({"type": "agents/activity"}))["entries"] if e["id"] == call_id]
+    assert entry["outcome"] == outcome.value
+    assert envelope["answer"]["isError"] is (outcome is not Outcome.DONE)
+    # The history's copy of the answer carries the same value the popup reads.
+    assert envelope["record"]["answer"]["outcome"] == outcome.value
+    return outcome
+
+
+@pytest.mark.parametrize(
+    ("item", "outcome"),
+    [
+        ("done", Outcome.DONE),
+        ("failed", Outcome.FAILED),
+        ("no success flag", Outcome.DONE),
+        ("fatal", Outcome.FATAL),
+        ("rejected", Outcome.REJECTED),
+    ],
+)
+async def test_an_ending_the_call_itself_decides_is_read_alike_everywhere(
+    item: str, outcome: Outcome
+) -> None:
+    setup = await Setup(gateway=True).start()
+    service_handle = setup.service.handle
+
+    async def dispatch_the_item(message: dict[str, Any]) -> dict[str, Any]:
+        if message.get("type") == "dispatch":
+            message = {**message, "item": ITEMS[item]}
+        return await service_handle(message)
+
+    setup.service.handle = dispatch_the_item  # type: ignore[method-assign]
+    envelope = await call(setup, "update_plan", PLAN, "call-1")
+    assert await agreed(setup, envelope, "call-1") is outcome
+
+
+async def test_a_call_without_a_success_flag_is_done_for_the_person_too() -> None:
+    """Before: history said done and the activity log failed for the same answer."""
+    setup = await Setup().start()
+    answer = await setup.service.handle({"type": "dispatch", "item": ITEMS["no success flag"]})
+    assert (answer["success"], answer["outcome"]) == (None, "done")
+    assert record_for(answer)["status"] == "done"
+
+
+async def test_a_call_the_person_denies_is_denied_everywhere() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(TAB)
+    acting = asyncio.ensure_future(call(setup, "browser_tab", ACTIVATE, "call-2"))
+    [request] = await setup.pending()
+    await setup.answer(request["id"], "deny")
+    assert await agreed(setup, await acting, "call-2") is Outcome.DENIED
+
+
+async def running_past_consent() -> tuple[Setup, asyncio.Future[dict[str, Any]], asyncio.Event]:
+    """A trusted agent's acting call, held at the executor's tab look-up (after consent, before the page)."""
+    setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"]]).start()
+    await setup.tools()
+    await setup.share(TAB)
+    looking, never = asyncio.Event(), asyncio.Event()
+    answer_tab = setup.chrome.call
+
+    async def held_tab_lookup(tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
+        if tool == "tab":
+            looking.set()
+            await never.wait()
+        return await answer_tab(tool, args, timeout_ms=timeout_ms)
+
+    setup.chrome.call = held_tab_lookup  # type: ignore[method-assign]
+    acting = asyncio.ensure_future(call(setup, "browser_tab", ACTIVATE, "call-3"))
+    await asyncio.wait_for(looking.wait(), 5)
+    return setup, acting, never
+
+
+async def test_a_running_call_the_person_stops_is_stopped_everywhere() -> None:
+    setup, acting, _ = await running_past_consent()
+    assert await setup.send({"type": "agents/stop", "id": await setup.agent_id()}) == {"stopped": 1}
+    assert await agreed(setup, await acting, "call-3") is Outcome.STOPPED
+
+
+async def test_a_running_call_whose_agent_goes_away_is_withdrawn_everywhere() -> None:
+    setup, acting, _ = await running_past_consent()
+    await setup.send({"type": "gateway/closed", "session": "s1"})
+    assert await agreed(setup, await acting, "call-3") is Outcome.WITHDRAWN
+
+
+def test_a_call_a_stopped_worker_left_running_is_interrupted() -> None:
+    """No answer exists for it: history ends it with the outcome Python names."""
+    index = [{"id": "r", "status": "running", "bytes": 10}]
+    loaded = HistoryBook().load({"index": index, "fresh": True})
+    assert loaded["interrupted"] == ["r"]
+    assert Outcome(loaded["status"]) is Outcome.INTERRUPTED
