@@ -24,7 +24,7 @@ from playwright.sync_api import Locator, Page, Playwright, ViewportSize, expect
 from tests.e2e.test_mcp import host_pids
 from tests.support.axe import assert_accessible, shoot_both_schemes
 from tests.support.browser import Extension, install_host, launch
-from tests.support.polling import history
+from tests.support.polling import history, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -316,6 +316,7 @@ MCP_ANSWER = {
         },
     },
     "success": True,
+    "outcome": "done",
 }
 ERROR_ANSWERS = {
     "is_error": {
@@ -325,16 +326,19 @@ ERROR_ANSWERS = {
             "result": {"Ok": {"content": [{"type": "text", "text": "no such note"}], "isError": True}},
         },
         "success": False,
+        "outcome": "failed",
     },
     "err": {
         "output": {"type": "mcp_tool_call_output", "call_id": "r3", "result": {"Err": "server gone"}},
         "success": False,
+        "outcome": "failed",
     },
     "failed": {
         "output": {"type": "function_call_output", "call_id": "r4", "output": "bad args"},
         "success": False,
+        "outcome": "failed",
     },
-    "fatal": {"fatal": "handler crashed"},
+    "fatal": {"fatal": "handler crashed", "outcome": "fatal"},
 }
 
 
@@ -370,6 +374,68 @@ def test_results_are_shown_as_text_json_images_and_links_never_as_html(open_popu
     for name, answer in ERROR_ANSWERS.items():
         kind = "fatal" if name == "fatal" else "error"
         expect(render(page, answer), name).to_have_attribute("data-kind", kind)
+
+
+# Items the service worker dispatches as the popup does, and what the popup then shows: (item, the outcome
+# Python decides, the result's kind, its badge).
+ENDINGS = {
+    # codex answers a local_shell_call without any id with no success flag: it did not fail.
+    "no success flag": (
+        {"type": "local_shell_call", "action": {"type": "exec", "command": ["ls"]}},
+        "done",
+        "ok",
+        "Done",
+    ),
+    "failed": (
+        {"type": "function_call", "name": "update_plan", "arguments": '{"plan":3}', "call_id": "o-failed"},
+        "failed",
+        "error",
+        "Failed",
+    ),
+    "fatal": (
+        {"type": "custom_tool_call", "name": "update_plan", "input": "x", "call_id": "o-fatal"},
+        "fatal",
+        "fatal",
+        "Fatal error",
+    ),
+    "rejected": (
+        {"type": "function_call", "name": "update_plan", "call_id": "o-rejected"},
+        "rejected",
+        "error",
+        "Error",
+    ),
+}
+
+
+def ended(ext: Extension, item: dict[str, Any]) -> dict[str, Any]:
+    """The history entry of `item`'s call once it ended: by its call_id, else the newest of its type."""
+
+    def entry() -> dict[str, Any] | None:
+        if "call_id" in item:
+            found = next((e for e in history(ext) if e["id"] == item["call_id"]), None)
+        else:
+            found = next((e for e in history(ext) if e["name"] == item["type"]), None)
+        return found if found is not None and found["status"] != "running" else None
+
+    ended_entry: dict[str, Any] = wait_for(entry, f"the call {item} did not end in the history")
+    return ended_entry
+
+
+def test_the_popup_shows_the_outcome_python_decided_as_history_records_it(
+    open_popup: OpenPopup, ext_without_host: Extension
+) -> None:
+    page = open_popup()
+    for name, (item, outcome, kind, badge) in ENDINGS.items():
+        answer = ext_without_host.send({"type": "dispatch", "item": item})
+        assert answer["outcome"] == outcome, name
+        assert ended(ext_without_host, item)["status"] == outcome, name
+        result = render(page, answer)
+        expect(result, name).to_have_attribute("data-kind", kind)
+        expect(result.locator(".badge"), name).to_have_text(badge)
+    # An agent's call the person denied, as history keeps it: the popup says what Python decided, not
+    # what the answer's shape looks like.
+    denied = {"error": {"code": -32000, "message": "The person denied it."}, "outcome": "denied"}
+    expect(render(page, denied).locator(".badge")).to_have_text("Denied")
 
 
 PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
