@@ -15,9 +15,10 @@ from tests.core.test_core_gateway import CODEX, SHOP, Setup
 
 pytestmark = pytest.mark.unit
 
-TAB = SHOP["id"]
+TAB = 7  # the person's shop tab (SHOP), shared with the agent
 ACTIVATE = {"action": "activate", "tabId": TAB}
-PLAN = {"plan": []}
+PLAN: dict[str, Any] = {"plan": []}
+assert SHOP["id"] == TAB
 
 # What the gateway's dispatch is turned into, for the endings only the call's item decides.
 ITEMS: dict[str, dict[str, Any]] = {
