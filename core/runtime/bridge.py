@@ -17,8 +17,8 @@ The document passes a JS object with three methods; Pyodide makes their Promises
 - ``api.cancel(request_key)``: the host request with that ``requestKey`` is cancelled (``$/cancelRequest``).
 
 Runtime messages come in through `Bridge.handle`; a ``dispatch`` is answered ``{answer, record}``: the
-contract §5 answer for the caller and what history stores (`core.records.history.record_for`); the gateway
-answers
+contract §5 answer for the caller, with its outcome, and what history stores besides it
+(`core.records.history.record_for`: the answer again only when shortened); the gateway answers
 ``gateway/call`` the same way itself (the answer there is the agent's MCP `CallToolResult`).
 """
 

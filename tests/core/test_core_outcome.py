@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from core.runtime.history import record_for
-from core.runtime.history_book import HistoryBook
-from core.tools.outcome import Outcome
+from core.calls.outcome import Outcome
+from core.records.history import record_for
+from core.records.history_book import HistoryBook
 from tests.core.test_core_gateway import CODEX, SHOP, Setup
 
 pytestmark = pytest.mark.unit
