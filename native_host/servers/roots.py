@@ -26,7 +26,7 @@ def as_roots(folders: tuple[str, ...]) -> types.ListRootsResult:
     roots = []
     for folder in folders:
         path = Path(folder)
-        roots.append(types.Root(uri=path.as_uri(), name=path.name or str(path)))  # type: ignore[arg-type]
+        roots.append(types.Root(uri=path.as_uri(), name=path.name or str(path)))
     return types.ListRootsResult(roots=roots)
 
 

@@ -63,10 +63,10 @@ async def confirm_sign_in(http: httpx2.AsyncClient, config: ServerConfig) -> Non
         return
     answers: list[Answer] = []
     if config.handshake == "auto":
-        status = await _bounded_discover(http, url)
-        if _accepted(name, status):
+        probed = await _bounded_discover(http, url)
+        if _accepted(name, probed):
             return
-        answers.append((DISCOVER, status))
+        answers.append((DISCOVER, probed))
     status = await _status(http.stream("POST", url, json=INITIALIZE))
     if _accepted(name, status):
         return

@@ -1,8 +1,8 @@
-"""A server's roots (config `roots`, contract §3) through a real host: the official filesystem server's allowed
-folders follow them, also when they change while it runs (`notifications/roots/list_changed`, no restart),
-and a filesystem server without `roots` keeps its command-line folders; a 2026-07-28-only SDK server's tool
-asks for them through `input_required`; and a server that asks with none configured is answered with an
-error, not left waiting."""
+"""A server's roots (config `roots`, contract §3) through a real host: the official filesystem server's
+allowed folders follow them, also when they change while it runs (`notifications/roots/list_changed`, no
+restart), and a filesystem server without `roots` keeps its command-line folders; a 2026-07-28-only SDK
+server's tool asks for them through `input_required`; and a server that asks with none configured is
+answered with an error, not left waiting."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ pytestmark = pytest.mark.host
 # The filesystem server fetches roots after the handshake, and again after list_changed, on its own time;
 # the wait is the host's own bound for one tool call.
 TOOL_TIMEOUT_SEC = 30
+
+type Modern = tuple[HostProcess, list[Path]]  # the host, and the folders its `rooted` servers have
 
 
 def filesystem(name: str, folder: Path, roots: list[Path] | None) -> str:
@@ -90,7 +92,7 @@ def test_a_change_that_declares_roots_restarts_the_server(tmp_path: Path) -> Non
 
 
 @pytest.fixture(scope="module")
-def modern(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[HostProcess, list[Path]]]:
+def modern(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Modern]:
     """A host with the 2026-07-28-only server twice, with roots and without; and the raw stdio server."""
     root = tmp_path_factory.mktemp("roots")
     rooted = folders(root, "a b", "ü")
@@ -113,13 +115,13 @@ def call(host: HostProcess, server: str, tool: str) -> str:
     return text
 
 
-def test_a_2026_server_asks_for_roots_through_input_required(modern: tuple[HostProcess, list[Path]]) -> None:
+def test_a_2026_server_asks_for_roots_through_input_required(modern: Modern) -> None:
     host, rooted = modern
     root = rooted[0].parent.as_uri()
     assert call(host, "rooted", "folders").splitlines() == [f"{root}/a%20b a b", f"{root}/%C3%BC ü"]
 
 
-def test_a_2026_server_without_roots_is_told_the_host_has_none(modern: tuple[HostProcess, list[Path]]) -> None:
+def test_a_2026_server_without_roots_is_told_the_host_has_none(modern: Modern) -> None:
     host, _ = modern
     with pytest.raises(HostError) as refused:
         call(host, "bare", "folders")
@@ -127,7 +129,7 @@ def test_a_2026_server_without_roots_is_told_the_host_has_none(modern: tuple[Hos
     assert refused.value.data["server"] == "bare"
 
 
-def test_a_roots_request_is_answered_with_the_roots_or_an_error(modern: tuple[HostProcess, list[Path]]) -> None:
+def test_a_roots_request_is_answered_with_the_roots_or_an_error(modern: Modern) -> None:
     host, rooted = modern
     answer: dict[str, Any] = json.loads(call(host, "raw_rooted", "roots"))
     assert answer["result"]["roots"] == [{"uri": f.as_uri(), "name": f.name} for f in rooted]

@@ -1,5 +1,6 @@
-"""Config `roots` (contract §3): `~` expanded, each an existing folder, every problem naming the server, the key
-and the path, a server with one not started (never half-applied); roots as percent-encoded `file://` URIs."""
+"""Config `roots` (contract §3): `~` expanded, each an existing folder, every problem naming the server, the
+key and the path, a server with one not started (never half-applied); roots as percent-encoded `file://`
+URIs."""
 
 from __future__ import annotations
 

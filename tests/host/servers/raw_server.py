@@ -3,8 +3,8 @@
 Tools: `blob {mib, tag}` answers `tag:` + `mib` MiB of text in one message; `endless` starts an answer and
 never ends its line (it stops at 512 MiB, so a host without a cap hangs instead of eating the machine);
 `huge` answers one message of 65 MiB; `roots` asks the client for its roots (`roots/list`, whatever the
-client declared) and answers with the client's answer as JSON. At start it writes RAW_TATTLE (a configured secret) to stderr, as a
-careless server logging its token would."""
+client declared) and answers with the client's answer as JSON. At start it writes RAW_TATTLE (a configured
+secret) to stderr, as a careless server logging its token would."""
 
 from __future__ import annotations
 
