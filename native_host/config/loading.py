@@ -76,6 +76,9 @@ class ServerConfig(BaseModel):
     # "auto": the 2026-07-28 `server/discover` probe first (bounded to 0.5 s, handshake.py), then
     # `initialize` (an initialize-era server costs at most that bound more); "legacy": `initialize` only.
     handshake: Literal["legacy", "auto"] = "auto"
+    # Folders the server may work in (MCP roots), absolute and checked to exist when the config was read;
+    # only a server with roots is told the client has them (contract §3).
+    roots: tuple[str, ...] = ()
 
     def allows_tool(self, tool: str) -> bool:
         """codex's filter: the allow-list (when non-empty) first, then the deny-list."""
@@ -108,6 +111,22 @@ def _metadata_url(value: str) -> str:
     return value
 
 
+def _root_folder(value: str) -> str:
+    """A `roots` entry: `~` expanded, absolute, an existing folder; the message names the path."""
+    try:
+        path = Path(value).expanduser()
+    except RuntimeError:  # `~name` of no known user
+        raise ValueError(f"{value!r}: no such user's home folder") from None
+    named = repr(value) if str(path) == value else f"{value!r} ({path})"
+    if not path.is_absolute():
+        raise ValueError(f"{named} is not an absolute path (start it with / or ~)")
+    if not path.exists():
+        raise ValueError(f"{named} does not exist: create the folder or remove it from `roots`")
+    if not path.is_dir():
+        raise ValueError(f"{named} is not a folder: name a folder, or remove it from `roots`")
+    return str(path)
+
+
 class _RawServer(BaseModel):
     """A `[mcp_servers.<name>]` table as written, before transport inference. Strict: nothing is coerced
     (`"10"` is not a number, `true` is not a number, `1` is not a string)."""
@@ -136,6 +155,7 @@ class _RawServer(BaseModel):
     enabled_tools: list[str] | None = None
     disabled_tools: list[str] | None = None
     handshake: Literal["legacy", "auto"] = "auto"
+    roots: list[Annotated[ProcessText, AfterValidator(_root_folder)]] | None = None
 
     def transport_problems(self) -> list[tuple[str, str]]:
         """(key, message) for settings that do not fit together, each one named."""

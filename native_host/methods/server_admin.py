@@ -50,7 +50,7 @@ class ServerAdmin:
         """The person's *Retry*: the server's table is read again from the config file (a fix made there
         counts), then the server starts again now, its backoff and failure forgotten. Answers once that start
         has settled, with the server's status; a table the config now refuses is an error naming its
-        problems."""
+        problems. A running server whose `roots` alone changed is told so instead of being restarted."""
         name = parse_params(ServerParams, request).server
         loaded = await anyio.to_thread.run_sync(load_config, self._config_path)
         if name in loaded.invalid:
@@ -60,7 +60,7 @@ class ServerAdmin:
                 f"could not restart '{name}': the config refuses it: {problems}",
                 {"server": name},
             )
-        connection = await self.manager.restart(name, loaded.servers.get(name))
+        connection = await self.manager.reconfigure(name, loaded.servers.get(name))
         await connection.wait_settled()
         return {"server": name, "status": dict(connection.status())}
 

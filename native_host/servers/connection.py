@@ -18,7 +18,7 @@ from typing import Final
 import anyio
 import anyio.abc
 import mcp_types as types
-from mcp import Client
+from mcp import Client, MCPError
 
 from core.calls.capabilities import ServerState, ServerStatus
 from core.host_link.servers import unavailable_message
@@ -33,6 +33,7 @@ from .handshake import CLIENT_INFO, bounded_probe
 from .notifications import SERVER_LOG_LEVEL, Notify, ServerMessages, drop
 from .refusals import SignInLedger
 from .replies import Unavailable, describe, list_tools, start_error, timeout_message, to_json
+from .roots import ServerRoots
 from .server_logs import LogEntry, LogRing
 from .sign_in import ServerSignIn, sign_in_message
 from .status import StatusBoard
@@ -77,6 +78,7 @@ class Connection:
         self._notify = notify
         # Elicitation is declared only where a person can answer it: under the browser, not under `doctor`.
         self._elicitor = elicitor(browser, self.name, self.tool_timeout) if browser else None
+        self.roots = ServerRoots(self.name, config.roots)
         self._run: Run | None = None
         self._state: ServerState = "starting" if config.enabled else "disabled"
         self._tools: list[types.Tool] = []  # the last known tools, kept while the server is down
@@ -165,6 +167,23 @@ class Connection:
         if run is not None and not self._stopping:
             self._ended(run, CLOSED_REASON)
             run.lost.set()
+
+    async def take_roots(self, config: ServerConfig) -> bool:
+        """`config` without a restart, when it changes only the roots of a running server that has roots
+        (the capability stays as declared); False when it takes a restart."""
+        run, old = self._run, self.config
+        if run is None or not self.available or not (old.roots and config.roots) or config == old:
+            return False
+        if config.model_copy(update={"roots": old.roots}) != old:
+            return False
+        try:
+            await self.roots.change(run.client, config.roots)
+        except (MCPError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            log.info("server %s: could not tell it its roots changed (%s): restarting it", self.name, exc)
+            return False
+        self.config = config
+        log.info("server %s: roots changed to %s", self.name, ", ".join(config.roots))
+        return True
 
     async def stop(self) -> None:
         self._stopping = True
@@ -260,7 +279,7 @@ class Connection:
                             logging_callback=self._messages.on_log,
                             log_level=SERVER_LOG_LEVEL,
                             cache=None,
-                            **declared(self._elicitor),
+                            **declared(self._elicitor, self.roots.callback()),
                         )
                     )
                     tools = await list_tools(self.config, client)

@@ -89,6 +89,14 @@ class ConnectionManager:
         new.start()
         return new
 
+    async def reconfigure(self, name: str, config: ServerConfig | None) -> Connection:
+        """The server's table as the config now says (*Retry*): a running server whose roots alone changed
+        is told so (roots.py); anything else starts it again with `config`."""
+        old = self._connections.get(name)
+        if old is not None and config is not None and await old.take_roots(config):
+            return old
+        return await self.restart(name, config)
+
     async def sign_in(self, name: str, authorize: Authorize) -> Connection:
         """The person's sign-in, one at a time (each opens a page they must finish); then the server restarts
         with the new tokens. Returns the new connection once its first start has settled."""

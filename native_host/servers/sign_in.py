@@ -7,10 +7,8 @@ import logging
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
 
 import anyio
-import mcp_types as types
 from mcp import MCPError
 from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -20,7 +18,6 @@ from ..config.files import FileWriteError
 from ..config.loading import ServerConfig
 from ..config.redact import Scrubber
 from .failures import leaf as _leaf
-from .handshake import CLIENT_INFO
 from .oauth import (
     SIGN_IN_SECONDS,
     Authorize,
@@ -34,21 +31,10 @@ from .oauth import (
 )
 from .refusals import Challenge, SignInLedger, refused_request
 from .replies import Unavailable, describe
+from .sign_in_request import confirm_sign_in
 from .transports import Run, server_headers
 
 log = logging.getLogger(__name__)
-
-# The request a sign-in sends: the handshake's first message, so the server answers it like any client's.
-PROBE: Final = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": types.LATEST_PROTOCOL_VERSION,
-        "capabilities": {},
-        "clientInfo": CLIENT_INFO.model_dump(mode="json", exclude_none=True),
-    },
-}
 
 
 def sign_in_message(name: str) -> str:
@@ -156,9 +142,10 @@ class ServerSignIn:
         return Unavailable(self.name, self.ledger.message(self.name))
 
     async def sign_in(self, authorize: Authorize) -> None:
-        """One authorized request to the server with a provider that may open the sign-in page; the tokens it
-        gets are stored for the next run. A plain request, not a session: streamable HTTP would swallow a
-        failed sign-in inside its request task, and the person must hear why it failed."""
+        """Authorized requests to the server, in its era, with a provider that may open the sign-in page
+        (sign_in_request.py); the tokens it gets are stored for the next run. Plain requests, not a session:
+        streamable HTTP would swallow a failed sign-in inside its request task, and the person must hear why
+        it failed."""
         store, url = self.tokens, self.config.url
         if store is None or url is None:
             raise SignInFailed(
@@ -199,21 +186,10 @@ class ServerSignIn:
                 log.warning("server %s: could not keep its authorization server: %s", self.name, exc)
 
     async def _probe(self, provider: ServerOAuth, headers: dict[str, str]) -> None:
-        url = self.config.url
-        assert url is not None
         try:
             with anyio.fail_after(SIGN_IN_SECONDS + self.startup_timeout):
                 async with create_mcp_http_client(headers=headers, auth=provider) as http:
-                    if self.config.transport == "sse":
-                        request = http.stream("GET", url, headers={"Accept": "text/event-stream"})
-                    else:
-                        request = http.stream("POST", url, json=PROBE)
-                    async with request as response:
-                        if response.status_code in (401, 403):
-                            status = response.status_code
-                            raise SignInFailed(
-                                f"server '{self.name}' still refuses the sign-in (HTTP {status})"
-                            )
+                    await confirm_sign_in(http, self.config)
         except SignInFailed:
             raise
         except TimeoutError:

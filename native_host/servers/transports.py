@@ -24,6 +24,7 @@ from ..config.loading import ServerConfig
 from ..config.redact import Scrubber
 from ..process.logs import open_server_log
 from .failures import CannotStart, CommandNotFound, ConfigRefused, NotExecutable, RefusalWatch
+from .result_type import completed
 from .stdio_transport import stdio_transport
 
 log = logging.getLogger(__name__)
@@ -33,7 +34,8 @@ type Streams = tuple[Any, Any]
 
 @asynccontextmanager
 async def watched(transport: Any, lost: anyio.Event) -> AsyncIterator[Streams]:
-    """The transport's streams, with `lost` set when the server's side ends (it exited or hung up)."""
+    """The transport's streams, with `lost` set when the server's side ends (it exited or hung up), and each
+    result that does not say its `resultType` read as complete (result_type.py)."""
     async with transport as (read, write):
         forward, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
@@ -41,7 +43,7 @@ async def watched(transport: Any, lost: anyio.Event) -> AsyncIterator[Streams]:
             async with forward:
                 try:
                     async for item in read:
-                        await forward.send(item)
+                        await forward.send(completed(item))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     pass
             lost.set()

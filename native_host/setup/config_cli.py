@@ -27,6 +27,7 @@ _SHOWN = (
     "enabled_tools",
     "disabled_tools",
     "handshake",
+    "roots",
 )
 HIDDEN_NOTE = (
     f"# values are hidden ({REDACTED}): env and http_headers values, URL passwords and query values, "

@@ -114,8 +114,8 @@ def remote(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
 
 
 @contextmanager
-def host_with_browser(dirs: HostDirs, url: str, browser: Browser) -> Iterator[HostProcess]:
-    with running_host(dirs, config_for(url)) as host:
+def host_with_browser(dirs: HostDirs, url: str, browser: Browser, extra: str = "") -> Iterator[HostProcess]:
+    with running_host(dirs, config_for(url, extra)) as host:
         host.initialize()
         side = FakeBrowserSide(host, browser.answer)
         try:

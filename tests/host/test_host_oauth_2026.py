@@ -28,11 +28,14 @@ def admin(host: HostProcess) -> str:
 
 
 @contextmanager
-def protected(tmp_path: Path, env: dict[str, str], browser: Browser) -> Iterator[tuple[str, HostProcess]]:
-    """(origin, host) of a protected server with `env` (approved with no click), waiting for a sign-in."""
+def protected(
+    tmp_path: Path, env: dict[str, str], browser: Browser, extra: str = ""
+) -> Iterator[tuple[str, HostProcess]]:
+    """(origin, host) of a protected server with `env` (approved with no click), waiting for a sign-in;
+    `extra` config lines for it."""
     with (
         serving("oauth_server.py", "http", {"OAUTH_AUTO_APPROVE": "1", **env}) as origin,
-        host_with_browser(HostDirs.under(tmp_path), endpoint(origin, "http"), browser) as host,
+        host_with_browser(HostDirs.under(tmp_path), endpoint(origin, "http"), browser, extra) as host,
     ):
         assert wait_status(host, status="failed")["auth"] == "required"
         yield origin, host
@@ -63,6 +66,36 @@ def test_a_server_of_2026_only_signs_in_and_steps_up(tmp_path: Path) -> None:
     assert scopes_asked(browser) == ["notes", "notes notes:admin"]
 
 
+def signed_in_answers(origin: str) -> list[tuple[str, int]]:
+    """What the server answered each POST that brought a valid token, in order: (method, HTTP status)."""
+    answers = stats(origin)["answers"]
+    return [(answer["method"], answer["status"]) for answer in answers if answer["token"]]
+
+
+def test_a_server_of_2026_only_confirms_the_sign_in_with_discover(tmp_path: Path) -> None:
+    # Its refusal of `initialize` (HTTP 400) would come whatever the token: it confirms nothing.
+    with protected(tmp_path, {"OAUTH_ERA": "2026"}, Browser()) as (origin, host):
+        sign_in(host)
+        assert wait_status(host, status="ready")["auth"] == "signedIn"
+        answers = signed_in_answers(origin)
+        assert answers[0] == ("server/discover", 200)  # the sign-in's own request
+        assert all(status == 200 for _, status in answers), answers
+
+
+def test_a_sign_in_the_server_does_not_accept_is_not_counted(tmp_path: Path) -> None:
+    # `handshake = "legacy"` against a 2026-only server: the token is good, the only request sent is refused.
+    with protected(tmp_path, {"OAUTH_ERA": "2026"}, Browser(), 'handshake = "legacy"') as (origin, host):
+        with pytest.raises(HostError) as refused:
+            sign_in(host)
+        assert refused.value.message == (
+            f"server '{SERVER}' did not accept the signed-in request (initialize: HTTP 400): check `url` and "
+            "`handshake` in its config"
+        )
+        status = wait_status(host, signInError=refused.value.message)
+        assert status["auth"] == "required" and status["status"] == "failed"
+        assert signed_in_answers(origin) == [("initialize", 400)]
+
+
 def test_an_initialize_era_server_that_ignores_the_probe_signs_in_on_auto(tmp_path: Path) -> None:
     # Its `server/discover` is never answered: the handshake falls back to `initialize` after the probe's
     # bound, and the OAuth provider must not hold every later request back behind the unanswered one.
@@ -71,6 +104,7 @@ def test_an_initialize_era_server_that_ignores_the_probe_signs_in_on_auto(tmp_pa
         assert wait_status(host, status="ready")["auth"] == "signedIn"
         assert whoami(host) == "signed in to notes-cloud"
         assert stats(origin)["authorizations"] == 1
+        assert signed_in_answers(origin)[0] == ("initialize", 200)  # after its unanswered discover
 
 
 @pytest.mark.parametrize("iss", ["wrong", "missing"])

@@ -126,6 +126,15 @@ CHROME_DEVTOOLS_MCP = NpmPin(
 )
 
 
+# The official filesystem server: its allowed folders follow the roots a client declares
+# (tests/host/test_host_roots.py).
+FILESYSTEM = NpmPin(
+    "@modelcontextprotocol/server-filesystem",
+    "2026.8.31",
+    "sha512-kKaFkyAh6oipvc9+EAbJ552JafnMnOq5nzmzWkp1jJdBhTAAGpmIpWihUG1+rfNhmEFM98gUZDdCHCDD4v6a7Q==",
+    "dist/index.js",
+)
+
 # The official MCP conformance suite; its client scenarios run against the host (tests/host/conformance/).
 # 0.2.0-alpha.12, not 0.1.16 ("latest"): 0.1.16's 2025-03-26 back-compat server publishes metadata whose
 # issuer is not the URL it is served for (RFC 8414 §3.3), which the SDK rightly refuses; the suite fixed that
@@ -178,7 +187,7 @@ INSPECTOR = NpmPin(
     "sha512-ppfN5+HnVWo6dY7jz5RMFUFTfEYPnFUjN3XN2w6PI6nmB/AFFXPGPfLBRvCeSx+qIH6kpi7Nsz5HYRp49loHpA==",
     "clients/launcher/build/index.js",
 )
-SET_UP_PINS = (CONFORMANCE, NODE_22, CODEX, CLAUDE_CODE, GEMINI_CLI, OPENCODE, INSPECTOR)
+SET_UP_PINS = (FILESYSTEM, CONFORMANCE, NODE_22, CODEX, CLAUDE_CODE, GEMINI_CLI, OPENCODE, INSPECTOR)
 
 
 def installed(pin: NpmPin) -> Path:

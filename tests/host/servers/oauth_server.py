@@ -17,7 +17,8 @@ server of the initialize era that never answers a request it does not know (`ser
 do. OAUTH_ISS=right|wrong|missing — the metadata says `authorization_response_iss_parameter_supported` and
 the redirect names this server as `iss`, another one, or none (RFC 9207). Test-only routes: GET /admin/stats
 (counts of registrations, authorizations, code and refresh exchanges, revocations, and with any of the
-options above every request at /register; the scopes and client ids of each authorization),
+options above every request at /register and each POST at /mcp with its answer; the scopes and client ids
+of each authorization),
 POST /admin/revoke (every token dies, as when the person revokes the app at the provider)."""
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class Provider:
             "registerRequests": 0,  # counted in front of the app (Gate), refused ones too
         }
         self.asked: list[dict[str, str | None]] = []  # each authorization's client id and scope
+        self.answers: list[dict[str, Any]] = []  # each POST at /mcp: its method, token given?, HTTP status
 
     def _client(self, client_id: str, secret: str | None) -> OAuthClientInformationFull:
         return OAuthClientInformationFull(
@@ -242,7 +244,7 @@ def build(mode: str, port: int) -> Any:
 
     @server.custom_route("/admin/stats", methods=["GET"])
     async def stats(request: Request) -> Response:
-        return JSONResponse({**provider.stats, "asked": provider.asked})
+        return JSONResponse({**provider.stats, "asked": provider.asked, "answers": provider.answers})
 
     @server.custom_route("/admin/revoke", methods=["POST"])
     async def revoke(request: Request) -> Response:
@@ -301,6 +303,8 @@ class Gate:
         headers = dict(scope["headers"])
         given = headers.get(b"authorization", b"").decode().removeprefix("Bearer ")
         token = await self.provider.load_access_token(given) if given else None
+        if scope["method"] == "POST":
+            send = _recorded(send, {"method": method, "token": token is not None}, self.provider.answers)
         open_method = method == "initialize" or method.startswith("notifications/")
         if token is None and not (self.gate_calls and (open_method or scope["method"] != "POST")):
             if not self.gate_calls:
@@ -317,6 +321,17 @@ class Gate:
         inner = [(k, v) for k, v in scope["headers"] if k != b"authorization"]
         inner.append((b"authorization", f"Bearer {self.internal}".encode()))
         return await self.app({**scope, "headers": inner}, _replay(body, receive), send)
+
+
+def _recorded(send: Any, request: dict[str, Any], answers: list[dict[str, Any]]) -> Any:
+    """`send`, which records `request` with the HTTP status it is answered with."""
+
+    async def recording(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            answers.append({**request, "status": message["status"]})
+        await send(message)
+
+    return recording
 
 
 def _replay(body: bytes, receive: Any) -> Any:

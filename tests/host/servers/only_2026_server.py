@@ -6,7 +6,7 @@ error -32020. What it serves, each asking for input the 2026 way (an `input_requ
 client's retry with the answers and the echoed `requestState`):
 - tool `echo(text)`; tool `confirm(question)` asks the person (form elicitation); tool `grow(name)` adds a
   tool `name` and says so on `subscriptions/listen` streams; tool `draw()` asks for sampling (which a client
-  may refuse).
+  may refuse); tool `folders()` asks for the client's roots and answers with them, `uri name` a line.
 - prompt `greet()`: asks the person's name first;
 - resource template `vault://{item}`: asks for a passphrase first.
 """
@@ -20,7 +20,7 @@ from typing import Annotated, Any
 import mcp_types as types
 import uvicorn
 from mcp.server.elicitation import AcceptedElicitation
-from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, ListRoots, MCPServer, Resolve
 from mcp.server.mcpserver.resolve import Sample
 from pydantic import BaseModel, Field
 
@@ -63,6 +63,16 @@ def a_poem() -> Sample:
 async def draw(poem: Annotated[types.CreateMessageResult, Resolve(a_poem)]) -> str:
     """Ask the client's model for a poem (sampling)."""
     return str(poem.content)
+
+
+def the_roots() -> ListRoots:
+    return ListRoots()
+
+
+@mcp.tool()
+async def folders(roots: Annotated[types.ListRootsResult, Resolve(the_roots)]) -> str:
+    """The client's roots (the folders it lets this server use), `uri name` a line."""
+    return "\n".join(f"{root.uri} {root.name}" for root in roots.roots)
 
 
 @mcp.tool()

@@ -2,8 +2,9 @@
 
 Tools: `blob {mib, tag}` answers `tag:` + `mib` MiB of text in one message; `endless` starts an answer and
 never ends its line (it stops at 512 MiB, so a host without a cap hangs instead of eating the machine);
-`huge` answers one message of 65 MiB. At start it writes RAW_TATTLE (a configured secret) to stderr, as a
-careless server logging its token would."""
+`huge` answers one message of 65 MiB; `roots` asks the client for its roots (`roots/list`, whatever the
+client declared) and answers with the client's answer as JSON. At start it writes RAW_TATTLE (a configured
+secret) to stderr, as a careless server logging its token would."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ TOOLS = [
     {"name": "blob", "inputSchema": NUMBER},
     {"name": "endless", "inputSchema": {"type": "object"}},
     {"name": "huge", "inputSchema": {"type": "object"}},
+    {"name": "roots", "inputSchema": {"type": "object"}},
 ]
 
 
@@ -42,6 +44,15 @@ def endless(request_id: Any) -> None:
         out.write(piece)
         out.flush()
     time.sleep(3600)
+
+
+def ask_roots(request_id: Any) -> None:
+    send({"jsonrpc": "2.0", "id": "roots-1", "method": "roots/list"})
+    for line in sys.stdin.buffer:  # the client's answer; nothing else comes meanwhile in these tests
+        answer = json.loads(line)
+        if answer.get("id") == "roots-1" and "method" not in answer:
+            text_result(request_id, json.dumps({k: answer[k] for k in ("result", "error") if k in answer}))
+            return
 
 
 def main() -> None:
@@ -70,6 +81,8 @@ def main() -> None:
                 text_result(request_id, f"{args.get('tag', '')}:" + "x" * int(args["mib"] * MIB))
             elif name == "endless":
                 endless(request_id)
+            elif name == "roots":
+                ask_roots(request_id)
             elif name == "huge":
                 text_result(request_id, "y" * (65 * MIB))
             else:
