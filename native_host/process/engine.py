@@ -4,13 +4,11 @@ thread keeps reading frames and answering `initialize` and `ping` straight away.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import logging
 import threading
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from ..servers.status import StatusBoard
 from .jsonrpc import ErrorCode, McpRequestError, Notification, Request, Response
@@ -30,7 +28,6 @@ log = logging.getLogger(__name__)
 type Message = Request | Notification | Response
 
 EARLY_WINDOW_SECONDS = 0.3
-LIVENESS_SECONDS: Final = 1.0  # how often a thread waiting in `run` checks that the loop still runs
 
 
 class Engine:
@@ -59,13 +56,6 @@ class Engine:
 
     def submit(self, message: Message) -> None:
         """Hand a request or notification to the event loop; callable from any thread, never blocks."""
-        if (
-            threading.get_ident() == self._thread.ident
-            and self._tasks is not None
-            and self._dispatcher is not None
-        ):
-            self._tasks.start_soon(self._dispatcher.handle, message)  # on the loop already: no hop
-            return
         with self._lock:
             if self._loop is None or self._tasks is None or self._dispatcher is None:
                 if self._failure is None and not self._stopping:
@@ -79,34 +69,6 @@ class Engine:
                 except RuntimeError:  # the portal has stopped
                     reason = "the host is shutting down"
         self._reject(message, reason)
-
-    def run[T](self, work: Callable[[], Awaitable[T]]) -> tuple[T] | None:
-        """`work` run on the event loop, waited for from another thread: its result, or None when the loop
-        is not running (yet, or any more) or stops before `work` ends."""
-        with self._lock:
-            loop, tasks = self._loop, self._tasks
-        if loop is None or tasks is None:
-            return None
-        done: concurrent.futures.Future[T] = concurrent.futures.Future()
-
-        async def run() -> None:
-            try:
-                done.set_result(await work())
-            except Exception as exc:  # raised where `run` was called
-                done.set_exception(exc)
-            except BaseException:  # cancelled with the loop: the caller goes on without it
-                done.cancel()
-                raise
-
-        try:
-            loop.call_soon_threadsafe(tasks.start_soon, run)
-        except RuntimeError:  # the loop has closed
-            return None
-        while not done.done() and self._thread.is_alive():
-            concurrent.futures.wait([done], LIVENESS_SECONDS)
-        if done.done() and not done.cancelled():
-            return (done.result(),)
-        return None
 
     def stop(self, timeout: float) -> None:
         """Close every connection (cancelling requests still running), waiting at most `timeout` seconds."""

@@ -28,9 +28,8 @@ def encode_frame(body: bytes) -> bytes:
 
 
 def read_frame(stream: BinaryIO) -> bytes | None:
-    """The next frame body, or None on a clean end of input (EOF exactly between frames). Reads exactly the
-    frame, never ahead: the event loop takes over the same input later (`FrameSplitter`)."""
-    header = _read_exactly(stream, HEADER.size)
+    """The next frame body, or None on a clean end of input (EOF exactly between frames)."""
+    header = stream.read(HEADER.size)
     if not header:
         return None
     if len(header) < HEADER.size:
@@ -38,55 +37,10 @@ def read_frame(stream: BinaryIO) -> bytes | None:
     (length,) = HEADER.unpack(header)
     if length > MAX_INCOMING:
         raise FramingError(f"frame length {length} exceeds the {MAX_INCOMING}-byte limit")
-    body = _read_exactly(stream, length)
+    body = stream.read(length)
     if len(body) < length:
         raise FramingError(f"input ended inside a frame ({len(body)} of {length} bytes)")
     return body
-
-
-def _read_exactly(stream: BinaryIO, size: int) -> bytes:
-    """`size` bytes, fewer only at the end of input (an unbuffered stream returns what a pipe holds)."""
-    data = stream.read(size)
-    if not data or len(data) == size:
-        return data
-    pieces = [data]
-    got = len(data)
-    while got < size and (more := stream.read(size - got)):
-        pieces.append(more)
-        got += len(more)
-    return b"".join(pieces)
-
-
-class FrameSplitter:
-    """Frames from input read in pieces of any size (the event loop reads what the pipe holds)."""
-
-    def __init__(self) -> None:
-        self._buffer = bytearray()
-
-    def feed(self, data: bytes) -> list[bytes]:
-        """The frame bodies `data` completes; raises FramingError for a length over MAX_INCOMING."""
-        self._buffer += data
-        frames, start = [], 0
-        while len(self._buffer) - start >= HEADER.size:
-            (length,) = HEADER.unpack_from(self._buffer, start)
-            if length > MAX_INCOMING:
-                raise FramingError(f"frame length {length} exceeds the {MAX_INCOMING}-byte limit")
-            end = start + HEADER.size + length
-            if len(self._buffer) < end:
-                break
-            frames.append(bytes(self._buffer[start + HEADER.size : end]))
-            start = end
-        del self._buffer[:start]
-        return frames
-
-    def end(self) -> None:
-        """The input ended: raises FramingError unless it ended exactly between frames."""
-        held = len(self._buffer)
-        if 0 < held < HEADER.size:
-            raise FramingError(f"input ended inside a length prefix ({held} of {HEADER.size} bytes)")
-        if held:
-            (length,) = HEADER.unpack_from(self._buffer)
-            raise FramingError(f"input ended inside a frame ({held - HEADER.size} of {length} bytes)")
 
 
 class FrameWriter:
@@ -145,18 +99,10 @@ class FrameWriter:
                 self._unread += size
             self._changed.notify_all()
 
-    def has_room(self) -> bool:
-        """Whether new requests may be read now (what `wait_for_room` waits for)."""
-        with self._changed:
-            return self._room()
-
     def wait_for_room(self) -> None:
         """Block while the browser has `limit` bytes to read, or a sender is waiting for room."""
         with self._changed:
-            self._changed.wait_for(self._room)
-
-    def _room(self) -> bool:
-        return self._free() or (self._unread < self._limit and not self._waiting)
+            self._changed.wait_for(lambda: self._free() or (self._unread < self._limit and not self._waiting))
 
     def release(self) -> None:
         """The host is stopping: from now on nobody waits for the browser to read."""

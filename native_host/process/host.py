@@ -18,7 +18,6 @@ from ..methods.protocol import answer_early
 from ..methods.table import LOOP_NOTIFICATIONS
 from ..servers.status import StatusBoard
 from .engine import Engine
-from .frame_input import InputEnd, read_frames
 from .framing import FrameWriter, FramingError, read_frame
 from .jsonrpc import ErrorCode, McpRequestError, Notification, Response, parse_message
 from .logs import setup_host_logging
@@ -57,8 +56,7 @@ def _claim_stdio() -> tuple[BinaryIO, BinaryIO]:
     os.close(null)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    # Unbuffered: the reader thread must never read ahead of a frame, the event loop reads on (frame_input).
-    return os.fdopen(frames_in, "rb", buffering=0), os.fdopen(frames_out, "wb")
+    return os.fdopen(frames_in, "rb"), os.fdopen(frames_out, "wb")
 
 
 def run(argv: list[str]) -> int:
@@ -102,15 +100,7 @@ def run(argv: list[str]) -> int:
 
 
 def _serve(frames_in: BinaryIO, board: StatusBoard, outbox: Outbox, engine: Engine) -> int:
-    def handle(body: bytes) -> None:
-        _handle(body, board, outbox, engine)
-
     while True:
-        # Once the event loop runs it reads the frames itself (not on Windows: no waiting on a pipe there).
-        if sys.platform != "win32" and (
-            ended := engine.run(lambda: read_frames(frames_in.fileno(), handle, outbox))
-        ):
-            return EXIT_OK if ended[0] is InputEnd.CLOSED else EXIT_PROTOCOL
         outbox.wait_for_room()  # backpressure: no new requests while the browser has 64 MiB unread
         try:
             body = read_frame(frames_in)
@@ -123,28 +113,24 @@ def _serve(frames_in: BinaryIO, board: StatusBoard, outbox: Outbox, engine: Engi
         if body is None:
             log.info("the browser closed the connection")
             return EXIT_OK
-        handle(body)
-        engine.first_answer_sent()
-
-
-def _handle(body: bytes, board: StatusBoard, outbox: Outbox, engine: Engine) -> None:
-    """One frame from the browser, on whichever thread reads them: answered, or handed to the event loop."""
-    try:
-        message = parse_message(body)
-        if message is None:
-            log.debug("ignoring a response frame without a usable id")
-        elif isinstance(message, Response):
-            engine.submit(message)  # the browser answering an agent gateway request
-        elif isinstance(message, Notification):
-            if message.method in LOOP_NOTIFICATIONS:
+        try:
+            message = parse_message(body)
+            if message is None:
+                log.debug("ignoring a response frame without a usable id")
+            elif isinstance(message, Response):
+                engine.submit(message)  # the browser answering an agent gateway request
+            elif isinstance(message, Notification):
+                if message.method in LOOP_NOTIFICATIONS:
+                    engine.submit(message)
+                else:
+                    log.debug("ignoring notification %r", message.method)
+            elif not answer_early(message, board, outbox):
                 engine.submit(message)
-            else:
-                log.debug("ignoring notification %r", message.method)
-        elif not answer_early(message, board, outbox):
-            engine.submit(message)
-    except McpRequestError as exc:
-        log.info("bad message: %s", exc.message)
-        outbox.error(exc.request_id, exc)
-    except Exception as exc:  # a bug must cost one request, never the connection
-        log.exception("internal error handling a frame")
-        outbox.error(None, McpRequestError(ErrorCode.INTERNAL_ERROR, f"internal error: {exc!r}"))
+        except McpRequestError as exc:
+            log.info("bad message: %s", exc.message)
+            outbox.error(exc.request_id, exc)
+        except Exception as exc:  # a bug must cost one request, never the connection
+            log.exception("internal error handling a frame")
+            outbox.error(None, McpRequestError(ErrorCode.INTERNAL_ERROR, f"internal error: {exc!r}"))
+        finally:
+            engine.first_answer_sent()
