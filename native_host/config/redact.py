@@ -74,6 +74,10 @@ class _Redaction:
         # Longest first, so a URL that contains another is replaced whole.
         return cls(tuple(sorted(urls.items(), key=lambda pair: -len(pair[0]))), SecretForms.of(secrets))
 
+    @property
+    def empty(self) -> bool:
+        return not self.urls and not self.secrets.forms
+
     def blocks(self, texts: list[str]) -> list[str]:
         """`texts` (neighbours, read as one text) with every secret taken out, also one split between two."""
         for url, replacement in self.urls:
@@ -106,6 +110,11 @@ class Redacting:
     """Texts with the secrets of `_redaction` taken out."""
 
     _redaction: _Redaction
+
+    @property
+    def hides_nothing(self) -> bool:
+        """No secret is known: scrubbing would only copy (the hot path skips it; docs/benchmarks.md)."""
+        return self._redaction.empty
 
     def __call__(self, text: str) -> str:
         return self._redaction(text)
@@ -173,7 +182,7 @@ def _texts(items: list[Any]) -> list[tuple[int, int]]:
 
 
 def _scrub_list(items: list[Any], scrub: Redacting) -> list[Any]:
-    out = [scrub_data(item, scrub) for item in items]
+    out = [_scrubbed(item, scrub) for item in items]
     # A secret split between neighbouring blocks is whole again when they are read one after the other.
     for start, end in _texts(items):
         texts = scrub.blocks([item["text"] for item in out[start:end]])
@@ -183,12 +192,16 @@ def _scrub_list(items: list[Any], scrub: Redacting) -> list[Any]:
 
 def scrub_data(value: Any, scrub: Redacting) -> Any:
     """A JSON value with the secrets taken out of every string in it, keys included (base64 payloads kept),
-    and out of neighbouring texts of a list read together."""
+    and out of neighbouring texts of a list read together; `value` itself when `scrub` knows no secret."""
+    return value if scrub.hides_nothing else _scrubbed(value, scrub)
+
+
+def _scrubbed(value: Any, scrub: Redacting) -> Any:
     if isinstance(value, str):
         return scrub(value)
     if isinstance(value, dict):
         return {
-            scrub(str(key)): item if _base64(value, key) else scrub_data(item, scrub)
+            scrub(str(key)): item if _base64(value, key) else _scrubbed(item, scrub)
             for key, item in value.items()
         }
     if isinstance(value, list):

@@ -323,7 +323,13 @@ class AgentServer:
             )
         except LinkDown as exc:
             result = error_result(str(exc))
-        return types.CallToolResult.model_validate(result)
+        try:  # the one check of the browser's answer (the host relays it as it came)
+            return types.CallToolResult.model_validate(result)
+        except ValidationError as exc:
+            log.error("the browser's answer is not a CallToolResult: %s", exc)
+            return types.CallToolResult.model_validate(
+                error_result(f"Tabgate's browser side sent an answer that is not an MCP tool result: {exc}")
+            )
 
     async def serve(self) -> None:
         options = self.server.create_initialization_options(NotificationOptions(tools_changed=True))

@@ -9,7 +9,7 @@ import shutil
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 from urllib.parse import unquote, urlsplit
 
 import anyio
@@ -32,28 +32,47 @@ log = logging.getLogger(__name__)
 type Streams = tuple[Any, Any]
 
 
+class _Watched:
+    """A transport's read stream that sets `lost` when it ends and reads a result without `resultType` as
+    complete (result_type.py): read by the session itself, with no task or stream between them (a pump there
+    cost each message a task switch; docs/benchmarks.md)."""
+
+    def __init__(self, read: Any, lost: anyio.Event) -> None:
+        self._read = read
+        self._lost = lost
+
+    async def receive(self) -> SessionMessage | Exception:
+        try:
+            return completed(cast("SessionMessage | Exception", await self._read.receive()))
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._lost.set()
+            raise
+
+    async def aclose(self) -> None:
+        await self._read.aclose()
+
+    def __aiter__(self) -> _Watched:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.BrokenResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _Watched:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
 @asynccontextmanager
 async def watched(transport: Any, lost: anyio.Event) -> AsyncIterator[Streams]:
     """The transport's streams, with `lost` set when the server's side ends (it exited or hung up), and each
     result that does not say its `resultType` read as complete (result_type.py)."""
     async with transport as (read, write):
-        forward, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-
-        async def pump() -> None:
-            async with forward:
-                try:
-                    async for item in read:
-                        await forward.send(completed(item))
-                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    pass
-            lost.set()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(pump)
-            try:
-                yield receive, write
-            finally:
-                group.cancel_scope.cancel()
+        yield _Watched(read, lost), write
 
 
 class Run:

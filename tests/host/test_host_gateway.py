@@ -49,6 +49,8 @@ def runtime_dir() -> Iterator[Path]:
 def browser_answers(method: str, params: dict[str, Any]) -> Any:
     if method == "gateway/tools":
         return {"tools": [TAB_QUERY_TOOL]}
+    if method == "gateway/call" and params["name"] == "browser_broken":
+        return {"content": "not a list of blocks"}
     if method == "gateway/call":
         text = f"{params['agent']['name']} called {params['name']} with {params['arguments']}"
         return {"content": [{"type": "text", "text": text}], "isError": False}
@@ -140,6 +142,21 @@ def test_an_agent_lists_and_calls_tools_through_the_host(host_dirs: HostDirs, ru
     # The agent is the process that started `tabgate-host mcp`: here the SDK's (pytest's) interpreter.
     assert calls[0]["params"]["agent"] == {"name": "test-agent", "version": "1.0", **this_program()}
     assert calls[0]["params"]["session"].startswith("agent-")
+
+
+def test_an_answer_that_is_not_a_tool_result_reaches_the_agent_as_an_error_saying_so(
+    host_dirs: HostDirs, runtime_dir: Path
+) -> None:
+    # The host relays the browser's answer unchecked; `tabgate-host mcp` is the one place that reads it.
+    with gateway_host(host_dirs, runtime_dir):
+
+        async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
+            await client.list_tools()
+            return await client.call_tool("browser_broken", {})
+
+        result = run_agent(runtime_dir, body)
+    assert result.is_error is True
+    assert "sent an answer that is not an MCP tool result" in result.content[0].text
 
 
 FIXED = [tool.name for tool in fixed_tools()]

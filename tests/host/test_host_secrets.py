@@ -177,6 +177,20 @@ def test_base64_payloads_are_left_whole_and_everything_else_is_scrubbed() -> Non
     }
 
 
+def test_with_no_secret_known_a_result_leaves_as_it_is_and_with_one_it_is_scrubbed() -> None:
+    # The hot path (docs/benchmarks.md): no secret configured, nothing to take out, so no copy of the result.
+    result = {"content": [{"type": "text", "text": f"plain {SECRET[:3]}"}], "structuredContent": {"n": 1}}
+    assert scrub_data(result, Scrubber(["", "abc", "true"])) is result
+    shown = {"content": [{"type": "text", "text": f"a {SECRET}"}], "isError": False}
+    assert scrub_data(shown, Scrubber([SECRET])) == {
+        "content": [{"type": "text", "text": f"a {REDACTED}"}],
+        "isError": False,
+    }
+    secret_url = "https://user:pw-0123456789@example.com/mcp?key=k-0123456789"
+    only_a_url = Scrubber(urls=[secret_url])  # no secret value, only a URL that carries one
+    assert scrub_data({"text": f"see {secret_url}"}, only_a_url)["text"] != f"see {secret_url}"
+
+
 @pytest.fixture
 def runtime_dir() -> Iterator[Path]:
     base = Path(tempfile.mkdtemp(prefix="tg-"))  # Unix socket paths are short: keep it out of pytest's tmp

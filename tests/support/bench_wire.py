@@ -2,11 +2,14 @@
 wire (`handshake = "legacy"`, the direct client `mode="legacy"`) and the 2026-07-28 wire (`handshake = "auto"`
 against the SDK demo server, which answers `server/discover`; the direct client `mode="auto"`). Interleaved in
 rounds so both sides see the same machine load (this VM's speed drifts within seconds). Both are timed on the
-thread that waits for the answer: the host through `FramesClient`, the direct client inside its loop."""
+thread that waits for the answer: the host through `FramesClient`, the direct client inside its loop.
+Beside the ratio, what the host process spends per call (CPU time and context switches of all its threads,
+from /proc): less noisy than the round trip on a loaded machine."""
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -18,6 +21,18 @@ DEMO_SERVER = Path(__file__).resolve().parents[1] / "host" / "servers" / "demo_s
 ROUNDS, PER_ROUND = 36, 10
 ARGUMENTS = {"text": "hi"}
 WIRES: dict[str, Literal["legacy", "auto"]] = {"2025-11-25": "legacy", "2026-07-28": "auto"}
+
+
+def _process_costs(pid: int) -> tuple[float, int]:
+    """CPU seconds and context switches so far of every thread of `pid`."""
+    ticks = switches = 0
+    for thread in os.listdir(f"/proc/{pid}/task"):
+        fields = Path(f"/proc/{pid}/task/{thread}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        for line in Path(f"/proc/{pid}/task/{thread}/status").read_text().splitlines():
+            if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                switches += int(line.split()[1])
+    return ticks / os.sysconf("SC_CLK_TCK"), switches
 
 
 def host_vs_direct() -> list:  # list[Figure]
@@ -47,22 +62,27 @@ def host_vs_direct() -> list:  # list[Figure]
     for wire, mode in WIRES.items():
         through_host: list[float] = []
         straight: list[float] = []
+        cpu = switches = 0.0
         table = (
             f"[mcp_servers.demo]\ncommand = {json.dumps(sys.executable)}\n"
             f"args = {json.dumps([str(DEMO_SERVER)])}\nhandshake = {json.dumps(mode)}\n"
+            "startup_timeout_sec = 120\n"  # a loaded machine starts a Python server slowly; the bench waits
         )
         with tempfile.TemporaryDirectory() as tmp, start_blocking_portal() as portal:
             launcher, env = _host_dirs(Path(tmp), table)
             host = FramesClient(launcher, env)
             host.call("initialize", {"client": {"name": "bench", "version": "1"}})
-            host.wait_ready("demo")
+            host.wait_ready("demo", timeout=300)
             params = StdioServerParameters(command=sys.executable, args=[str(DEMO_SERVER)])
             with portal.wrap_async_context_manager(Client(params, mode=mode)) as client:
                 assert client.protocol_version == wire, (client.protocol_version, wire)
                 host_batch(host, PER_ROUND)  # warm-up, both sides
                 portal.call(direct_batch, client, PER_ROUND)
                 for _ in range(ROUNDS):
+                    cpu0, switches0 = _process_costs(host.pid)
                     through_host += host_batch(host, PER_ROUND)
+                    cpu1, switches1 = _process_costs(host.pid)
+                    cpu, switches = cpu + cpu1 - cpu0, switches + switches1 - switches0
                     straight += portal.call(direct_batch, client, PER_ROUND)
             host.close()
         ratio = statistics.median(through_host) / statistics.median(straight)
@@ -85,7 +105,14 @@ def host_vs_direct() -> list:  # list[Figure]
                 round(ratio, 3),
                 "×",
                 "≤ 1.25",
-                "host round trip / direct round trip",
+                f"host round trip / direct round trip (load average {os.getloadavg()[0]:.1f})",
+            ),
+            Figure(f"host_cpu_per_call_{wire}", round(cpu / n * 1e6), "µs", note="host process, all threads"),
+            Figure(
+                f"host_context_switches_per_call_{wire}",
+                round(switches / n, 2),
+                "",
+                note="host process, all threads, voluntary and not",
             ),
         ]
     return figures

@@ -36,6 +36,10 @@ class FramesClient:
             raise RuntimeError(f"{method}: {message['error']}")
         return message["result"]
 
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
     def wait_ready(self, server: str, timeout: float = 60.0) -> None:
         deadline = time.monotonic() + timeout
         while {s["name"]: s["status"] for s in self.call("servers/list")["servers"]}.get(server) != "ready":
