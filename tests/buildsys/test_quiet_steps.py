@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import buildsys.wheels
-from buildsys.pins import PYODIDE_TEST_WHEELS
+from buildsys.pins import PYODIDE_PLATFORM, PYODIDE_TEST_WHEELS
 from buildsys.project import BuildError, run_quiet
 from buildsys.venv_setup import venv_python
 
@@ -25,7 +25,7 @@ def test_fetching_a_wheel_prints_only_tabgates_own_lines(
     buildsys.wheels.fetch_wheels(venv_python(), {name: PYODIDE_TEST_WHEELS[name]}, "wheels")
     out, err = capfd.readouterr()
     assert err == ""
-    assert out.splitlines() == ["[tabgate] fetching 1 wheel(s) for " + buildsys.wheels.PYODIDE_PLATFORM]
+    assert out.splitlines() == [f"[tabgate] fetching 1 wheel(s) for {PYODIDE_PLATFORM}"]
 
 
 def test_a_failing_tools_own_words_are_in_the_error_that_names_the_step() -> None:
