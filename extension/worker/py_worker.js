@@ -10,6 +10,7 @@
 //                  {kind:"request", id, request}       Python asking the service worker (id 0: event / cancel)
 // Calls that arrive while Python boots wait for it; none fails for being early.
 import { ErrorCode } from "../error_codes.js";
+import { fromPython } from "./py_data.js";
 const base = new URL("../", import.meta.url).href; // the build puts its files at the extension's root
 // Python's inputs are fetched from this worker's first line, while the runtime's 1.2 MB of JavaScript loads:
 // that is why py_boot.mjs (which imports it) comes in by a dynamic import. The names are build.py's.
@@ -40,22 +41,6 @@ let state = { python: "booting", pythonError: null, bootMs: null, bootedAt: null
 function answerPending(message) {
   for (const resolve of pending.values()) resolve({ error: { code: ErrorCode.SERVER_UNAVAILABLE, message } });
   pending.clear();
-}
-
-// Python data as the plain JS data JSON used to carry: dicts become objects, None null, and an int too big
-// for a double a number (as JSON.parse made it). Measured faster than JSON text for big answers
-// (docs/benchmarks.md); str, numbers and bools arrive converted already.
-const TO_JS = { dict_converter: Object.fromEntries, create_pyproxies: false };
-function plain(value) {
-  if (value === undefined) return null;
-  if (typeof value === "bigint") return Number(value);
-  if (value !== null && typeof value === "object") {
-    for (const key of Object.keys(value)) value[key] = plain(value[key]);
-  }
-  return value;
-}
-function fromPython(value) {
-  return plain(typeof value?.toJs === "function" ? value.toJs(TO_JS) : value);
 }
 
 // What Python may ask of the service worker: its dicts arrive as proxies (Pyodide destroys them after the
