@@ -5,12 +5,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import shutil
-import subprocess
 import tarfile
 from pathlib import Path
 
 from buildsys.pins import PYODIDE_INTEGRITY, PYODIDE_RUNTIME, PYODIDE_VERSION
-from buildsys.project import CACHE, BuildError, log, run
+from buildsys.project import CACHE, BuildError, log, run_quiet
 
 # Pyodide only falls back to its CDN when no packageBaseUrl is given; the extension always gives one, and the
 # build blanks the default so that no address outside the extension remains in what ships.
@@ -29,10 +28,11 @@ def fetch_pyodide() -> Path:
         npm = shutil.which("npm")
         if npm is None:
             raise BuildError("npm is needed to fetch the pinned Pyodide runtime; install Node.js and npm.")
-        run(
-            [npm, "pack", f"pyodide@{PYODIDE_VERSION}", "--pack-destination", str(CACHE)],
-            stdout=subprocess.DEVNULL,
-        )
+        run_quiet(
+            [npm, "pack", "--no-fund", "--no-audit", "--loglevel=error", f"pyodide@{PYODIDE_VERSION}",
+             "--pack-destination", str(CACHE)],
+            f"npm pack pyodide@{PYODIDE_VERSION}",
+        )  # fmt: skip
     algo, _, want = PYODIDE_INTEGRITY.partition("-")
     got = base64.b64encode(hashlib.new(algo, tgz.read_bytes()).digest()).decode()
     if got != want:

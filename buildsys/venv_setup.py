@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from buildsys.project import ROOT, VENV, BuildError, log, run
+from buildsys.project import ROOT, VENV, BuildError, log, run, run_quiet
 
 MIN_PYTHON = (3, 12)
 
@@ -32,7 +32,8 @@ def setup() -> Path:
     want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     if not stamp.exists() or stamp.read_text() != want:
         log("installing tabgate with its dev extras into .venv")
-        run([str(py), "-m", "pip", "install", "-q", "--upgrade", "pip"])
-        run([str(py), "-m", "pip", "install", "-q", "-e", f"{ROOT}[dev]"])
+        pip = [str(py), "-m", "pip", "install", "-q"]
+        run_quiet([*pip, "--upgrade", "pip"], "upgrading pip in .venv")
+        run_quiet([*pip, "-e", f"{ROOT}[dev]"], "installing tabgate into .venv")
         stamp.write_text(want)
     return py

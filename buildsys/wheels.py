@@ -9,7 +9,7 @@ import zipfile
 from pathlib import Path
 
 from buildsys.pins import PYODIDE_PLATFORM, PYODIDE_PYTHON
-from buildsys.project import CACHE, ROOT, BuildError, log, project_version, run, sha256_file
+from buildsys.project import CACHE, ROOT, BuildError, log, project_version, run_quiet, sha256_file
 
 
 def fetch_wheels(py: Path, pins: dict[str, str], folder: str) -> Path:
@@ -23,9 +23,10 @@ def fetch_wheels(py: Path, pins: dict[str, str], folder: str) -> Path:
         reqs.write_text(
             "".join(f"{_req_of(n)} --hash=sha256:{pins[n]}\n" for n in missing),
         )
-        run([str(py), "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-             "--platform", PYODIDE_PLATFORM, "--python-version", PYODIDE_PYTHON,
-             "--require-hashes", "-r", str(reqs), "-d", str(dest)])  # fmt: skip
+        download = [str(py), "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                    "--platform", PYODIDE_PLATFORM, "--python-version", PYODIDE_PYTHON,
+                    "--require-hashes", "-r", str(reqs), "-d", str(dest)]  # fmt: skip
+        run_quiet(download, "fetching Pyodide wheels")
     for name, want in pins.items():
         got = sha256_file(dest / name)
         if got != want:

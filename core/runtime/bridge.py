@@ -1,9 +1,11 @@
 """The one module that meets JavaScript: adapts the offscreen document's `api` object to the core.
 
 The document passes a JS object with three methods; Pyodide makes their Promises awaitable here, so no
-`js`/`pyodide` import is needed and everything that crosses the boundary is JSON text:
+`js`/`pyodide` import is needed. Objects cross as objects, not JSON text: Python's dicts go out as they are
+and the worker converts them (`toJs`); a JS object arrives as a proxy that converts itself (`to_py`), and in
+CPython (the tests) plain dicts come in. Measured in docs/benchmarks.md (a big answer ~10× faster).
 
-- ``api.request(kind, payload_json) -> Promise<str>``, answered ``{"result": ...}`` or
+- ``api.request(kind, payload) -> Promise<object>``, answered ``{"result": ...}`` or
   ``{"error": {"code", "message", "data"?}}``:
   - ``"host"`` ``{method, params, requestKey, timeoutMs, callId?}``: one JSON-RPC request to the native host.
     ``requestKey`` is unique per request; ``callId`` (the model's call_id) only for ``tools/call``;
@@ -13,7 +15,7 @@ The document passes a JS object with three methods; Pyodide makes their Promises
   - ``"tabs"`` ``{op: "create"}`` → ``{tabId}`` (a background about:blank tab) and ``{op: "add", tabId,
     title, groupId}`` → ``{tabId, groupId}`` (into that group, or a new one titled `title`): an agent's
     tab and tab group (`core.agents.identity.TabGroups`).
-- ``api.emit(event_json)``: an event for every ``events`` port.
+- ``api.emit(event)``: an event for every ``events`` port.
 - ``api.cancel(request_key)``: the host request with that ``requestKey`` is cancelled (``$/cancelRequest``).
 
 Runtime messages come in through `Bridge.handle`; a ``dispatch`` is answered ``{answer, record}``: the
@@ -26,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import uuid
 from collections.abc import Awaitable
 from typing import Any, Protocol
@@ -39,15 +40,22 @@ from core.runtime.facade import Service
 
 
 class JsApi(Protocol):
-    def request(self, kind: str, payload_json: str) -> Awaitable[str]: ...
+    def request(self, kind: str, payload: dict[str, Any]) -> Awaitable[Any]: ...
 
-    def emit(self, event_json: str) -> None: ...
+    def emit(self, event: dict[str, Any]) -> None: ...
 
     def cancel(self, request_key: str) -> None: ...
 
 
+def _from_js(value: Any) -> Any:
+    """Python data from what JavaScript sent: in Pyodide a JS object is a `JsProxy`, which converts itself
+    (JS null is None: py_boot.mjs sets `convertNullToNone`); numbers, strings and plain Python pass as is."""
+    to_py = getattr(value, "to_py", None)
+    return to_py() if callable(to_py) else value
+
+
 async def _ask(api: JsApi, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
-    reply: dict[str, Any] = json.loads(await api.request(kind, json.dumps(payload)))
+    reply: dict[str, Any] = _from_js(await api.request(kind, payload))
     return reply
 
 
@@ -142,17 +150,15 @@ RECORDED = frozenset({"dispatch"})
 
 class Bridge:
     def __init__(self, api: JsApi, *, timeout_margin_ms: int = TIMEOUT_MARGIN_MS) -> None:
-        def emit(event: dict[str, Any]) -> None:
-            api.emit(json.dumps(event))
-
         browser = ServiceWorkerBrowser(api)
         self._service = Service(
-            emit=emit, browser=browser, host=HostMcp(api), timeout_margin_ms=timeout_margin_ms
+            emit=api.emit, browser=browser, host=HostMcp(api), timeout_margin_ms=timeout_margin_ms
         )
-        self._gateway = AgentGateway(self._service.handle, browser, emit, ServiceWorkerTabGroups(api))
+        self._gateway = AgentGateway(self._service.handle, browser, api.emit, ServiceWorkerTabGroups(api))
 
-    async def handle(self, message_json: str) -> str:
-        message = json.loads(message_json)
+    async def handle(self, message: Any) -> Any:
+        """One runtime message (a JS object, or a dict in CPython) → its answer, as Python data."""
+        message = _from_js(message)
         kind = message.get("type") if isinstance(message, dict) else None
         if self._gateway.handles(kind):
             answer = await self._gateway.handle(message)
@@ -161,8 +167,8 @@ class Bridge:
             if kind is not None:
                 await self._gateway.after(message)
         if kind in RECORDED:
-            return json.dumps({"answer": answer, "record": record_for(answer, relayed=True)})
-        return json.dumps(answer)
+            return {"answer": answer, "record": record_for(answer, relayed=True)}
+        return answer
 
 
 def create_bridge(api: JsApi) -> Bridge:

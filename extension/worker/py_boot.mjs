@@ -113,7 +113,8 @@ function writeHeap(Module, data, { pageBytes, pages, memoryBytes }) {
 
 // Starts a runtime whose preRun waits for `inputs` (a Promise of {files, libraries, snapshot?}), so the
 // runtime's own download and compile overlap with fetching, checking and compiling ours.
-// `onPhase(name)` hears "runtime" (Pyodide's wasm is instantiated) and "linked" (our inputs are in).
+// `onPhase(name)` hears "runtime" (Pyodide's wasm is instantiated), "linked" (our inputs are in), "heap" (a
+// snapshot's heap is written) and "bootstrapped" (Pyodide's own set-up after it is done).
 function start(indexURL, inputs, { snapshotMeta = null, making = false, onLayout = null, engine = {}, onPhase = () => {} }) {
   let fail;
   const failed = new Promise((_, reject) => (fail = reject));
@@ -133,6 +134,7 @@ function start(indexURL, inputs, { snapshotMeta = null, making = false, onLayout
             Module.API.restoreSnapshot = restore;
             const state = restore(snapshot.subarray(0, snapshotMeta.headerBytes));
             writeHeap(Module, snapshot.subarray(snapshotMeta.headerBytes), snapshotMeta);
+            onPhase("heap");
             return state;
           };
         }
@@ -145,6 +147,7 @@ function start(indexURL, inputs, { snapshotMeta = null, making = false, onLayout
     indexURL,
     packageBaseUrl: indexURL,
     lockFileURL: indexURL + "pyodide-lock.json",
+    convertNullToNone: true, // a JS null from the service worker is Python's None, as JSON made it
     createPyodideModule: (settings) => {
       settings.preRun = [...settings.preRun, preRun];
       return createPyodideModule(settings);
@@ -164,9 +167,10 @@ if "random" in sys.modules:
     sys.modules["random"].seed()
 `;
 
-export async function restorePython({ indexURL, inputs, snapshotMeta, onPhase }) {
+export async function restorePython({ indexURL, inputs, snapshotMeta, onPhase = () => {} }) {
   const engine = {};
   const py = await start(indexURL, inputs, { snapshotMeta, engine, onPhase });
+  onPhase("bootstrapped");
   // The snapshot holds the build engine's trampoline slot; this engine's own one goes back in.
   py._module.HEAP32[trampolineAddress(py._module)] = engine.trampoline;
   py.runPython(AFTER_RESTORE);

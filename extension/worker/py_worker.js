@@ -10,24 +10,28 @@
 //                  {kind:"request", id, request}       Python asking the service worker (id 0: event / cancel)
 // Calls that arrive while Python boots wait for it; none fails for being early.
 import { ErrorCode } from "../error_codes.js";
+import { fromPython } from "./py_data.js";
 const base = new URL("../", import.meta.url).href; // the build puts its files at the extension's root
-// Python's inputs are read from this worker's first line, while the runtime's 1.2 MB of JavaScript loads:
+// Python's inputs are fetched from this worker's first line, while the runtime's 1.2 MB of JavaScript loads:
 // that is why py_boot.mjs (which imports it) comes in by a dynamic import. The names are build.py's.
+// (Fetching them in the offscreen document, earlier, stalled every extension page: its thread is theirs.)
 const t0 = performance.now();
 const boot = import("./py_boot.mjs");
 const reads = new Map(
   ["build-info.json", "python/site-packages.img", "python/snapshot.bin"].map((file) => {
-    const response = fetch(base + file);
-    response.catch(() => {}); // a file this build lacks is reported where it is used
-    return [file, response];
+    const bytes = fetch(base + file).then(async (response) => {
+      if (!response.ok) throw new Error(`${file}: HTTP ${response.status}`);
+      return new Uint8Array(await response.arrayBuffer());
+    });
+    bytes.catch(() => {}); // a file this build lacks is reported where it is used
+    return [file, bytes];
   }),
 );
 
 function read(file) {
-  const response = reads.get(file) ?? fetch(base + file);
-  reads.delete(file);
-  return response;
+  return reads.get(file);
 }
+
 const pending = new Map(); // Python's requests waiting for the service worker, by id
 let nextId = 1;
 let sw = null; // this worker's end of the channel to the service worker
@@ -35,22 +39,24 @@ let documentStart = null; // the offscreen document's time origin: boot time cou
 let state = { python: "booting", pythonError: null, bootMs: null, bootedAt: null, bootPhase: "loading" };
 
 function answerPending(message) {
-  for (const resolve of pending.values()) resolve(JSON.stringify({ error: { code: ErrorCode.SERVER_UNAVAILABLE, message } }));
+  for (const resolve of pending.values()) resolve({ error: { code: ErrorCode.SERVER_UNAVAILABLE, message } });
   pending.clear();
 }
 
-// What Python may ask of the service worker; each request returns a Promise of JSON text.
+// What Python may ask of the service worker: its dicts arrive as proxies (Pyodide destroys them after the
+// call), each request returns a Promise of a JS object that Python converts itself (core.runtime.bridge).
 const api = {
-  request(kind, payloadJson) {
+  request(kind, payload) {
+    const request = { kind, ...fromPython(payload) };
     return new Promise((resolve) => {
-      if (!sw) return resolve(JSON.stringify({ error: { code: ErrorCode.SERVER_UNAVAILABLE, message: "service worker not reachable" } }));
+      if (!sw) return resolve({ error: { code: ErrorCode.SERVER_UNAVAILABLE, message: "service worker not reachable" } });
       const id = nextId++;
       pending.set(id, resolve);
-      sw.postMessage({ kind: "request", id, request: { kind, ...JSON.parse(payloadJson) } });
+      sw.postMessage({ kind: "request", id, request });
     });
   },
-  emit(eventJson) {
-    sw?.postMessage({ kind: "request", id: 0, request: { kind: "event", event: JSON.parse(eventJson) } });
+  emit(event) {
+    sw?.postMessage({ kind: "request", id: 0, request: { kind: "event", event: fromPython(event) } });
   },
   cancel(callId) {
     sw?.postMessage({ kind: "request", id: 0, request: { kind: "cancel", callId } });
@@ -66,15 +72,19 @@ function setState(next) {
   sw?.postMessage({ kind: "state", state });
 }
 
-async function fetchVerified(entry) {
+// The digest runs on the browser's crypto thread while this one links and restores from the same bytes;
+// nothing is ready until it matched (a mismatch is thrown where the caller awaits it).
+async function checkDigest(entry, bytes) {
   const { SnapshotRefused } = await boot;
-  const response = await read(entry.file);
-  if (!response.ok) throw new Error(`${entry.file}: HTTP ${response.status}`);
-  const bytes = new Uint8Array(await response.arrayBuffer());
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
   if (hex !== entry.sha256) throw new SnapshotRefused(`${entry.file}: sha256 ${hex} is not the built ${entry.sha256}`);
-  return bytes;
+}
+
+// A promise whose rejection is handled where it is awaited, later: not reported as unhandled meanwhile.
+function awaitedLater(promise) {
+  promise.catch(() => {});
+  return promise;
 }
 
 async function startPython() {
@@ -82,25 +92,33 @@ async function startPython() {
   const mark = (name) => (steps[name] = Math.round(performance.now() - t0));
   const { bootPython, compileLibraries, readSiteImage, restorePython } = await boot;
   mark("runtimeScript");
-  const info = await (await read("build-info.json")).json();
+  const info = JSON.parse(new TextDecoder().decode(await read("build-info.json")));
   const indexURL = base + "pyodide/";
-  const site = fetchVerified(info.python.siteImage).then(async (bytes) => {
-    const files = readSiteImage(bytes);
-    const libraries = await compileLibraries(files);
-    mark("libraries");
-    return { files, libraries };
-  });
+  const siteBytes = read(info.python.siteImage.file);
+  const siteChecked = awaitedLater(siteBytes.then((bytes) => checkDigest(info.python.siteImage, bytes)));
+  const site = awaitedLater(
+    siteBytes.then(async (bytes) => {
+      mark("siteFetched");
+      const files = readSiteImage(bytes);
+      const libraries = await compileLibraries(files);
+      mark("libraries");
+      return { files, libraries };
+    }),
+  );
   let py = null;
   let fallback = null;
   const snapshotMeta = info.python.snapshot;
   if (snapshotMeta) {
     setState({ python: "booting", bootPhase: "restoring" });
-    const snapshot = fetchVerified(snapshotMeta).then((bytes) => (mark("snapshot"), bytes));
+    const snapshot = read(snapshotMeta.file).then((bytes) => (mark("snapshot"), bytes));
+    const snapshotChecked = awaitedLater(snapshot.then((bytes) => checkDigest(snapshotMeta, bytes)).then(() => mark("snapshotChecked")));
     try {
       const inputs = Promise.all([site, snapshot]).then(([s, snapshotBytes]) => ({ ...s, snapshot: snapshotBytes }));
       py = await restorePython({ indexURL, inputs, snapshotMeta, onPhase: mark });
       mark("restored");
+      await snapshotChecked;
     } catch (e) {
+      py = null;
       fallback = `snapshot not used: ${e.message ?? e}`;
       console.warn("tabgate:", fallback);
     }
@@ -110,6 +128,7 @@ async function startPython() {
     py = await bootPython({ indexURL, inputs: site });
     mark("booted");
   }
+  await siteChecked;
   const bridge = py.pyimport("core.runtime.bridge").create_bridge(api);
   mark("bridge");
   // When this worker's first line ran, counted from the offscreen document's start (known once a channel came).
@@ -129,7 +148,12 @@ async function onCall(msg, from) {
   let reply;
   try {
     const { bridge } = await ready;
-    reply = { kind: "reply", id: msg.id, result: JSON.parse(await bridge.handle(JSON.stringify(msg.message))) };
+    const answer = await bridge.handle(msg.message);
+    try {
+      reply = { kind: "reply", id: msg.id, result: fromPython(answer) };
+    } finally {
+      answer?.destroy?.();
+    }
   } catch (e) {
     reply = { kind: "reply", id: msg.id, error: String(e.message ?? e) };
   }
@@ -142,7 +166,7 @@ function onServiceWorkerMessage(from, msg) {
   } else if (msg.kind === "reply") {
     const resolve = pending.get(msg.id);
     pending.delete(msg.id);
-    resolve?.(JSON.stringify("error" in msg ? { error: msg.error } : { result: msg.result }));
+    resolve?.("error" in msg ? { error: msg.error } : { result: msg.result });
   }
 }
 

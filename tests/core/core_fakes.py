@@ -314,21 +314,21 @@ class FakeJsApi:
     def host_payloads(self) -> list[dict[str, Any]]:
         return [payload for kind, payload in self.requests if kind == "host"]
 
-    def request(self, kind: str, payload_json: str) -> Awaitable[str]:
-        payload = json.loads(payload_json)
+    def request(self, kind: str, payload: dict[str, Any]) -> Awaitable[dict[str, Any]]:
+        payload = json.loads(json.dumps(payload))  # what crossing to JS keeps: JSON's data, copied
         self.requests.append((kind, payload))
         if kind == "host" and payload["method"] in self.silent:
             return never_settles()
         return self._answer(kind, payload)
 
-    async def _answer(self, kind: str, payload: dict[str, Any]) -> str:
+    async def _answer(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         try:
             if kind == "hostEnsure":
                 if self.ensure_error is not None:
-                    return json.dumps({"error": self.ensure_error})
+                    return {"error": self.ensure_error}
                 state = await self.host.ensure()
                 servers = list(state.servers)
-                return json.dumps({"result": {"connected": state.connected, "servers": servers}})
+                return {"result": {"connected": state.connected, "servers": servers}}
             if kind == "host":
                 result = await self.host.request(
                     payload["method"],
@@ -336,19 +336,19 @@ class FakeJsApi:
                     timeout_ms=payload["timeoutMs"],
                     call_id=payload.get("callId"),
                 )
-                return json.dumps({"result": result})
+                return {"result": result}
             if kind == "browser":
                 args = payload["args"]
                 answer = await self.browser.call(payload["tool"], args, timeout_ms=payload["timeoutMs"])
-                return json.dumps({"result": answer})
+                return {"result": answer}
         except McpRequestError as error:
-            return json.dumps({"error": {"code": error.code, "message": error.message, "data": error.data}})
+            return {"error": {"code": error.code, "message": error.message, "data": error.data}}
         except BrowserToolError as error:
-            return json.dumps({"error": {"code": -32000, "message": error.message}})
-        return json.dumps({"error": {"code": -32601, "message": f"unknown request kind {kind}"}})
+            return {"error": {"code": -32000, "message": error.message}}
+        return {"error": {"code": -32601, "message": f"unknown request kind {kind}"}}
 
-    def emit(self, event_json: str) -> None:
-        self.events.append(json.loads(event_json))
+    def emit(self, event: dict[str, Any]) -> None:
+        self.events.append(json.loads(json.dumps(event)))
 
     def cancel(self, request_key: str) -> None:
         self.cancels.append(request_key)

@@ -31,7 +31,8 @@ PLAN = function_call("update_plan", '{"plan":[]}', "p1")
 
 
 async def ask(bridge: Bridge, message: dict[str, Any]) -> Any:
-    return json.loads(await bridge.handle(json.dumps(message)))
+    # Through JSON in the test: every answer must stay plain data, as the worker's conversion to JS needs.
+    return json.loads(json.dumps(await bridge.handle(message)))
 
 
 async def ready_bridge(
@@ -235,10 +236,10 @@ class RefusingWorker:
     def __init__(self, error: Any) -> None:
         self.error = error
 
-    async def request(self, kind: str, payload_json: str) -> str:
-        return json.dumps({"error": self.error})
+    async def request(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"error": self.error}
 
-    def emit(self, event_json: str) -> None: ...
+    def emit(self, event: dict[str, Any]) -> None: ...
 
     def cancel(self, request_key: str) -> None: ...
 

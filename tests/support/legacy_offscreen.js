@@ -3,6 +3,7 @@
 // Boots Pyodide from the extension's own files, loads the core by package name (integrity-checked through
 // the extension's pyodide-lock.json) and relays between the service worker and core.runtime.bridge.
 import { loadPyodide } from "../pyodide/pyodide.mjs";
+import { fromPython } from "./py_data.js";
 
 const runtimeUrl = chrome.runtime.getURL("pyodide/");
 let state = { python: "booting", pythonError: null, bootMs: null, bootedAt: null };
@@ -11,18 +12,19 @@ let port = null;
 let nextId = 1;
 const pending = new Map();
 
-// What Python may ask of the service worker; each returns a Promise of JSON text.
+// What Python may ask of the service worker, objects both ways as in the shipped worker (py_worker.js).
 const api = {
-  request(kind, payloadJson) {
+  request(kind, payload) {
+    const request = { kind, ...fromPython(payload) };
     return new Promise((resolve) => {
       const id = nextId++;
       pending.set(id, resolve);
-      if (!port) return resolve(JSON.stringify({ error: { code: -32000, message: "service worker not reachable" } }));
-      port.postMessage({ kind: "request", id, request: { kind, ...JSON.parse(payloadJson) } });
+      if (!port) return resolve({ error: { code: -32000, message: "service worker not reachable" } });
+      port.postMessage({ kind: "request", id, request });
     });
   },
-  emit(eventJson) {
-    port?.postMessage({ kind: "request", id: 0, request: { kind: "event", event: JSON.parse(eventJson) } });
+  emit(event) {
+    port?.postMessage({ kind: "request", id: 0, request: { kind: "event", event: fromPython(event) } });
   },
   cancel(callId) {
     port?.postMessage({ kind: "request", id: 0, request: { kind: "cancel", callId } });
@@ -41,7 +43,7 @@ function connect() {
   lifeline.onDisconnect.addListener(() => {
     port.close();
     port = null;
-    for (const resolve of pending.values()) resolve(JSON.stringify({ error: { code: -32000, message: "service worker restarted" } }));
+    for (const resolve of pending.values()) resolve({ error: { code: -32000, message: "service worker restarted" } });
     pending.clear();
     setTimeout(connect, 50);
   });
@@ -52,7 +54,7 @@ async function onMessage(msg) {
   if (msg.kind === "reply") {
     const resolve = pending.get(msg.id);
     pending.delete(msg.id);
-    resolve?.(JSON.stringify("error" in msg ? { error: msg.error } : { result: msg.result }));
+    resolve?.("error" in msg ? { error: msg.error } : { result: msg.result });
     return;
   }
   if (msg.kind !== "call") return;
@@ -60,7 +62,12 @@ async function onMessage(msg) {
   let reply;
   try {
     if (!bridge) throw new Error(state.pythonError ?? "Python is not ready");
-    reply = { kind: "reply", id: msg.id, result: JSON.parse(await bridge.handle(JSON.stringify(msg.message))) };
+    const answer = await bridge.handle(msg.message);
+    try {
+      reply = { kind: "reply", id: msg.id, result: fromPython(answer) };
+    } finally {
+      answer?.destroy?.();
+    }
   } catch (e) {
     reply = { kind: "reply", id: msg.id, error: String(e.message ?? e) };
   }
@@ -79,6 +86,7 @@ async function boot() {
       indexURL: runtimeUrl,
       packageBaseUrl: runtimeUrl,
       lockFileURL: runtimeUrl + "pyodide-lock.json",
+      convertNullToNone: true,
     });
     await py.loadPackage(["tabgate-core"], { checkIntegrity: true });
     bridge = py.pyimport("core.runtime.bridge").create_bridge(api);
