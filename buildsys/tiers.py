@@ -3,8 +3,9 @@
 The tiers run in two lanes side by side, each lane one tier after another: the host tier mostly waits on the
 processes it starts, so it fits beside the browser tiers on two cores. Nothing machine-wide collides: hosts
 of the host tier keep their gateway place apart unless a test claims the default place, and tests take turns
-at it through a lock (tests/support/default_place.py). The clients tier runs alone after both lanes: its
-agents read the default place's host state, which any browser tier's host writes. Each tier's output goes to
+at it through a lock (tests/support/default_place.py). The clients tier comes after the browser tiers in
+their lane: its agents read the default place's host state, which any browser tier's host writes (a host of
+the host tier beside it writes there only while its test holds the lock). Each tier's output goes to
 dist/pytest-<tier>.log and is printed whole when the tier ends. Each tier's pytest is given only its own
 test files (buildsys/tier_files.py)."""
 
@@ -22,8 +23,7 @@ from buildsys.project import CACHE, DIST, ROOT, BuildError, log
 from buildsys.tier_files import files_by_tier
 
 TIERS = ("lint", "unit", "pyodide", "host", "e2e", "faults", "clients")
-LANES = (("e2e", "faults"), ("lint", "unit", "pyodide", "host"))
-ALONE = ("clients",)
+LANES = (("e2e", "faults", "clients"), ("lint", "unit", "pyodide", "host"))
 # Compiled bytecode of every Python process the tiers start (pytest's rewritten test modules, hosts, adapters,
 # servers), kept outside the tree: a shell with PYTHONDONTWRITEBYTECODE set made each process compile the
 # project afresh and each tier rewrite every test module's asserts again.
@@ -66,7 +66,6 @@ def run_tiers(py: Path, tiers: list[str]) -> int:
         thread.start()
     for thread in lanes:
         thread.join()
-    lane(ALONE)
     totals = {"passed": sum(r.passed for r in results), "failed": sum(r.failed for r in results)}
     failed_tiers = [f"{r.tier} (pytest exit {r.rc}, {r.passed} passed)" for r in results if not r.ok]
     for r in sorted(results, key=lambda r: TIERS.index(r.tier)):

@@ -11,7 +11,7 @@ import pytest
 
 from buildsys.project import BuildError
 from buildsys.tier_files import all_test_files, files_by_tier
-from buildsys.tiers import TIERS
+from buildsys.tiers import LANES, TIERS
 
 pytestmark = pytest.mark.unit
 
@@ -29,6 +29,10 @@ def test_every_test_file_of_the_project_belongs_to_exactly_one_tier() -> None:
     given = [path for files in by_tier.values() for path in files]
     assert sorted(given) == all_test_files()  # each once, none left out
     assert all(by_tier[tier] for tier in TIERS)
+
+
+def test_every_tier_runs_in_exactly_one_lane() -> None:
+    assert sorted(tier for lane in LANES for tier in lane) == sorted(TIERS)
 
 
 def test_a_file_without_a_tier_or_with_two_stops_the_run(tmp_path: Path) -> None:
