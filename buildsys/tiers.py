@@ -3,12 +3,15 @@
 The tiers run in two lanes side by side, each lane one tier after another: the host tier mostly waits on the
 processes it starts, so it fits beside the browser tiers on two cores. Nothing machine-wide collides: hosts
 of the host tier keep their gateway place apart unless a test claims the default place, and tests take turns
-at it through a lock (tests/support/default_place.py). The clients tier runs alone after both lanes: its
-agents read the default place's host state, which any browser tier's host writes. Each tier's output goes to
-dist/pytest-<tier>.log and is printed whole when the tier ends."""
+at it through a lock (tests/support/default_place.py). The clients tier comes after the browser tiers in
+their lane: its agents read the default place's host state, which any browser tier's host writes (a host of
+the host tier beside it writes there only while its test holds the lock). Each tier's output goes to
+dist/pytest-<tier>.log and is printed whole when the tier ends. Each tier's pytest is given only its own
+test files (buildsys/tier_files.py)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 import time
@@ -16,11 +19,15 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-from buildsys.project import DIST, ROOT, BuildError, log
+from buildsys.project import CACHE, DIST, ROOT, BuildError, log
+from buildsys.tier_files import files_by_tier
 
 TIERS = ("lint", "unit", "pyodide", "host", "e2e", "faults", "clients")
-LANES = (("e2e", "faults"), ("lint", "unit", "pyodide", "host"))
-ALONE = ("clients",)
+LANES = (("e2e", "faults", "clients"), ("lint", "unit", "pyodide", "host"))
+# Compiled bytecode of every Python process the tiers start (pytest's rewritten test modules, hosts, adapters,
+# servers), kept outside the tree: a shell with PYTHONDONTWRITEBYTECODE set made each process compile the
+# project afresh and each tier rewrite every test module's asserts again.
+PYCACHE = CACHE / "pycache"
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,7 @@ def run_tiers(py: Path, tiers: list[str]) -> int:
     if unknown:
         raise BuildError(f"unknown test tier(s) {unknown}; tiers are {', '.join(TIERS)}")
     wanted = set(tiers or TIERS)
+    files = files_by_tier(TIERS)  # before any tier starts: a file without its tier stops the whole run
     DIST.mkdir(parents=True, exist_ok=True)
     results: list[TierResult] = []
     printing = threading.Lock()
@@ -50,7 +58,7 @@ def run_tiers(py: Path, tiers: list[str]) -> int:
     def lane(names: tuple[str, ...]) -> None:
         for tier in names:
             if tier in wanted:
-                result = run_tier(py, tier, printing)
+                result = run_tier(py, tier, files[tier], printing)
                 results.append(result)  # list.append is atomic
 
     lanes = [threading.Thread(target=lane, args=(names,), name=f"lane-{names[0]}") for names in LANES]
@@ -58,7 +66,6 @@ def run_tiers(py: Path, tiers: list[str]) -> int:
         thread.start()
     for thread in lanes:
         thread.join()
-    lane(ALONE)
     totals = {"passed": sum(r.passed for r in results), "failed": sum(r.failed for r in results)}
     failed_tiers = [f"{r.tier} (pytest exit {r.rc}, {r.passed} passed)" for r in results if not r.ok]
     for r in sorted(results, key=lambda r: TIERS.index(r.tier)):
@@ -69,8 +76,15 @@ def run_tiers(py: Path, tiers: list[str]) -> int:
     return 1 if failed_tiers else 0
 
 
-def run_tier(py: Path, tier: str, printing: threading.Lock) -> TierResult:
-    """One tier's pytest, its output kept in dist/pytest-<tier>.log and printed whole when it ends."""
+def tier_env() -> dict[str, str]:
+    """This environment, with bytecode written under PYCACHE instead of not at all."""
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPYCACHEPREFIX": str(PYCACHE)}
+
+
+def run_tier(py: Path, tier: str, files: list[Path], printing: threading.Lock) -> TierResult:
+    """One tier's pytest over its files, its output kept in dist/pytest-<tier>.log and printed whole when it
+    ends."""
     report = DIST / f"pytest-{tier}.json.xml"
     output = DIST / f"pytest-{tier}.log"
     with printing:
@@ -78,9 +92,11 @@ def run_tier(py: Path, tier: str, printing: threading.Lock) -> TierResult:
     report.unlink(missing_ok=True)  # a report left by an earlier run must not count for this one
     started = time.monotonic()
     with output.open("wb") as sink:
+        given = [str(path.relative_to(ROOT)) for path in files]
         rc = subprocess.run(
-            [str(py), "-m", "pytest", "-m", tier, "-p", "no:cacheprovider", f"--junitxml={report}", "tests"],
+            [str(py), "-m", "pytest", "-m", tier, "-p", "no:cacheprovider", f"--junitxml={report}", *given],
             cwd=ROOT,
+            env=tier_env(),
             stdout=sink,
             stderr=subprocess.STDOUT,
         ).returncode

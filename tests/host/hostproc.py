@@ -5,12 +5,12 @@ Reusable by tests and benchmarks: `HostProcess.start(launcher)`, then `call`, `r
 from __future__ import annotations
 
 import contextlib
+import io
 import itertools
 import json
 import os
 import struct
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -37,16 +37,27 @@ class HostError(Exception):
         self.data: Any = error.get("data")
 
 
+class InstallFailed(RuntimeError):
+    """`tabgate-host install` said no (its words went to stderr)."""
+
+
 class ProtocolViolation(AssertionError):
     """The host wrote something on stdout that is not a valid frame."""
 
 
-def install(user_data_dir: Path, config: Path | None = None, *, env: Mapping[str, str] | None = None) -> Path:
-    """Run `tabgate-host install --user-data-dir DIR` as a user would; return the manifest's launcher."""
-    command = [sys.executable, "-m", "native_host.cli", "install", "--user-data-dir", str(user_data_dir)]
+def install(user_data_dir: Path, config: Path | None = None) -> Path:
+    """`tabgate-host install --user-data-dir DIR [--config FILE]` (what a user runs, through the command's own
+    entry, here in this process: a Python start-up per host test cost more than the install); return the
+    manifest's launcher. Given both folders, the install reads nothing from the environment."""
+    from native_host.setup.admin import run_admin  # pydantic and tomlkit: only for those who install
+
+    args = ["install", "--user-data-dir", str(user_data_dir)]
     if config is not None:
-        command += ["--config", str(config)]
-    subprocess.run(command, check=True, capture_output=True, env=dict(env) if env is not None else None)
+        args += ["--config", str(config)]
+    with contextlib.redirect_stdout(io.StringIO()) as said:
+        code = run_admin(args)
+    if code != 0:
+        raise InstallFailed(f"tabgate-host {' '.join(args)} exited {code}: {said.getvalue()}")
     manifest = json.loads((user_data_dir / "NativeMessagingHosts" / "dev.tabgate.host.json").read_text())
     return Path(manifest["path"])
 

@@ -3,6 +3,7 @@ its Python worker boots: restored from the build's memory snapshot, and by a ful
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -21,6 +22,7 @@ EXTENSION = ROOT / "dist" / "extension"
 TEST_WHEELS = ROOT / ".cache" / "pyodide-test-wheels"
 
 
+@functools.cache  # both boots compare with the same count: CPython collects tests/core once
 def _cpython_test_count() -> int:
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "tests/core"],

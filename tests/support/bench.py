@@ -92,7 +92,7 @@ def _host_dirs(tmp: Path, config_text: str) -> tuple[Path, dict[str, str]]:
     config = tmp / "config.toml"
     config.write_text(config_text)
     env = {**os.environ, "TABGATE_LOG_DIR": str(tmp / "logs"), "TABGATE_DATA_DIR": str(tmp / "data")}
-    return install(tmp / "profile", config, env=env), env
+    return install(tmp / "profile", config), env
 
 
 def host_spawn() -> list[Figure]:

@@ -204,7 +204,7 @@ def host_rss_unread() -> list[Figure]:
             "TABGATE_DATA_DIR": str(Path(tmp) / "d"),
         }
         (Path(tmp) / "profile").mkdir()
-        launcher = install(Path(tmp) / "profile", config, env=env)
+        launcher = install(Path(tmp) / "profile", config)
         host = subprocess.Popen(
             [str(launcher), EXTENSION_ORIGIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
         )

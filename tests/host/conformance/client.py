@@ -25,7 +25,6 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parents[2])]  # hostproc beside the host tests; the repo
 
-import httpx2  # noqa: E402
 from hostproc import FakeBrowserSide, HostError, HostProcess, install  # noqa: E402
 
 SERVER = "conformance"
@@ -59,6 +58,8 @@ def server_table(url: str, scenario: str, context: dict[str, Any]) -> tuple[str,
 def follow_to_redirect(url: str) -> str:
     """What chrome.identity.launchWebAuthFlow gives back: the URL the page finally redirected to, once it
     reaches the redirect URI the authorization request names (the extension's chromiumapp.org address)."""
+    import httpx2  # imported here: only sign-in scenarios need it, and each scenario starts this process
+
     [redirect_uri] = parse_qs(urlsplit(url).query)["redirect_uri"]
     with httpx2.Client(timeout=20) as http:
         for _ in range(10):
