@@ -24,11 +24,11 @@ from .oauth import (
     ServerOAuth,
     SignInFailed,
     SignOut,
-    TokenFile,
     configured_client,
     revoke,
     uses_oauth,
 )
+from .oauth_tokens import TokenFile
 from .refusals import Challenge, SignInLedger, refused_request
 from .replies import Unavailable, describe
 from .sign_in_request import confirm_sign_in

@@ -20,11 +20,11 @@ from native_host.servers.oauth import (
     REDIRECT_URI,
     ServerOAuth,
     SignInFailed,
-    TokenFile,
     checked_page,
     code_from_redirect,
     uses_oauth,
 )
+from native_host.servers.oauth_tokens import TokenFile
 
 pytestmark = pytest.mark.unit
 

@@ -14,7 +14,8 @@ from mcp.shared.auth import OAuthMetadata, OAuthToken
 from pydantic import AnyHttpUrl
 
 from native_host.config.loading import LoadedConfig, parse_servers
-from native_host.servers.oauth import TokenFile, configured_client, secret_method_offered
+from native_host.servers.oauth import configured_client, secret_method_offered
+from native_host.servers.oauth_tokens import TokenFile
 from native_host.servers.refusals import MAX_REFUSALS, Challenge, SignInLedger, refused_request
 
 pytestmark = pytest.mark.unit
