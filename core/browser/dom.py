@@ -369,14 +369,14 @@ async def upload(ctx: PageContext, a: BrowserDomArgs) -> str:
 
 
 async def dialog(ctx: PageContext, a: BrowserDomArgs) -> PageText:
-    state = await ctx.cdp.state(a.tabId, during_dialog=True)
+    state = await ctx.cdp.state(a.tabId)
     if state.dialog is None:
         raise RespondToModel(f"no JavaScript dialog is open on tab {state.tab_id}")
     params: dict[str, Any] = {"accept": bool(a.accept)}
     if a.promptText is not None:
         params["promptText"] = a.promptText
     command = Command("Page.handleJavaScriptDialog", params, state.dialog.session)
-    _check(await ctx.cdp.run(state.tab_id, [command], during_dialog=True), "dialog")
+    _check(await ctx.cdp.run(state.tab_id, [command]), "dialog")
     verb = "Accepted" if a.accept else "Dismissed"
     return PageText(state.dialog.message, before=f"{verb} the {state.dialog.type}. Its message:")
 

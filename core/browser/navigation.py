@@ -177,7 +177,7 @@ async def navigate(ctx: PageContext, a: BrowserNavigationArgs) -> dict[str, Any]
     deadline = time.monotonic() + a.timeoutMs / 1000
     try:
         tab_id, started = await within(_go(ctx, a, deadline), a.timeoutMs)
-        final = (await ctx.cdp.run(tab_id, [], during_dialog=True)).state
+        final = (await ctx.cdp.run(tab_id, [])).state
     except DeadlineExceeded:
         where = f"tab {a.tabId}" if a.tabId is not None else "the tab"
         raise RespondToModel(f"{where} did not finish loading within {a.timeoutMs} ms") from None

@@ -113,16 +113,10 @@ function navigateTab(tab, start, { waitForLoad, timeoutMs, notStarted }) {
 async function inPage(a, func, args = []) {
   const tab = await targetTab(a.tabId);
   checkSite(tab, a);
-  // A script cannot run while the page waits on a dialog (the modal-state rule, worded as core/browser/executor.py).
-  // The dialog's message is the page's text: only Python fences it (browser_dom dialog answers with it).
-  const dialog = openDialog(tab.id);
-  if (dialog) {
-    throw rpcError(
-      ErrorCode.INVALID_PARAMS,
-      `Tab ${tab.id}: a JavaScript ${dialog.type} is open. Answer it first: ` +
-        `browser_dom {"action": "dialog", "accept": true|false}.`,
-    );
-  }
+  // A script cannot run while the page waits on a dialog: for an action Python says a dialog blocks, the
+  // open dialog comes back instead, and Python answers (core/browser/executor.py dialog_open).
+  const dialog = a.unlessDialog ? openDialog(tab.id) : null;
+  if (dialog) return { blockedByDialog: dialog, tabId: tab.id };
   let result;
   try {
     // The page function checks the site again itself, in the same turn as it reads.

@@ -114,7 +114,8 @@ async def test_bad_arguments_are_answered_with_the_validation_message_and_never_
             {"action": "reload"},
             {"action": "reload", "tabId": 7, "waitForLoad": True, "timeoutMs": 15000, "viaPage": True},
         ),
-        (  # a page read carries the site the policy checked, for the executor to check again
+        (  # a page read carries the site the policy checked, for the executor to check again, and that a
+            # dialog blocks it (the executor answers the open dialog instead of running)
             "browser_page",
             {"action": "text", "tabId": 7},
             {
@@ -124,6 +125,7 @@ async def test_bad_arguments_are_answered_with_the_validation_message_and_never_
                 "offset": 0,
                 "site": "https://example.test",
                 "siteChanged": TAB_MOVED,
+                "unlessDialog": True,
             },
         ),
         (
