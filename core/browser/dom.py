@@ -10,7 +10,7 @@ from typing import Any
 
 from core.browser.context import PageContext
 from core.browser.dom_args import BrowserDomArgs, FormField
-from core.browser.elements import Element, call_on, center, gone_or, object_id, verify
+from core.browser.elements import Element, at_center, call_on, center, gone_or, object_id, verify
 from core.browser.executor import Answer, Command, TabState
 from core.browser.fence import PageText, fence
 from core.browser.frame_input import agent_locate, focus_not_in_frame
@@ -84,6 +84,13 @@ def _check(answer: Answer, what: str) -> Answer:
     return answer
 
 
+def _inputs(answer: Answer, what: str) -> Answer:
+    """An `at_center` list's answer: every input after the scroll and the box went."""
+    for index in range(2, len(answer.results)):
+        answer.result(index, what)
+    return answer
+
+
 def _after(answer: Answer, text: str) -> str:
     if answer.state.dialog is not None:
         return f"{text}\nThe page then opened a dialog: {answer.state.dialog.describe()}"
@@ -127,9 +134,10 @@ async def _click_at(
     count: int = 1,
     modifiers: int = 0,
 ) -> Answer:
-    x, y = await center(ctx, state, element)
-    commands = _clicks(x, y, element.session, button=button, count=count, modifiers=modifiers)
-    return _check(await ctx.cdp.run(state.tab_id, commands), f"click {element.label}")
+    # Scroll, box and the clicks in one list: one round trip (the executor aims them at the box it read).
+    clicks = _clicks(0, 0, element.session, button=button, count=count, modifiers=modifiers)
+    answer, _ = await at_center(ctx, state, element, clicks)
+    return _inputs(answer, f"click {element.label}")
 
 
 async def click(ctx: PageContext, a: BrowserDomArgs) -> str:
@@ -143,8 +151,8 @@ async def click(ctx: PageContext, a: BrowserDomArgs) -> str:
 
 async def hover(ctx: PageContext, a: BrowserDomArgs) -> str:
     state, element = await _target(ctx, a)
-    x, y = await center(ctx, state, element)
-    _check(await ctx.cdp.run(state.tab_id, [_mouse("mouseMoved", x, y, element.session)]), "hover")
+    answer, _ = await at_center(ctx, state, element, [_mouse("mouseMoved", 0, 0, element.session)])
+    _inputs(answer, "hover")
     return f"The mouse is over {element.label}."
 
 

@@ -23,11 +23,17 @@ class Command:
     method: str
     params: dict[str, Any] = field(default_factory=dict)
     session: str | None = None
+    # Input aimed at an element whose box an earlier command of the same list reads (DOM.getContentQuads):
+    # the executor sets x and y to the middle of that result's first quad, so scrolling, reading the box and
+    # the input cost one round trip; with no box there the list stops, this command answering "no box".
+    center_of: int | None = None
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"method": self.method, "params": self.params}
         if self.session is not None:
             wire["session"] = self.session
+        if self.center_of is not None:
+            wire["centerOf"] = self.center_of
         return wire
 
 
@@ -183,9 +189,11 @@ class Cdp:
         *,
         parallel: bool = False,
         keep_going: bool = False,
+        epoch: int | None = None,
     ) -> Answer:
         """Runs the commands in the tab. For an action a dialog blocks, nothing runs while one is open (the
-        modal-state rule) and the answer is an error saying how to answer the dialog."""
+        modal-state rule) and the answer is an error saying how to answer the dialog. With `epoch`, nothing
+        runs unless the tab still shows that document (the caller reads the answer's epoch)."""
         blocked = self._blocked_by_dialog
         args: dict[str, Any] = {
             "commands": [c.to_wire() for c in commands],
@@ -195,6 +203,8 @@ class Cdp:
         }
         if tab_id is not None:
             args["tabId"] = tab_id
+        if epoch is not None:
+            args["epoch"] = epoch
         raw = await self._ask("cdp", args)
         state = _state(raw)
         if state.dialog is not None and blocked and commands and not raw.get("results"):

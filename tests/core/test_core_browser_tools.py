@@ -329,8 +329,18 @@ class RecordedPage:
         self.sites.append(args.get("site"))
         if args["unlessDialog"] and self.dialog is not None:
             return {**self._state(), "results": []}
-        results = []
+        if args.get("epoch", self.epoch) != self.epoch:  # a ref's document is gone: nothing runs
+            return {**self._state(), "results": []}
+        results: list[dict[str, Any]] = []
         for command in args["commands"]:
+            if "centerOf" in command:  # aimed at the middle of a box read earlier in the list, as debugger.js
+                quads = results[command["centerOf"]].get("result", {}).get("quads")
+                if not quads:
+                    results.append({"error": "no box", "noBox": True})
+                    break
+                x, y = sum(quads[0][0::2]) / 4, sum(quads[0][1::2]) / 4
+                command = {**command, "params": {**command["params"], "x": x, "y": y}}
+                del command["centerOf"]
             self.sent.append(command)
             if command["method"] == "Page.navigate" and self.lands_on is not None:
                 self.url = self.lands_on
@@ -380,6 +390,28 @@ async def test_a_snapshot_outlines_every_frame_and_its_refs_act_on_the_right_nod
     assert [(p["type"], p["x"], p["y"], p.get("clickCount")) for p in page.inputs()] == [
         ("mouseMoved", 20, 30, None), ("mousePressed", 20, 30, 1), ("mouseReleased", 20, 30, 1),
     ]  # fmt: skip
+
+
+async def test_a_click_by_ref_makes_two_round_trips_to_the_worker() -> None:
+    """The tab's facts, then one command list: scroll, box and the clicks (issue 26, the shortest path)."""
+    page = RecordedPage()
+    svc = await snapshotted(page)
+    page.tools.clear()
+    assert await run(svc, "browser_dom", action="click", tabId=5, ref="e8") == (True, "Clicked e8.")
+    assert page.tools == ["tab", "cdp"]
+    assert [c["method"] for c in page.sent] == [
+        "DOM.scrollIntoViewIfNeeded", "DOM.getContentQuads", *["Input.dispatchMouseEvent"] * 3,
+    ]  # fmt: skip
+
+
+async def test_a_click_on_an_element_without_a_box_sends_no_input() -> None:
+    page = RecordedPage()
+    svc = await snapshotted(page)
+    page.answers["DOM.getContentQuads"] = {"quads": []}
+    assert await run(svc, "browser_dom", action="click", ref="e8") == (
+        False, "e8 is not visible (it has no box on the page)"
+    )  # fmt: skip
+    assert page.inputs() == []
 
 
 async def test_a_double_click_with_modifiers_presses_twice_with_the_keys_held() -> None:
