@@ -8,7 +8,7 @@ action (core/tools/handlers/browser.py) all read this table; each tool's argumen
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from core.agents.tab_scope import Access
@@ -51,6 +51,8 @@ class BrowserAction:
     # While a JavaScript dialog is open in its tab it does not run (it would wait on the dialog): the answer
     # says the dialog and how to answer it.
     blocked_by_dialog: bool = False
+    # Caps the chrome.* executor applies as given (decided here, not in the worker).
+    limits: tuple[tuple[str, int], ...] = ()
 
     @property
     def parallel(self) -> bool:
@@ -85,9 +87,14 @@ def _acts(
     return BrowserAction(info, access, words, run, page_text, blocked_by_dialog)
 
 
+# At most this many links in one `links` answer (the page's first ones).
+MAX_LINKS = 1000
+
+
 def _page_read(what: str) -> BrowserAction:
     """title, url, text, html, links: one script in the page (chrome.scripting), which a dialog holds up."""
-    return _reads("page", say.fixed(f"read the page's {what}"), page_text=True, blocked_by_dialog=True)
+    read = _reads("page", say.fixed(f"read the page's {what}"), page_text=True, blocked_by_dialog=True)
+    return replace(read, limits=(("maxLinks", MAX_LINKS),)) if what == "links" else read
 
 
 def _on_page(reads: bool, words: Words, run: Runner) -> BrowserAction:

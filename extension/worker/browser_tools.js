@@ -140,7 +140,7 @@ async function inPage(a, func, args = []) {
 // Each runs in the page, serialised on its own: no closures over this module, and every failure comes back as
 // {error} (an exception thrown here would reach the worker only as a missing result).
 
-function pageRead(site, siteChanged, what, maxChars) {
+function pageRead(site, siteChanged, what, maxChars, maxLinks) {
   if (site !== null && location.origin !== site) return { error: `${siteChanged} (the tab shows ${location.origin})` };
   const cut = (s) => ({ value: s.length > maxChars ? s.slice(0, maxChars) : s, truncated: s.length > maxChars });
   switch (what) {
@@ -155,7 +155,7 @@ function pageRead(site, siteChanged, what, maxChars) {
       return { html: value, truncated };
     }
     case "links":
-      return { links: [...document.querySelectorAll("a[href]")].slice(0, 1000).map((a) => ({ text: a.innerText.trim(), href: a.href })) };
+      return { links: [...document.querySelectorAll("a[href]")].slice(0, maxLinks).map((a) => ({ text: a.innerText.trim(), href: a.href })) };
     default: return { error: `unknown page read ${what}` };
   }
 }
@@ -247,7 +247,7 @@ const executors = {
   },
 
   async browser_page(a) {
-    return inPage(a, pageRead, [a.action, a.maxChars]);
+    return inPage(a, pageRead, [a.action, a.maxChars, a.maxLinks ?? 0]);
   },
 
   // The debugger executor (cdp.js): the command lists Python builds, and the tab's event buffers.

@@ -107,6 +107,7 @@ class BrowserHandler:
                 wire |= guard.to_wire()
             if action.blocked_by_dialog:
                 wire["unlessDialog"] = True
+            wire |= dict(action.limits)
             if tab is not None and self._spec.name == "browser_navigation":
                 # back/forward step inside a page Tabgate may read (one entry, like the page's own link).
                 wire["viaPage"] = tab.granted
