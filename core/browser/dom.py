@@ -84,13 +84,6 @@ def _check(answer: Answer, what: str) -> Answer:
     return answer
 
 
-def _inputs(answer: Answer, what: str) -> Answer:
-    """An `at_center` list's answer: every input after the scroll and the box went."""
-    for index in range(2, len(answer.results)):
-        answer.result(index, what)
-    return answer
-
-
 def _after(answer: Answer, text: str) -> str:
     if answer.state.dialog is not None:
         return f"{text}\nThe page then opened a dialog: {answer.state.dialog.describe()}"
@@ -136,8 +129,7 @@ async def _click_at(
 ) -> Answer:
     # Scroll, box and the clicks in one list: one round trip (the executor aims them at the box it read).
     clicks = _clicks(0, 0, element.session, button=button, count=count, modifiers=modifiers)
-    answer, _ = await at_center(ctx, state, element, clicks)
-    return _inputs(answer, f"click {element.label}")
+    return _check((await at_center(ctx, state, element, clicks))[0], f"click {element.label}")
 
 
 async def click(ctx: PageContext, a: BrowserDomArgs) -> str:
@@ -151,8 +143,7 @@ async def click(ctx: PageContext, a: BrowserDomArgs) -> str:
 
 async def hover(ctx: PageContext, a: BrowserDomArgs) -> str:
     state, element = await _target(ctx, a)
-    answer, _ = await at_center(ctx, state, element, [_mouse("mouseMoved", 0, 0, element.session)])
-    _inputs(answer, "hover")
+    _check((await at_center(ctx, state, element, [_mouse("mouseMoved", 0, 0, element.session)]))[0], "hover")
     return f"The mouse is over {element.label}."
 
 

@@ -121,8 +121,8 @@ async def at_center(
 ) -> tuple[Answer, list[float]]:
     """One list, one round trip: scroll the element into view, read its boxes, then `inputs` at the middle
     of its first box (the executor places them from the boxes it just read; with no box none go). Answers
-    the list's answer (the inputs' results follow from index 2) and that box; a gone element or one with no
-    box is the error. A ref taken on trust runs only if the tab still shows its document (`epoch`)."""
+    the inputs' answer (their results only) and that box; a gone element or one with no box is the error.
+    A ref taken on trust runs only if the tab still shows its document (`epoch`)."""
     commands = [
         Command("DOM.scrollIntoViewIfNeeded", element.params, element.session),
         Command("DOM.getContentQuads", element.params, element.session),
@@ -137,7 +137,7 @@ async def at_center(
         raise gone_or(element, error.message.removeprefix("locate: "), "cannot reach") from None
     if not quads:
         raise RespondToModel(f"{element.label} is not visible (it has no box on the page)")
-    return answer, list(quads[0])
+    return replace(answer, results=answer.results[2:]), list(quads[0])
 
 
 async def center(ctx: PageContext, state: TabState, element: Element) -> tuple[float, float]:
