@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Literal
 
 from core.agents.tab_scope import Access
@@ -60,31 +61,23 @@ class BrowserAction:
         return self.info.reads
 
 
-def _reads(
+def _action(
     access: Access,
     words: Words,
     run: Runner | None = None,
     *,
-    target: Target = "tab",
-    page_text: bool = False,
-    blocked_by_dialog: bool = False,
-) -> BrowserAction:
-    info = ActionInfo(reads=True, moves_tab=False, target=target)
-    return BrowserAction(info, access, words, run, page_text, blocked_by_dialog)
-
-
-def _acts(
-    access: Access,
-    words: Words,
-    run: Runner | None = None,
-    *,
+    reads: bool,
     target: Target = "tab",
     moves_tab: bool = False,
     page_text: bool = False,
     blocked_by_dialog: bool = False,
 ) -> BrowserAction:
-    info = ActionInfo(reads=False, moves_tab=moves_tab, target=target)
+    info = ActionInfo(reads=reads, moves_tab=moves_tab, target=target)
     return BrowserAction(info, access, words, run, page_text, blocked_by_dialog)
+
+
+_reads = partial(_action, reads=True)
+_acts = partial(_action, reads=False)
 
 
 # At most this many links in one `links` answer (the page's first ones).
@@ -99,8 +92,7 @@ def _page_read(what: str) -> BrowserAction:
 
 def _on_page(reads: bool, words: Words, run: Runner) -> BrowserAction:
     """A debugger-run action in a page: a dialog holds up its commands."""
-    make = _reads if reads else _acts
-    return make("page", words, run, blocked_by_dialog=True)
+    return _action("page", words, run, reads=reads, blocked_by_dialog=True)
 
 
 ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
