@@ -90,6 +90,11 @@ def _page_read(what: str) -> BrowserAction:
     return replace(read, limits=(("maxLinks", MAX_LINKS),)) if what == "links" else read
 
 
+def _moves(words: Words) -> BrowserAction:
+    """reload, back, forward: one chrome.* call that moves the tab, timed as navigation.py says."""
+    return replace(_acts("tab", words, moves_tab=True, page_text=True), limits=navigation.TIMING)
+
+
 def _on_page(reads: bool, words: Words, run: Runner) -> BrowserAction:
     """A debugger-run action in a page: a dialog holds up its commands."""
     return _action("page", words, run, reads=reads, blocked_by_dialog=True)
@@ -125,9 +130,9 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
             page_text=True,
             blocked_by_dialog=True,
         ),
-        "reload": _acts("tab", say.fixed("reload the page"), moves_tab=True, page_text=True),
-        "back": _acts("tab", say.fixed("go back a page"), moves_tab=True, page_text=True),
-        "forward": _acts("tab", say.fixed("go forward a page"), moves_tab=True, page_text=True),
+        "reload": _moves(say.fixed("reload the page")),
+        "back": _moves(say.fixed("go back a page")),
+        "forward": _moves(say.fixed("go forward a page")),
         "current_url": _reads("tab", say.fixed("read the page's address"), page_text=True),
         "wait_for_load": _reads("tab", say.fixed("wait for the page to load"), page_text=True),
     },
