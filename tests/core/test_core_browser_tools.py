@@ -112,8 +112,15 @@ async def test_bad_arguments_are_answered_with_the_validation_message_and_never_
         (  # the active tab (7), looked up first, is the one the call runs on; the timing is Python's
             "browser_navigation",
             {"action": "reload"},
-            {"action": "reload", "tabId": 7, "waitForLoad": True, "timeoutMs": 15000, "startMs": 2000,
-             "commitSeenMs": 2000, "viaPage": True},  # fmt: skip
+            {
+                "action": "reload",
+                "tabId": 7,
+                "waitForLoad": True,
+                "timeoutMs": 15000,
+                "startMs": 2000,
+                "commitSeenMs": 2000,
+                "viaPage": True,
+            },
         ),
         (  # a page read carries the site the policy checked, for the executor to check again, and that a
             # dialog blocks it (the executor answers the open dialog instead of running)
