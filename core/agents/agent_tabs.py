@@ -19,7 +19,7 @@ from core.agents.call_checks import Prepared, Refusal
 from core.agents.identity import AgentBook, AgentState, TabGroups
 from core.browser.context import refs_of
 from core.browser.refs import FrameSite
-from core.calls.capabilities import BrowserCapability, BrowserToolError
+from core.calls.capabilities import BrowserCapability, BrowserToolError, McpErrorCode
 from core.web.fence import split
 
 type Message = dict[str, Any]
@@ -61,13 +61,20 @@ class AgentTabs:
         return {tab["id"]: tab for tab in tabs if isinstance(tab, dict) and isinstance(tab.get("id"), int)}
 
     async def tab(self, tab_id: int) -> dict[str, Any]:
-        tabs = await self.all()
-        if tabs is None:
+        """That one tab as the person sees it (the `tab` executor: one chrome.tabs.get, not every tab)."""
+        if self._browser is None:
             raise Refusal(f"Tabgate could not look up tab {tab_id}; try again.", failed=True)
-        tab = tabs.get(tab_id)
-        if tab is None:
+        try:
+            tab = await self._browser.call("tab", {"tabId": tab_id}, timeout_ms=TAB_LOOKUP_TIMEOUT_MS)
+        except BrowserToolError as error:
+            if error.code != McpErrorCode.INVALID_PARAMS:  # the executor's answer for a tab that is gone
+                raise Refusal(f"Tabgate could not look up tab {tab_id}; try again.", failed=True) from None
             self._book.tab_removed(tab_id)
-            raise Refusal(f"Tab {tab_id} is closed; browser_tab action=query lists your tabs.", failed=True)
+            raise Refusal(
+                f"Tab {tab_id} is closed; browser_tab action=query lists your tabs.", failed=True
+            ) from None
+        if not isinstance(tab, dict):
+            raise Refusal(f"Tabgate could not look up tab {tab_id}; try again.", failed=True)
         return tab
 
     def frame_of(self, tab_id: int, ref: str) -> FrameSite | None:

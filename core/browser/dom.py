@@ -10,7 +10,7 @@ from typing import Any
 
 from core.browser.context import PageContext
 from core.browser.dom_args import BrowserDomArgs, FormField
-from core.browser.elements import Element, call_on, center, gone_or, object_id, verify
+from core.browser.elements import Element, at_center, call_on, center, gone_or, object_id, verify
 from core.browser.executor import Answer, Command, TabState
 from core.browser.frame_input import agent_locate, focus_not_in_frame
 from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord, type_text
@@ -127,9 +127,9 @@ async def _click_at(
     count: int = 1,
     modifiers: int = 0,
 ) -> Answer:
-    x, y = await center(ctx, state, element)
-    commands = _clicks(x, y, element.session, button=button, count=count, modifiers=modifiers)
-    return _check(await ctx.cdp.run(state.tab_id, commands), f"click {element.label}")
+    # Scroll, box and the clicks in one list: one round trip (the executor aims them at the box it read).
+    clicks = _clicks(0, 0, element.session, button=button, count=count, modifiers=modifiers)
+    return _check((await at_center(ctx, state, element, clicks))[0], f"click {element.label}")
 
 
 async def click(ctx: PageContext, a: BrowserDomArgs) -> str:
@@ -143,8 +143,7 @@ async def click(ctx: PageContext, a: BrowserDomArgs) -> str:
 
 async def hover(ctx: PageContext, a: BrowserDomArgs) -> str:
     state, element = await _target(ctx, a)
-    x, y = await center(ctx, state, element)
-    _check(await ctx.cdp.run(state.tab_id, [_mouse("mouseMoved", x, y, element.session)]), "hover")
+    _check((await at_center(ctx, state, element, [_mouse("mouseMoved", 0, 0, element.session)]))[0], "hover")
     return f"The mouse is over {element.label}."
 
 
@@ -369,14 +368,14 @@ async def upload(ctx: PageContext, a: BrowserDomArgs) -> str:
 
 
 async def dialog(ctx: PageContext, a: BrowserDomArgs) -> PageText:
-    state = await ctx.cdp.state(a.tabId, during_dialog=True)
+    state = await ctx.cdp.state(a.tabId)
     if state.dialog is None:
         raise RespondToModel(f"no JavaScript dialog is open on tab {state.tab_id}")
     params: dict[str, Any] = {"accept": bool(a.accept)}
     if a.promptText is not None:
         params["promptText"] = a.promptText
     command = Command("Page.handleJavaScriptDialog", params, state.dialog.session)
-    _check(await ctx.cdp.run(state.tab_id, [command], during_dialog=True), "dialog")
+    _check(await ctx.cdp.run(state.tab_id, [command]), "dialog")
     verb = "Accepted" if a.accept else "Dismissed"
     return PageText(state.dialog.message, before=f"{verb} the {state.dialog.type}. Its message:")
 

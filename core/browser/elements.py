@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.browser.context import PageContext
@@ -115,13 +116,20 @@ async def call_on(ctx: PageContext, state: TabState, element: Element, function:
     return result.get("result", {}).get("value")
 
 
-async def center(ctx: PageContext, state: TabState, element: Element) -> tuple[float, float]:
-    """Scrolls the element into view and answers the middle of its first box, in its frame's viewport."""
+async def at_center(
+    ctx: PageContext, state: TabState, element: Element, inputs: Sequence[Command] = ()
+) -> tuple[Answer, list[float]]:
+    """One list, one round trip: scroll the element into view, read its boxes, then `inputs` at the middle
+    of its first box (the executor places them from the boxes it just read; with no box none go). Answers
+    the inputs' answer (their results only) and that box; a gone element or one with no box is the error.
+    A ref taken on trust runs only if the tab still shows its document (`epoch`)."""
     commands = [
         Command("DOM.scrollIntoViewIfNeeded", element.params, element.session),
         Command("DOM.getContentQuads", element.params, element.session),
+        *(replace(command, center_of=1) for command in inputs),
     ]
-    answer = await ctx.cdp.run(state.tab_id, commands, keep_going=True)
+    epoch = state.epoch if element.unverified else None
+    answer = await ctx.cdp.run(state.tab_id, commands, keep_going=True, epoch=epoch)
     verify(answer, state, element)
     try:
         quads = answer.result(1, "locate")["quads"]
@@ -129,5 +137,11 @@ async def center(ctx: PageContext, state: TabState, element: Element) -> tuple[f
         raise gone_or(element, error.message.removeprefix("locate: "), "cannot reach") from None
     if not quads:
         raise RespondToModel(f"{element.label} is not visible (it has no box on the page)")
-    quad = quads[0]
+    return replace(answer, results=answer.results[2:]), list(quads[0])
+
+
+async def center(ctx: PageContext, state: TabState, element: Element) -> tuple[float, float]:
+    """Scrolls the element into view and answers the middle of its first box, in its frame's viewport (the
+    point `at_center` aims its inputs at)."""
+    _, quad = await at_center(ctx, state, element)
     return sum(quad[0::2]) / 4, sum(quad[1::2]) / 4

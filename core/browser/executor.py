@@ -23,11 +23,17 @@ class Command:
     method: str
     params: dict[str, Any] = field(default_factory=dict)
     session: str | None = None
+    # Input aimed at an element whose box an earlier command of the same list reads (DOM.getContentQuads):
+    # the executor sets x and y to the middle of that result's first quad, so scrolling, reading the box and
+    # the input cost one round trip; with no box there the list stops, this command answering "no box".
+    center_of: int | None = None
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"method": self.method, "params": self.params}
         if self.session is not None:
             wire["session"] = self.session
+        if self.center_of is not None:
+            wire["centerOf"] = self.center_of
         return wire
 
 
@@ -104,7 +110,12 @@ class Buffer:
     loader_id: str | None  # the loader of the document shown now, when a navigation was seen
 
 
-def _dialog(raw: Any) -> Dialog | None:
+def dialog_open(tab_id: int, dialog: Dialog) -> RespondToModel:
+    """The modal-state rule's answer: the action did not run; how to answer the dialog first."""
+    return RespondToModel(f"Tab {tab_id}: {dialog.describe()}")
+
+
+def read_dialog(raw: Any) -> Dialog | None:
     if not isinstance(raw, dict):
         return None
     return Dialog(
@@ -122,7 +133,7 @@ def _state(raw: dict[str, Any]) -> TabState:
         url=str(tab.get("url", "")),
         title=str(tab.get("title", "")),
         epoch=int(raw.get("epoch", 0)),
-        dialog=_dialog(raw.get("dialog")),
+        dialog=read_dialog(raw.get("dialog")),
         sessions=tuple(
             Session(s["id"], s["targetId"], str(s.get("url", ""))) for s in raw.get("sessions", ())
         ),
@@ -141,12 +152,21 @@ def _outcome(raw: dict[str, Any]) -> Outcome:
 class Cdp:
     """One tool call's view of the executor; every request carries the call's time limit and, until the
     action moves the tab (`release`), the site the tab must still show (checked by the executor right before
-    it sends the first command of each list)."""
+    it sends the first command of each list). `blocked_by_dialog` is the action's declaration (actions.py):
+    while a dialog is open its commands do not run and the call answers how to answer the dialog."""
 
-    def __init__(self, browser: BrowserCapability, timeout_ms: int, guard: Guard | None = None) -> None:
+    def __init__(
+        self,
+        browser: BrowserCapability,
+        timeout_ms: int,
+        guard: Guard | None = None,
+        *,
+        blocked_by_dialog: bool = True,
+    ) -> None:
         self._browser = browser
         self._timeout_ms = timeout_ms
         self._guard = guard
+        self._blocked_by_dialog = blocked_by_dialog
 
     def release(self) -> None:
         """The action has sent the tab elsewhere (a navigation began): what it shows next is its own doing."""
@@ -169,28 +189,32 @@ class Cdp:
         *,
         parallel: bool = False,
         keep_going: bool = False,
-        during_dialog: bool = False,
+        epoch: int | None = None,
     ) -> Answer:
-        """Runs the commands in the tab. While a dialog is open nothing runs (the modal-state rule) and the
-        answer is an error saying how to answer the dialog, unless `during_dialog`."""
+        """Runs the commands in the tab. For an action a dialog blocks, nothing runs while one is open (the
+        modal-state rule) and the answer is an error saying how to answer the dialog. With `epoch`, nothing
+        runs unless the tab still shows that document (the caller reads the answer's epoch)."""
+        blocked = self._blocked_by_dialog
         args: dict[str, Any] = {
             "commands": [c.to_wire() for c in commands],
             "parallel": parallel,
             "keepGoing": keep_going,
-            "unlessDialog": not during_dialog,
+            "unlessDialog": blocked,
         }
         if tab_id is not None:
             args["tabId"] = tab_id
+        if epoch is not None:
+            args["epoch"] = epoch
         raw = await self._ask("cdp", args)
         state = _state(raw)
-        if state.dialog is not None and not during_dialog and commands and not raw.get("results"):
-            raise RespondToModel(f"Tab {state.tab_id}: {state.dialog.describe()}")
+        if state.dialog is not None and blocked and commands and not raw.get("results"):
+            raise dialog_open(state.tab_id, state.dialog)
         results = tuple(_outcome(r) for r in raw.get("results", ()))
         opened = any("dialog" in r for r in raw.get("results", ()))
         return Answer(state, results, opened, raw.get("drag"))
 
-    async def state(self, tab_id: int | None, *, during_dialog: bool = False) -> TabState:
-        return (await self.run(tab_id, (), during_dialog=during_dialog)).state
+    async def state(self, tab_id: int | None) -> TabState:
+        return (await self.run(tab_id, ())).state
 
     async def buffer(self, tab_id: int | None, name: str) -> Buffer:
         args: dict[str, Any] = {"buffer": name}

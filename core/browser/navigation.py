@@ -22,6 +22,16 @@ from core.web.fence import PageText
 from core.web.urls import check_navigable
 
 _MOVES = ("navigate", "reload", "back", "forward")
+# The navigation timing the chrome.* executor applies as given: how long a navigation may take to begin
+# after it was asked for (only an in-page history step with no entry to go to gets near it), and how long a
+# history step's answer waits for the debugger's word of its commit.
+TIMING = (("startMs", 2_000), ("commitSeenMs", 2_000))
+
+
+def _to_blank(tab_id: int | None, timeout_ms: int) -> dict[str, Any]:
+    """The chrome.* call that sends a tab to about:blank and waits for it."""
+    blank = {"action": "navigate", "url": "about:blank", "waitForLoad": True, "timeoutMs": timeout_ms}
+    return blank | dict(TIMING) | ({} if tab_id is None else {"tabId": tab_id})
 
 
 class BrowserNavigationArgs(BaseModel):
@@ -78,10 +88,7 @@ async def _start(ctx: PageContext, a: BrowserNavigationArgs) -> TabState:
     tab_id = ctx.tab.id if ctx.tab is not None else a.tabId
     if ctx.tab is None or _controllable(ctx.tab.url):
         return (await ctx.cdp.run(tab_id, [])).state
-    blank = {"action": "navigate", "url": "about:blank", "waitForLoad": True, "timeoutMs": a.timeoutMs}
-    if tab_id is not None:
-        blank["tabId"] = tab_id
-    tab = await ctx.cdp.legacy("browser_navigation", blank)
+    tab = await ctx.cdp.legacy("browser_navigation", _to_blank(tab_id, a.timeoutMs))
     ctx.cdp.release()
     return (await ctx.cdp.run(int(tab["id"]), [])).state
 
@@ -122,9 +129,7 @@ async def _failed(ctx: PageContext, state: TabState, url: str, error_text: str) 
         await asyncio.sleep(_RETRY_S)
     if _controllable(shown):
         return RespondToModel(f"navigation to {url} failed: {error_text}")
-    blank = {"action": "navigate", "tabId": state.tab_id, "url": "about:blank", "waitForLoad": True,
-             "timeoutMs": 5_000}  # fmt: skip
-    await ctx.cdp.legacy("browser_navigation", blank)
+    await ctx.cdp.legacy("browser_navigation", _to_blank(state.tab_id, 5_000))
     return _led_away(
         f"navigation to {url} was redirected to a page Tabgate may not control (only http(s) pages; "
         f"{error_text}); the tab was sent to about:blank. Where it led:",
@@ -162,9 +167,7 @@ async def _left_uncontrollable(ctx: PageContext, tab_id: int | None, url: str) -
     final = str(current.get("url", ""))
     if _controllable(final):
         return None
-    blank = {"action": "navigate", "tabId": current["tabId"], "url": "about:blank", "waitForLoad": True,
-             "timeoutMs": 5_000}  # fmt: skip
-    await ctx.cdp.legacy("browser_navigation", blank)
+    await ctx.cdp.legacy("browser_navigation", _to_blank(int(current["tabId"]), 5_000))
     return _led_away(
         f"navigation to {url} ended on a page Tabgate may not control (only http(s) pages); the tab was "
         "sent to about:blank. Where it ended:",
@@ -177,7 +180,7 @@ async def navigate(ctx: PageContext, a: BrowserNavigationArgs) -> dict[str, Any]
     deadline = time.monotonic() + a.timeoutMs / 1000
     try:
         tab_id, started = await within(_go(ctx, a, deadline), a.timeoutMs)
-        final = (await ctx.cdp.run(tab_id, [], during_dialog=True)).state
+        final = (await ctx.cdp.run(tab_id, [])).state
     except DeadlineExceeded:
         where = f"tab {a.tabId}" if a.tabId is not None else "the tab"
         raise RespondToModel(f"{where} did not finish loading within {a.timeoutMs} ms") from None

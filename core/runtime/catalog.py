@@ -41,12 +41,9 @@ def build_registry(
         resources = McpResourceHandler(mcp, emit, servers)
         tools += [RegisteredTool(spec, resources, ToolSource.BUILTIN) for spec in RESOURCE_TOOL_SPECS]
     if browser is not None:
-        tools += [
-            RegisteredTool(
-                spec.tool_spec, BrowserHandler(spec, browser, config.uploadDirs, mcp), ToolSource.BROWSER
-            )
-            for spec in browser_tools
-        ]
+        for spec in browser_tools:
+            runs = BrowserHandler(spec, browser, config.uploadDirs, mcp)
+            tools.append(RegisteredTool(spec.tool_spec, runs, ToolSource.BROWSER, parallel=runs.parallel))
     if mcp is not None and config.mcpTools and mcp_table:
         handler = McpHandler(McpToolCall(mcp, emit, servers))
         tools += [RegisteredTool(tool.spec, handler, ToolSource.MCP, mcp=tool) for tool in mcp_table.values()]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
@@ -40,6 +40,9 @@ class RegisteredTool:
     mcp: McpTool | None = None
     # False for tools that answer when called but are not worth offering (local_shell).
     offered: bool = True
+    # Whether this call may run beside the others of its turn, when that depends on the call (a browser
+    # tool's action: reads run together, acting runs alone); None: the spec's `supports_parallel`.
+    parallel: Callable[[ToolCall], bool] | None = None
 
 
 class ToolRegistry:
@@ -93,7 +96,8 @@ class ToolRegistry:
             raise unknown_tool(name, self._access, custom=custom, mcp_error=self._mcp_error)
         if call.payload.kind not in tool.handler.accepts:
             raise Fatal(f"tool {name} invoked with incompatible payload")
-        async with self._gates.hold(turn, parallel=tool.spec.supports_parallel):
+        parallel = tool.spec.supports_parallel if tool.parallel is None else tool.parallel(call)
+        async with self._gates.hold(turn, parallel=parallel):
             return await tool.handler.handle(call)
 
 

@@ -83,14 +83,11 @@ function waitForComplete(tabId, timeoutMs) {
   });
 }
 
-// How long a navigation may take to begin after it was asked for; only an in-page history step (which does
-// nothing when there is no entry to go to) ever gets near it.
-const NAVIGATION_START_MS = 2000;
-
 // Runs `start`, which begins a navigation of the tab, and waits for that navigation. A wait armed only after
 // `start` could see the old page's "complete" (an in-page history step begins asynchronously), so this one
-// listens first and only counts a "complete" once the new navigation has begun.
-function navigateTab(tab, start, { waitForLoad, timeoutMs, notStarted }) {
+// listens first and only counts a "complete" once the new navigation has begun. `startMs`: how long it may take
+// to begin (Python's, core/browser/navigation.py TIMING).
+function navigateTab(tab, start, { waitForLoad, timeoutMs, startMs, notStarted }) {
   return new Promise((resolve, reject) => {
     let started = false;
     const onChange = (change, current) => {
@@ -102,7 +99,7 @@ function navigateTab(tab, start, { waitForLoad, timeoutMs, notStarted }) {
       .then(() => watch.check())
       .then(() => {
         if (watch.settled()) return;
-        watch.after(Math.min(NAVIGATION_START_MS, timeoutMs), () => {
+        watch.after(Math.min(startMs, timeoutMs), () => {
           if (!started) watch.finish(false, rpcError(ErrorCode.INVALID_PARAMS, notStarted));
         });
       })
@@ -113,16 +110,10 @@ function navigateTab(tab, start, { waitForLoad, timeoutMs, notStarted }) {
 async function inPage(a, func, args = []) {
   const tab = await targetTab(a.tabId);
   checkSite(tab, a);
-  // A script cannot run while the page waits on a dialog (the modal-state rule, worded as core/browser/executor.py).
-  // The dialog's message is the page's text: only Python fences it (browser_dom dialog answers with it).
-  const dialog = openDialog(tab.id);
-  if (dialog) {
-    throw rpcError(
-      ErrorCode.INVALID_PARAMS,
-      `Tab ${tab.id}: a JavaScript ${dialog.type} is open. Answer it first: ` +
-        `browser_dom {"action": "dialog", "accept": true|false}.`,
-    );
-  }
+  // A script cannot run while the page waits on a dialog: for an action Python says a dialog blocks, the
+  // open dialog comes back instead, and Python answers (core/browser/executor.py dialog_open).
+  const dialog = a.unlessDialog ? openDialog(tab.id) : null;
+  if (dialog) return { blockedByDialog: dialog, tabId: tab.id };
   let result;
   try {
     // The page function checks the site again itself, in the same turn as it reads.
@@ -146,7 +137,7 @@ async function inPage(a, func, args = []) {
 // Each runs in the page, serialised on its own: no closures over this module, and every failure comes back as
 // {error} (an exception thrown here would reach the worker only as a missing result).
 
-function pageRead(site, siteChanged, what, maxChars) {
+function pageRead(site, siteChanged, what, maxChars, maxLinks) {
   if (site !== null && location.origin !== site) return { error: `${siteChanged} (the tab shows ${location.origin})` };
   const cut = (s) => ({ value: s.length > maxChars ? s.slice(0, maxChars) : s, truncated: s.length > maxChars });
   switch (what) {
@@ -161,7 +152,7 @@ function pageRead(site, siteChanged, what, maxChars) {
       return { html: value, truncated };
     }
     case "links":
-      return { links: [...document.querySelectorAll("a[href]")].slice(0, 1000).map((a) => ({ text: a.innerText.trim(), href: a.href })) };
+      return { links: [...document.querySelectorAll("a[href]")].slice(0, maxLinks).map((a) => ({ text: a.innerText.trim(), href: a.href })) };
     default: return { error: `unknown page read ${what}` };
   }
 }
@@ -199,12 +190,11 @@ async function historyStep(tab, delta, viaPage) {
   }
 }
 
-const COMMIT_SEEN_MS = 2000; // how long a history step's answer waits for the debugger's word of its commit
-
 // A history step's answer, once a page it restored from the back/forward cache is decided (nav_hold.js): a
-// stopped one names nothing of that page (the agent hears where it led from Python, fenced).
-async function stepped(tab, answer) {
-  await seenCommit(tab.id, answer.url, COMMIT_SEEN_MS);
+// stopped one names nothing of that page (the agent hears where it led from Python, fenced). It waits up to
+// `commitSeenMs` for the debugger's word of the commit.
+async function stepped(tab, answer, commitSeenMs) {
+  await seenCommit(tab.id, answer.url, commitSeenMs);
   if (!(await restoreStopped(tab.id))) return answer;
   throw rpcError(ErrorCode.INVALID_PARAMS, `tab ${tab.id} went to a page of another site; Tabgate took it back`);
 }
@@ -241,19 +231,19 @@ const executors = {
     const tab = await targetTab(a.tabId);
     checkSite(tab, a);
     const go = (start, notStarted) =>
-      navigateTab(tab, start, { waitForLoad: a.waitForLoad, timeoutMs: a.timeoutMs, notStarted });
+      navigateTab(tab, start, { waitForLoad: a.waitForLoad, timeoutMs: a.timeoutMs, startMs: a.startMs, notStarted });
     switch (a.action) {
       case "navigate": return go(() => chrome.tabs.update(tab.id, { url: a.url }), `tab ${tab.id} did not start loading ${a.url}`);
       case "reload": return go(() => chrome.tabs.reload(tab.id), `tab ${tab.id} did not start reloading`);
-      case "back": return stepped(tab, await go(() => historyStep(tab, -1, a.viaPage), `tab ${tab.id} has no earlier page to go back to`));
-      case "forward": return stepped(tab, await go(() => historyStep(tab, 1, a.viaPage), `tab ${tab.id} has no later page to go forward to`));
+      case "back": return stepped(tab, await go(() => historyStep(tab, -1, a.viaPage), `tab ${tab.id} has no earlier page to go back to`), a.commitSeenMs);
+      case "forward": return stepped(tab, await go(() => historyStep(tab, 1, a.viaPage), `tab ${tab.id} has no later page to go forward to`), a.commitSeenMs);
       case "current_url": return { tabId: tab.id, url: tab.url || tab.pendingUrl || "", status: tab.status };
       case "wait_for_load": return waitForComplete(tab.id, a.timeoutMs);
     }
   },
 
   async browser_page(a) {
-    return inPage(a, pageRead, [a.action, a.maxChars]);
+    return inPage(a, pageRead, [a.action, a.maxChars, a.maxLinks ?? 0]);
   },
 
   // The debugger executor (cdp.js): the command lists Python builds, and the tab's event buffers.

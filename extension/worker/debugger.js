@@ -298,6 +298,15 @@ function runCommand(state, { method, params, session }) {
   return Promise.race([command, opened]).finally(() => state.dialogWaiters.delete(stop));
 }
 
+// {centerOf: i}: the command goes to the middle of the first quad result i answered (Python's center(),
+// core/browser/elements.py, for input in the same list as the box it aims at); none, and the list stops.
+function runAt(state, command, results) {
+  const quad = results[command.centerOf]?.result?.quads?.[0];
+  if (!quad) return { error: "no box", noBox: true };
+  const middle = (axis) => (quad[axis] + quad[axis + 2] + quad[axis + 4] + quad[axis + 6]) / 4;
+  return runCommand(state, { ...command, params: { ...command.params, x: middle(0), y: middle(1) } });
+}
+
 function describe(state, tab) {
   return {
     tab: { id: tab.id, url: tab.url || tab.pendingUrl || "", title: tab.title ?? "", status: tab.status },
@@ -307,7 +316,7 @@ function describe(state, tab) {
   };
 }
 
-// {commands: [{method, params?, session?}], parallel?, keepGoing?, unlessDialog?, site?}: runs the commands (one after
+// {commands: [{method, params?, session?, centerOf?}], parallel?, keepGoing?, unlessDialog?, epoch?, site?}: runs the commands (one after
 // the other, or all at once) and answers their results in order, each {result} or {error} (or {dialog}).
 // Sequential runs stop at the first error unless keepGoing. With unlessDialog nothing runs while a dialog is
 // open. The answer also says the tab, its sessions, its document epoch and any open dialog.
@@ -317,14 +326,15 @@ export async function runCommands(tab, a, again = true) {
   if (a.site !== undefined) checkSite(await chrome.tabs.get(tab.id), a);
   if (a.frame !== undefined) await checkFrame(tab.id, a);
   const results = [];
-  if (!(a.unlessDialog && state.dialog)) {
+  // Nothing runs while a dialog blocks the action, or once the tab shows another document than `epoch`.
+  if (!(a.unlessDialog && state.dialog) && (a.epoch === undefined || a.epoch === state.epoch)) {
     if (a.parallel) {
       results.push(...(await Promise.all(a.commands.map((c) => runCommand(state, c)))));
     } else {
       for (const command of a.commands) {
-        const outcome = await runCommand(state, command);
+        const outcome = command.centerOf === undefined ? await runCommand(state, command) : await runAt(state, command, results);
         results.push(outcome);
-        if (outcome.dialog || (outcome.error && !a.keepGoing)) break;
+        if (outcome.dialog || outcome.noBox || (outcome.error && !a.keepGoing)) break;
       }
     }
   }

@@ -109,12 +109,21 @@ async def test_bad_arguments_are_answered_with_the_validation_message_and_never_
 @pytest.mark.parametrize(
     ("tool", "args", "sent"),
     [
-        (  # the active tab (7), looked up first, is the one the call runs on
+        (  # the active tab (7), looked up first, is the one the call runs on; the timing is Python's
             "browser_navigation",
             {"action": "reload"},
-            {"action": "reload", "tabId": 7, "waitForLoad": True, "timeoutMs": 15000, "viaPage": True},
+            {
+                "action": "reload",
+                "tabId": 7,
+                "waitForLoad": True,
+                "timeoutMs": 15000,
+                "startMs": 2000,
+                "commitSeenMs": 2000,
+                "viaPage": True,
+            },
         ),
-        (  # a page read carries the site the policy checked, for the executor to check again
+        (  # a page read carries the site the policy checked, for the executor to check again, and that a
+            # dialog blocks it (the executor answers the open dialog instead of running)
             "browser_page",
             {"action": "text", "tabId": 7},
             {
@@ -124,6 +133,7 @@ async def test_bad_arguments_are_answered_with_the_validation_message_and_never_
                 "offset": 0,
                 "site": "https://example.test",
                 "siteChanged": TAB_MOVED,
+                "unlessDialog": True,
             },
         ),
         (
@@ -327,8 +337,18 @@ class RecordedPage:
         self.sites.append(args.get("site"))
         if args["unlessDialog"] and self.dialog is not None:
             return {**self._state(), "results": []}
-        results = []
+        if args.get("epoch", self.epoch) != self.epoch:  # a ref's document is gone: nothing runs
+            return {**self._state(), "results": []}
+        results: list[dict[str, Any]] = []
         for command in args["commands"]:
+            if "centerOf" in command:  # aimed at the middle of a box read earlier in the list, as debugger.js
+                quads = results[command["centerOf"]].get("result", {}).get("quads")
+                if not quads:
+                    results.append({"error": "no box", "noBox": True})
+                    break
+                x, y = sum(quads[0][0::2]) / 4, sum(quads[0][1::2]) / 4
+                command = {**command, "params": {**command["params"], "x": x, "y": y}}
+                del command["centerOf"]
             self.sent.append(command)
             if command["method"] == "Page.navigate" and self.lands_on is not None:
                 self.url = self.lands_on
@@ -378,6 +398,28 @@ async def test_a_snapshot_outlines_every_frame_and_its_refs_act_on_the_right_nod
     assert [(p["type"], p["x"], p["y"], p.get("clickCount")) for p in page.inputs()] == [
         ("mouseMoved", 20, 30, None), ("mousePressed", 20, 30, 1), ("mouseReleased", 20, 30, 1),
     ]  # fmt: skip
+
+
+async def test_a_click_by_ref_makes_two_round_trips_to_the_worker() -> None:
+    """The tab's facts, then one command list: scroll, box and the clicks (issue 26, the shortest path)."""
+    page = RecordedPage()
+    svc = await snapshotted(page)
+    page.tools.clear()
+    assert await run(svc, "browser_dom", action="click", tabId=5, ref="e8") == (True, "Clicked e8.")
+    assert page.tools == ["tab", "cdp"]
+    assert [c["method"] for c in page.sent] == [
+        "DOM.scrollIntoViewIfNeeded", "DOM.getContentQuads", *["Input.dispatchMouseEvent"] * 3,
+    ]  # fmt: skip
+
+
+async def test_a_click_on_an_element_without_a_box_sends_no_input() -> None:
+    page = RecordedPage()
+    svc = await snapshotted(page)
+    page.answers["DOM.getContentQuads"] = {"quads": []}
+    assert await run(svc, "browser_dom", action="click", ref="e8") == (
+        False, "e8 is not visible (it has no box on the page)"
+    )  # fmt: skip
+    assert page.inputs() == []
 
 
 async def test_a_double_click_with_modifiers_presses_twice_with_the_keys_held() -> None:

@@ -17,7 +17,7 @@ from core.agents.agent_calls import AgentGateway
 from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from core.browser.context import refs_of
 from core.browser.refs import FrameSite, PageKey
-from core.calls.capabilities import BrowserToolError
+from core.calls.capabilities import BrowserToolError, McpErrorCode
 from core.runtime.facade import Service
 from tests.core.fenced import page_of
 
@@ -71,9 +71,11 @@ class Chrome:
             return {"guarded": self.guarded}
         self.calls.append((tool, args))
         action = args.get("action")
-        if tool == "tab":  # what the browser handler looks up of a tab before it acts on it
-            tab = self.tabs[args["tabId"]]
-            return {"id": tab["id"], "url": tab["url"], "granted": tab["url"].startswith("https://")}
+        if tool == "tab":  # what consent and the browser handler look up of a tab before it acts on it
+            tab = self.tabs.get(args["tabId"])
+            if tab is None:  # chrome.tabs.get of a closed tab, as the executor answers it
+                raise BrowserToolError(f"No tab with id: {args['tabId']}.", McpErrorCode.INVALID_PARAMS)
+            return {**tab, "granted": tab["url"].startswith("https://")}
         if tool == "browser_tab" and action == "query":
             return list(self.tabs.values())
         if tool == "browser_tab" and action == "create":
@@ -804,7 +806,7 @@ async def test_a_tab_look_up_that_fails_refuses_the_call_and_keeps_the_agents_ta
     original = setup.chrome.call
 
     async def failing(tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
-        if tool == "browser_tab" and args.get("action") == "query":
+        if tool == "tab":
             raise BrowserToolError("the service worker is gone")  # the look-up fails
         return await original(tool, args, timeout_ms=timeout_ms)
 

@@ -1,7 +1,8 @@
-"""Browser tools: arguments validated here; the tab the call runs on is checked against the caller's tabs and
-the page-access policy (core/calls/tab_scope.py); the action then runs as debugger commands Python builds or
-as
-one chrome.* call in the service worker, as core/browser/actions.py declares it."""
+"""The wrapper that runs every browser action, as core/browser/actions.py declares it: arguments validated
+here; the tab the call runs on checked against the caller's tabs and the page-access policy
+(core/calls/tab_scope.py); the dialog rule applied (an action a dialog blocks does not run while one is
+open); the action then runs as debugger commands Python builds or as one chrome.* call in the service worker.
+Whether a call may run beside the other calls of its turn (`parallel`) is its action's, not its tool's."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from core.browser.actions import BrowserAction, action_of
+from core.browser.actions import BrowserAction, action_of, declared
 from core.browser.context import PageContext, refs_of
-from core.browser.executor import Cdp
+from core.browser.executor import Cdp, dialog_open, read_dialog
 from core.browser.tool_spec import BrowserToolSpec
-from core.calls.arguments import parse_arguments_model
+from core.calls.arguments import InvalidJson, parse_arguments_model, parse_json_arguments
 from core.calls.capabilities import BrowserCapability, BrowserToolError, McpCapability
 from core.calls.deadline import DeadlineExceeded, within
 from core.calls.errors import RespondToModel
@@ -44,6 +45,19 @@ class BrowserHandler:
         self._browser = browser
         self._upload_dirs = upload_dirs
         self._host = host
+
+    def parallel(self, call: ToolCall) -> bool:
+        """Whether the call's action only reads, so it may run beside the other reads of its turn. Arguments
+        that do not say a known action make it exclusive (the call then fails on them, alone)."""
+        if not isinstance(call.payload, FunctionPayload):
+            return False
+        try:
+            arguments = parse_json_arguments(call.payload.arguments)
+        except InvalidJson:
+            return False
+        named = arguments.get("action") if isinstance(arguments, dict) else None
+        action = declared(self._spec.name, named if isinstance(named, str) else None)
+        return action is not None and action.parallel
 
     async def _tab(self, tab_id: int | None, action: str | None) -> TabFacts:
         try:
@@ -83,7 +97,7 @@ class BrowserHandler:
         args, tab, guard = await self._place(args, name, action, call.target)
         timeout_ms = self._spec.timeout_ms
         if action.run is not None:
-            cdp = Cdp(self._browser, timeout_ms, guard)
+            cdp = Cdp(self._browser, timeout_ms, guard, blocked_by_dialog=action.blocked_by_dialog)
             caller = call.target.caller if call.target is not None and call.target.caller else "person"
             context = PageContext(cdp, refs_of(self._browser), tab, self._upload_dirs, self._host, caller)
             request = action.run(context, args)
@@ -91,6 +105,9 @@ class BrowserHandler:
             wire = args.model_dump(exclude_none=True)
             if guard is not None:
                 wire |= guard.to_wire()
+            if action.blocked_by_dialog:
+                wire["unlessDialog"] = True
+            wire |= dict(action.limits)
             if tab is not None and self._spec.name == "browser_navigation":
                 # back/forward step inside a page Tabgate may read (one entry, like the page's own link).
                 wire["viaPage"] = tab.granted
@@ -102,6 +119,10 @@ class BrowserHandler:
             raise refusal(error, guard) from None
         except DeadlineExceeded as error:
             raise RespondToModel(f"{self._spec.name} {error}") from None
+        if action.blocked_by_dialog and isinstance(result, dict) and "blockedByDialog" in result:
+            dialog = read_dialog(result["blockedByDialog"])
+            if dialog is not None:
+                raise dialog_open(int(result.get("tabId", 0)), dialog)
         if call.target is not None and self._spec.name == "browser_tab" and isinstance(result, list):
             shared = set(call.target.tabs)
             result = [t for t in result if isinstance(t, dict) and t.get("id") in shared]
