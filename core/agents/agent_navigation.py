@@ -26,10 +26,11 @@ from pydantic import ValidationError
 
 from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from core.agents.identity import AgentBook, AgentState
+from core.agents.plain_words import summarize
 from core.calls.capabilities import BrowserCapability, BrowserToolError
 from core.calls.tab_scope import site_of
 from core.calls.validation import format_validation_error
-from core.consent.board import ConsentBoard, ConsentRefused, Question, summarize
+from core.consent.board import ConsentBoard, ConsentRefused, Question
 from core.consent.nav_guard import Outcome, PausedNavigation, Standing, decide, stopped_words
 
 type Answer = dict[str, Any]

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from core.agents.identity import AgentState
+from core.agents.plain_words import summarize
 from core.browser.actions import describe
 from core.browser.dom_args import BrowserDomArgs
 from core.browser.refs import FrameSite
@@ -23,7 +24,7 @@ from core.browser.tool_table import BROWSER_TOOLS
 from core.calls.outcome import Outcome
 from core.calls.tab_scope import site_of
 from core.calls.validation import format_validation_error
-from core.consent.board import Question, summarize
+from core.consent.board import Question
 from core.tools.tool_facts import needs_yes
 
 type Answer = dict[str, Any]

@@ -18,9 +18,9 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
 
 from core.agents.agent_names import MAX_NAME, MAX_VERSION, clean_name, clean_version
+from core.agents.plain_words import call_words, not_trustable_words, placed, program_words
 from core.calls.outcome import Outcome
 from core.calls.tab_scope import site_of
-from core.consent.plain_words import call_words, not_trustable_words, placed, program_words
 
 # What an interpreter runs: a script file (absolute, links resolved), a module or class found on a search
 # path, code on its command line, nothing named (a prompt, stdin), a script named relative to a working

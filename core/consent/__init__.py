@@ -1,2 +1,2 @@
-"""Consent rules: the person's questions, the words they are asked in, the last check before the page,
-where an agent's tab may go."""
+"""Consent rules: the person's questions (board), the last check before the page, where an agent's tab
+may go."""

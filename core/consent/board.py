@@ -19,12 +19,10 @@ import asyncio
 import itertools
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
-
-from core.consent.plain_words import call_words, placed
 
 type Emit = Callable[[dict[str, Any]], None]
 
@@ -116,23 +114,6 @@ class Question:
         if not self.grantable:
             wire["sessionAllowed"] = False
         return wire
-
-
-def summarize(
-    tool: str,
-    action: str | None,
-    arguments: Mapping[str, Any],
-    *,
-    tab: tuple[int, str | None] | None = None,
-    site: str | None = None,
-    mcp: bool = False,
-    unknown_destination: bool = False,
-) -> str:
-    """The question in plain words: what the call does, with its arguments, in which tab, on which site."""
-    summary = placed(call_words(tool, action, arguments, mcp=mcp), tab, site)
-    if unknown_destination:
-        summary += " (to whatever page the tab's history holds, which may be another site)"
-    return summary
 
 
 @dataclass

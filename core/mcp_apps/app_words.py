@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.consent.plain_words import call_words
+from core.agents.plain_words import call_words
 from core.tools.tool_facts import title_of
 
 

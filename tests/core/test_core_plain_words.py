@@ -1,4 +1,4 @@
-"""An agent's call in plain words (core/consent/plain_words.py): what the person reads in a question, a
+"""An agent's call in plain words (core/agents/plain_words.py): what the person reads in a question, a
 running call
 and a notification, and what an agent is told when refused."""
 
@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.consent.board import summarize
-from core.consent.plain_words import call_words, placed, quoted
+from core.agents.plain_words import call_words, placed, quoted, summarize
 
 pytestmark = pytest.mark.unit
 

@@ -90,3 +90,20 @@ def not_trustable_words(executable: str, kind: str, target: str) -> str | None:
         f"Cannot act without asking: it is the interpreter {interpreter} and {why}. Trusting it would trust "
         f"every program {interpreter} runs that way."
     )
+
+
+def summarize(
+    tool: str,
+    action: str | None,
+    arguments: Mapping[str, Any],
+    *,
+    tab: tuple[int, str | None] | None = None,
+    site: str | None = None,
+    mcp: bool = False,
+    unknown_destination: bool = False,
+) -> str:
+    """The question in plain words: what the call does, with its arguments, in which tab, on which site."""
+    summary = placed(call_words(tool, action, arguments, mcp=mcp), tab, site)
+    if unknown_destination:
+        summary += " (to whatever page the tab's history holds, which may be another site)"
+    return summary
