@@ -36,6 +36,8 @@ from core.host_link.servers import TIMEOUT_MARGIN_MS, HostState
 from core.runtime.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.runtime.facade import Service
 from core.runtime.history import record_for
+from core.runtime.messages import Dispatch, parse_runtime_message
+from core.tools.errors import RequestError
 
 
 class JsApi(Protocol):
@@ -136,10 +138,6 @@ class ServiceWorkerTabGroups:
         return int(result["groupId"])
 
 
-# Calls the service worker records in the history: it gets the answer and Python's record of it.
-RECORDED = frozenset({"dispatch"})
-
-
 class Bridge:
     def __init__(self, api: JsApi, *, timeout_margin_ms: int = TIMEOUT_MARGIN_MS) -> None:
         def emit(event: dict[str, Any]) -> None:
@@ -149,18 +147,20 @@ class Bridge:
         self._service = Service(
             emit=emit, browser=browser, host=HostMcp(api), timeout_margin_ms=timeout_margin_ms
         )
-        self._gateway = AgentGateway(self._service.handle, browser, emit, ServiceWorkerTabGroups(api))
+        self._gateway = AgentGateway(self._service, browser, emit, ServiceWorkerTabGroups(api))
 
     async def handle(self, message_json: str) -> str:
-        message = json.loads(message_json)
-        kind = message.get("type") if isinstance(message, dict) else None
-        if self._gateway.handles(kind):
+        try:
+            message = parse_runtime_message(json.loads(message_json))
+        except RequestError as error:
+            return json.dumps(error.to_wire())
+        if self._gateway.handles(message):
             answer = await self._gateway.handle(message)
         else:
             answer = await self._service.handle(message)
-            if kind is not None:
-                await self._gateway.after(message)
-        if kind in RECORDED:
+            await self._gateway.after(message)
+        # The service worker records a dispatch in the history: it gets the answer and Python's record of it.
+        if isinstance(message, Dispatch):
             return json.dumps({"answer": answer, "record": record_for(answer)})
         return json.dumps(answer)
 

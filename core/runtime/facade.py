@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -16,10 +16,12 @@ from core.host_link.resumed_tasks import finished_task
 from core.host_link.server_controls import CONTROLS
 from core.host_link.servers import TIMEOUT_MARGIN_MS, HostState, ServerBoard, parse_statuses
 from core.mcp_apps.app_bridge import AppBridge
+from core.runtime import messages as m
 from core.runtime.capabilities import BrowserCapability, HostLink, McpCapability, McpErrorCode
 from core.runtime.config import ConfigError, ToolsConfig, load_stored_config
 from core.runtime.events import Emit
 from core.runtime.history_book import HistoryBook
+from core.runtime.messages import RuntimeMessage, parse_runtime_message
 from core.tools.catalog import build_registry
 from core.tools.deadline import DeadlineExceeded, within
 from core.tools.errors import Fatal, RequestError
@@ -34,6 +36,7 @@ from core.tools.validation import format_validation_error
 
 type Message = dict[str, Any]
 type Answer = dict[str, Any]
+type Route = Callable[[RuntimeMessage], Awaitable[Answer]]
 
 # How long a call that falls through to the MCP path waits for the service worker to (re)connect the host.
 HOST_ENSURE_LIMIT_MS = 10_000
@@ -65,34 +68,42 @@ class Service:
         # What the cached registry was built from: the MCP table and the error of its last fetch.
         self._registry_table: tuple[dict[str, McpTool] | None, str | None] = (None, None)
         apps = AppBridge(registry=self._registry_with_mcp_tools, mcp=self._mcp, servers=self._servers)
-        self._routes: dict[str, Callable[[Message], Awaitable[Answer]]] = {
-            "app/view": apps.view,
-            "app/request": apps.request,
-            "app/theme": self._sync(apps.theme_changed),
-            "tools": self._tools,
-            "dispatch": self._dispatch,
-            "config/get": self._config_get,
-            "config/set": self._config_set,
-            "config/load": self._config_load,
-            "host/state": self._host_state,
-            "host/servers": self._host_servers,
-            "plan": self._plan_get,
-            "prompts": self._host_view(prompts),
-            "prompt/get": self._host_view(prompt_get),
-            "server/logs": self._host_view(server_logs),
-            "elicitation/ask": self._sync(self._questions.ask),
-            "elicitation/answer": self._sync(self._questions.answer),
-            "elicitation/expire": self._sync(self._questions.expire),
-            "elicitation/windowClosed": self._sync(self._questions.window_closed),
-            "elicitations": self._sync(lambda message: self._questions.listed()),
-            "history/load": self._sync(self._history.load),
-            "history/changed": self._sync(self._history.changed),
-            "history/refused": self._sync(self._history.refused),
-            "history/removed": self._sync(self._history.removed),
-            "tools/filter": self._tools_filter,
-            "task/finished": self._sync(finished_task),
+        wire = self._wire
+        self._routes: dict[type[RuntimeMessage], Route] = {
+            m.AppView: wire(apps.view),
+            m.AppRequest: wire(apps.request),
+            m.AppTheme: wire(self._sync(apps.theme_changed)),
+            m.Tools: self._tools,
+            m.Dispatch: self._dispatch,
+            m.ConfigGet: self._config_get,
+            m.ConfigSet: self._config_set,
+            m.ConfigLoad: self._config_load,
+            m.HostStateMessage: self._host_state,
+            m.HostServers: self._host_servers,
+            m.Plan: self._plan_get,
+            m.Prompts: wire(self._host_view(prompts)),
+            m.PromptGet: wire(self._host_view(prompt_get)),
+            m.ServerLogs: wire(self._host_view(server_logs)),
+            m.ElicitationAsk: wire(self._sync(self._questions.ask)),
+            m.ElicitationAnswer: wire(self._sync(self._questions.answer)),
+            m.ElicitationExpire: wire(self._sync(self._questions.expire)),
+            m.ElicitationWindowClosed: wire(self._sync(self._questions.window_closed)),
+            m.Elicitations: wire(self._sync(lambda message: self._questions.listed())),
+            m.HistoryLoad: wire(self._sync(self._history.load)),
+            m.HistoryChanged: wire(self._sync(self._history.changed)),
+            m.HistoryRefused: wire(self._sync(self._history.refused)),
+            m.HistoryRemoved: wire(self._sync(self._history.removed)),
+            m.ToolsFilter: self._tools_filter,
+            m.TaskFinished: wire(self._sync(finished_task)),
         }
-        self._routes |= {kind: self._host_view(control) for kind, control in CONTROLS.items()}
+        self._routes |= {
+            m.MESSAGES[kind]: wire(self._host_view(control)) for kind, control in CONTROLS.items()
+        }
+
+    @property
+    def routes(self) -> Mapping[type[RuntimeMessage], Route]:
+        """The messages the service answers, by model."""
+        return self._routes
 
     @staticmethod
     def _sync(answer: Callable[[Message], Answer]) -> Callable[[Message], Awaitable[Answer]]:
@@ -101,15 +112,39 @@ class Service:
 
         return route
 
-    async def handle(self, message: Message) -> Answer:
-        kind = message.get("type") if isinstance(message, dict) else None
-        route = self._routes.get(kind) if isinstance(kind, str) else None
+    @staticmethod
+    def _wire(handler: Callable[[Message], Awaitable[Answer]]) -> Route:
+        """A handler that reads the message's plain JSON (its own model checks the finer shape)."""
+
+        async def route(message: RuntimeMessage) -> Answer:
+            return await handler(message.to_wire())
+
+        return route
+
+    async def handle(self, message: Message | RuntimeMessage) -> Answer:
         try:
+            parsed = message if isinstance(message, RuntimeMessage) else parse_runtime_message(message)
+            route = self._routes.get(type(parsed))
             if route is None:
-                raise RequestError(McpErrorCode.METHOD_NOT_FOUND, f"unknown message type: {kind!r}")
-            return await route(message)
+                raise RequestError(McpErrorCode.METHOD_NOT_FOUND, f"unknown message type: {parsed.TYPE!r}")
+            return await route(parsed)
         except RequestError as error:
             return error.to_wire()
+
+    # --- what the agent gateway calls (core/agents/agent_calls.py) --------------------------------------
+
+    def config(self) -> Answer:
+        return self._config.to_wire()
+
+    async def set_config(self, patch: Message) -> Answer:
+        """The config changed by `patch` (the new config), or `{error}`."""
+        return await self.handle(m.ConfigSet(type=m.ConfigSet.TYPE, patch=patch))
+
+    async def offered_tools(self) -> list[Answer]:
+        return (await self._tools(m.Tools(type=m.Tools.TYPE)))["tools"]
+
+    async def dispatch(self, message: m.Dispatch) -> Answer:
+        return await self.handle(message)
 
     # --- what can run now ----------------------------------------------------------------------------
 
@@ -200,17 +235,17 @@ class Service:
 
     # --- messages ------------------------------------------------------------------------------------
 
-    async def _tools(self, message: Message) -> Answer:
+    async def _tools(self, message: m.Tools) -> Answer:
         registry = await self._registry_with_mcp_tools()
         answer: Answer = {"tools": [shown(tool) for tool in registry.offered()]}
         if self._mcp_tools.error is not None:
             answer["mcpError"] = self._mcp_tools.error
         return answer
 
-    async def _tools_filter(self, message: Message) -> Answer:
+    async def _tools_filter(self, message: m.ToolsFilter) -> Answer:
         """The popup's and the options page's filter: the offered tools, and the disabled ones no longer
         offered, that match `text`, best first."""
-        text = message.get("text")
+        text = message.text
         if not isinstance(text, str):
             raise RequestError(McpErrorCode.INVALID_PARAMS, "text must be a string")
         offered = self._registry_now().offered()
@@ -218,16 +253,16 @@ class Service:
         gone = [{"name": name} for name in self._config.disabledTools if name not in names]
         return {"matches": ranked([*offered, *gone], text)}
 
-    async def _dispatch(self, message: Message) -> Answer:
+    async def _dispatch(self, message: m.Dispatch) -> Answer:
         try:
-            item = parse_response_item(message.get("item"))
+            item = parse_response_item(message.item)
         except ItemError as error:
             raise RequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
-        turn = message.get("turn")
+        turn = message.turn
         if turn is not None and not isinstance(turn, str):
             raise RequestError(McpErrorCode.INVALID_PARAMS, "turn must be a string")
         try:
-            target = None if message.get("target") is None else CallTarget.model_validate(message["target"])
+            target = None if message.target is None else CallTarget.model_validate(message.target)
         except ValidationError as error:
             raise RequestError(
                 McpErrorCode.INVALID_PARAMS, f"target: {format_validation_error(error)}"
@@ -247,19 +282,19 @@ class Service:
             answer["pages"] = output.output.pages.to_wire()
         return answer
 
-    async def _config_get(self, message: Message) -> Answer:
+    async def _config_get(self, message: m.ConfigGet) -> Answer:
         return self._config.to_wire()
 
-    async def _config_set(self, message: Message) -> Answer:
+    async def _config_set(self, message: m.ConfigSet) -> Answer:
         try:
-            config = self._config.patched(message.get("patch"))
+            config = self._config.patched(message.patch)
         except ConfigError as error:
             raise RequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
         return self._apply(config)
 
-    async def _config_load(self, message: Message) -> Answer:
+    async def _config_load(self, message: m.ConfigLoad) -> Answer:
         try:
-            config = load_stored_config(message.get("config"))
+            config = load_stored_config(message.config)
         except ConfigError as error:
             raise RequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
         return self._apply(config)
@@ -269,19 +304,19 @@ class Service:
         self._registry = None
         return config.to_wire()
 
-    async def _host_state(self, message: Message) -> Answer:
+    async def _host_state(self, message: m.HostStateMessage) -> Answer:
         # The worker's host port connected, was replaced or went away: what the old host listed is gone.
-        self._connected = message.get("connected") is True and self._host is not None
-        self._servers.update(parse_statuses(message.get("servers")))
+        self._connected = message.connected is True and self._host is not None
+        self._servers.update(parse_statuses(message.servers))
         self._invalidate()
         return {"ok": True}
 
-    async def _host_servers(self, message: Message) -> Answer:
+    async def _host_servers(self, message: m.HostServers) -> Answer:
         # A server started, stopped or failed: its tools changed. Fetch now, so `tools` is fresh.
-        self._servers.update(parse_statuses(message.get("servers")))
+        self._servers.update(parse_statuses(message.servers))
         self._invalidate()
         await self._registry_with_mcp_tools()
         return {"ok": True}
 
-    async def _plan_get(self, message: Message) -> Answer:
+    async def _plan_get(self, message: m.Plan) -> Answer:
         return self._plan.to_wire()
