@@ -17,10 +17,10 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
+from pydantic import ValidationError
 
 from core.agents.activity import ActivityLog, Outcome, make_entry, outcome_of_answer
 from core.agents.agent_controls import STOPPED, AgentControls
@@ -28,6 +28,7 @@ from core.agents.agent_navigation import AgentNavigation, GuardFailed
 from core.agents.agent_tabs import AgentTabs
 from core.agents.call_result import AgentCallResult, from_dispatch
 from core.agents.created_tab import as_loaded, first_load, without_url
+from core.agents.gateway_messages import CallParams, SessionParams, listed_tool
 from core.agents.identity import AgentBook, AgentIdentity, AgentState, RunningCall, TabGroups
 from core.agents.tool_service import ToolService
 from core.consent.acting_gate import Stop, acting
@@ -35,7 +36,7 @@ from core.consent.board import ConsentBoard, ConsentRefused, ConsentWithdrawn
 from core.consent.call_checks import PAUSED, CallChecks, Refusal, action_of
 from core.mcp_apps.app_meta import offered_to_agents
 from core.runtime import messages as m
-from core.runtime.capabilities import BrowserCapability, McpErrorCode
+from core.runtime.capabilities import BrowserCapability, McpErrorCode, McpRequestError
 from core.runtime.event_messages import (
     AgentsActivityStore,
     AgentsChanged,
@@ -45,14 +46,12 @@ from core.runtime.event_messages import (
 )
 from core.runtime.events import Emit
 from core.runtime.history import record_for
-from core.runtime.messages import RuntimeMessage, parse_runtime_message
-from core.tools.errors import RequestError
+from core.runtime.messages import Route, RuntimeMessage, parse_runtime_message, routed, wired
 from core.tools.tool_facts import RESOURCE_TOOLS
 from core.tools.validation import format_validation_error
 
 type Message = dict[str, Any]
 type Answer = dict[str, Any]
-type Route = Callable[[RuntimeMessage], Awaitable[Answer]]
 
 GATEWAY_OFF = (
     "Tabgate's agent gateway is off: open Chrome with Tabgate and turn on *Let agents use Tabgate* "
@@ -62,18 +61,6 @@ GATEWAY_OFF = (
 CHANGES_TOOLS: frozenset[type[RuntimeMessage]] = frozenset(
     {m.ConfigLoad, m.ConfigSet, m.HostStateMessage, m.HostServers}
 )
-
-
-class _Params(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
-    session: StrictStr = Field(min_length=1, max_length=200)
-    agent: AgentIdentity
-
-
-class CallParams(_Params):
-    name: StrictStr
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    callId: StrictStr | None = None
 
 
 class _Withdrawn(Refusal):
@@ -103,39 +90,32 @@ class AgentGateway:
         self._controls = AgentControls(self._book, self.consent, self._tabs, service, self._agents_changed)
         self._checks = CallChecks(self._tabs, lambda: self._controls.paused)
         self._nav = AgentNavigation(self._book, self.consent, browser, self._config)
-        self._routes: dict[type[RuntimeMessage], Route] = {
-            m.GatewayTools: self._tools,
-            m.GatewayCall: self._call,
-            m.GatewayClosed: self._closed,
-            m.Approvals: self._wire(self._controls.approvals),
-            m.ApprovalAnswer: self._wire(self._controls.answer),
-            m.Agents: self._wire(self._controls.agents),
-            m.GatewayAgents: self._wire(self._controls.agents),
-            m.AgentsShare: self._wire(self._controls.share),
-            m.AgentsStop: self._wire(self._controls.stop),
-            m.AgentsPause: self._wire(self._controls.pause),
-            m.AgentsForget: self._wire(self._controls.forget),
-            m.TabsCreated: self._wire(self._tabs.created),
-            m.NavPaused: self._wire(self._nav.paused),
-            m.TabsRemoved: self._wire(self._tabs.removed),
-            m.WorkerHello: self._worker_hello,
-            m.AgentsActivity: self._activity,
-            m.AgentsActivityLoad: self._activity_load,
-        }
+        self._routes: dict[type[RuntimeMessage], Route] = dict(
+            [
+                routed(m.GatewayTools, self._tools),
+                routed(m.GatewayCall, self._call),
+                routed(m.GatewayClosed, self._closed),
+                routed(m.Approvals, wired(self._controls.approvals)),
+                routed(m.ApprovalAnswer, wired(self._controls.answer)),
+                routed(m.Agents, wired(self._controls.agents)),
+                routed(m.GatewayAgents, wired(self._controls.agents)),
+                routed(m.AgentsShare, wired(self._controls.share)),
+                routed(m.AgentsStop, wired(self._controls.stop)),
+                routed(m.AgentsPause, wired(self._controls.pause)),
+                routed(m.AgentsForget, wired(self._controls.forget)),
+                routed(m.TabsCreated, wired(self._tabs.created)),
+                routed(m.NavPaused, wired(self._nav.paused)),
+                routed(m.TabsRemoved, wired(self._tabs.removed)),
+                routed(m.WorkerHello, self._worker_hello),
+                routed(m.AgentsActivity, self._activity),
+                routed(m.AgentsActivityLoad, self._activity_load),
+            ]
+        )
 
     @property
     def routes(self) -> Mapping[type[RuntimeMessage], Route]:
         """The messages the gateway answers, by model."""
         return self._routes
-
-    @staticmethod
-    def _wire(handler: Callable[[Message], Awaitable[Answer]]) -> Route:
-        """A handler that reads the message's plain JSON (its own model checks the finer shape)."""
-
-        async def route(message: RuntimeMessage) -> Answer:
-            return await handler(message.to_wire())
-
-        return route
 
     def handles(self, message: RuntimeMessage) -> bool:
         return type(message) in self._routes
@@ -144,7 +124,7 @@ class AgentGateway:
         try:
             parsed = message if isinstance(message, RuntimeMessage) else parse_runtime_message(message)
             return await self._routes[type(parsed)](parsed)
-        except RequestError as error:
+        except McpRequestError as error:
             return error.to_wire()
 
     async def after(self, message: RuntimeMessage) -> None:
@@ -186,21 +166,11 @@ class AgentGateway:
         if config.get("gateway") is not True:
             return {"tools": []}
         try:
-            params = _Params.model_validate(message.to_wire())
+            params = SessionParams.model_validate(message.to_wire())
         except ValidationError as error:
-            return RequestError(McpErrorCode.INVALID_PARAMS, format_validation_error(error)).to_wire()
+            return McpRequestError(McpErrorCode.INVALID_PARAMS, format_validation_error(error)).to_wire()
         self._seen(params.agent, params.session)
-        tools = []
-        for tool in (await self._visible_tools(config)).values():
-            entry = {
-                "name": tool["name"],
-                "description": tool.get("description", ""),
-                "inputSchema": tool.get("parameters", {"type": "object"}),
-            }
-            if isinstance(tool.get("annotations"), dict):
-                entry["annotations"] = tool["annotations"]
-            tools.append(entry)
-        return {"tools": tools}
+        return {"tools": [listed_tool(tool) for tool in (await self._visible_tools(config)).values()]}
 
     # -- one call ----------------------------------------------------------------------------------------
 
@@ -262,9 +232,9 @@ class AgentGateway:
     async def _activity(self, message: m.AgentsActivity) -> Answer:
         agent_id, limit = message.id, message.limit
         if agent_id is not None and not isinstance(agent_id, str):
-            raise RequestError(McpErrorCode.INVALID_PARAMS, "id must be an agent id")
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, "id must be an agent id")
         if limit is not None and (type(limit) is not int or limit < 0):
-            raise RequestError(McpErrorCode.INVALID_PARAMS, "limit must be a non-negative integer")
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, "limit must be a non-negative integer")
         return {"entries": self.activity.entries(agent_id, limit)}
 
     async def _activity_load(self, message: m.AgentsActivityLoad) -> Answer:

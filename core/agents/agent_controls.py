@@ -13,8 +13,7 @@ from core.agents.identity import AgentBook, AgentState
 from core.agents.tab_scope import site_of
 from core.agents.tool_service import ToolService
 from core.consent.board import AnswerOutcome, ConsentBoard, Decision
-from core.runtime.capabilities import McpErrorCode
-from core.tools.errors import RequestError
+from core.runtime.capabilities import McpErrorCode, McpRequestError
 from core.tools.validation import format_validation_error
 
 type Message = dict[str, Any]
@@ -93,7 +92,7 @@ class AgentControls:
         try:
             params = ShareParams.model_validate(message)
         except ValidationError as error:
-            raise RequestError(McpErrorCode.INVALID_PARAMS, format_validation_error(error)) from None
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, format_validation_error(error)) from None
         agent = self._book.get(params.id)
         if agent is None:
             raise _no_agent(params.id)
@@ -117,7 +116,7 @@ class AgentControls:
 
     async def pause(self, message: Message) -> Answer:
         if not isinstance(message.get("paused"), bool):
-            raise RequestError(McpErrorCode.INVALID_PARAMS, "paused must be true or false")
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, "paused must be true or false")
         self._consent.set_paused(message["paused"])
         self._changed()
         return {"paused": self.paused}
@@ -141,18 +140,18 @@ class AgentControls:
         try:
             decision = Decision(str(message.get("decision")))
         except ValueError:
-            raise RequestError(
+            raise McpRequestError(
                 McpErrorCode.INVALID_PARAMS, "decision must be one of once, session, deny"
             ) from None
         approval_id = str(message.get("id"))
         outcome = self._consent.answer(approval_id, decision)
         if outcome is AnswerOutcome.WITHDRAWN:
-            raise RequestError(
+            raise McpRequestError(
                 McpErrorCode.SERVER_UNAVAILABLE,
                 f"approval {approval_id!r} was withdrawn (its agent is gone); nothing was run",
             )
         if outcome is AnswerOutcome.UNKNOWN:
-            raise RequestError(McpErrorCode.INVALID_PARAMS, f"no pending approval {approval_id!r}")
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, f"no pending approval {approval_id!r}")
         return {"ok": True}
 
     async def _trusted(self) -> list[object]:
@@ -173,5 +172,5 @@ def _tab(agent: AgentState, tab_id: int, tab: dict[str, Any] | None) -> dict[str
     }
 
 
-def _no_agent(agent_id: object) -> RequestError:
-    return RequestError(McpErrorCode.INVALID_PARAMS, f"no agent {agent_id!r}")
+def _no_agent(agent_id: object) -> McpRequestError:
+    return McpRequestError(McpErrorCode.INVALID_PARAMS, f"no agent {agent_id!r}")

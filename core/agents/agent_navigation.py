@@ -29,8 +29,7 @@ from core.agents.identity import AgentBook, AgentState
 from core.agents.tab_scope import site_of
 from core.consent.board import ConsentBoard, ConsentRefused, Question, summarize
 from core.consent.nav_guard import Outcome, PausedNavigation, Standing, decide, stopped_words
-from core.runtime.capabilities import BrowserCapability, BrowserToolError, McpErrorCode
-from core.tools.errors import RequestError
+from core.runtime.capabilities import BrowserCapability, BrowserToolError, McpErrorCode, McpRequestError
 from core.tools.validation import format_validation_error
 
 type Answer = dict[str, Any]
@@ -161,7 +160,7 @@ class AgentNavigation:
         try:
             paused = PausedNavigation.model_validate(message)
         except ValidationError as error:
-            raise RequestError(McpErrorCode.INVALID_PARAMS, format_validation_error(error)) from None
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, format_validation_error(error)) from None
         agent = next((a for a in self._book.all() if self._holds(a, paused.tabId)), None)
         tab = self._tabs.get(paused.tabId)
         if agent is None or tab is None:

@@ -22,8 +22,7 @@ from core.browser.dom_args import BrowserDomArgs
 from core.browser.refs import FrameSite
 from core.browser.tool_table import BROWSER_TOOLS
 from core.consent.board import Question, summarize
-from core.runtime.capabilities import McpErrorCode
-from core.tools.errors import RequestError
+from core.runtime.capabilities import McpErrorCode, McpRequestError
 from core.tools.tool_facts import needs_yes
 from core.tools.validation import format_validation_error
 
@@ -50,7 +49,7 @@ class Refusal(Exception):
         if self.failed:
             output = {"type": "function_call_output", "call_id": call_id, "output": self.text}
             return {"output": output, "success": False}
-        return RequestError(McpErrorCode.SERVER_UNAVAILABLE, self.text).to_wire()
+        return McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, self.text).to_wire()
 
 
 @dataclass(frozen=True, slots=True)

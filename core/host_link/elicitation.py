@@ -19,9 +19,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.host_link.host_requests import parse_message
-from core.runtime.capabilities import McpErrorCode
+from core.runtime.capabilities import McpErrorCode, McpRequestError
 from core.runtime.events import Emit
-from core.tools.errors import RequestError
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
@@ -37,7 +36,7 @@ class ElicitationCheck(BaseModel):
     content: dict[str, Any] | None = None
 
 
-class FieldErrors(RequestError):
+class FieldErrors(McpRequestError):
     """The answer does not fit the form: `fields` names each wrong field and what is wrong with it."""
 
     def __init__(self, fields: dict[str, str]) -> None:
@@ -222,7 +221,7 @@ class Questions:
         """The person's answer → `{answered: action, result: ElicitResult}`, or the fields that do not fit."""
         question = self._pending.get(str(message.get("id")))
         if question is None:
-            raise RequestError(McpErrorCode.INVALID_PARAMS, GONE)
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, GONE)
         schema = question.request.get("requestedSchema")
         result = check_answer({**message, "schema": schema})["result"]
         self._done(str(message["id"]))

@@ -11,9 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from core.runtime.capabilities import McpErrorCode
+from core.runtime.capabilities import McpErrorCode, McpRequestError
 from core.runtime.history import record_for
-from core.tools.errors import RequestError
 from core.tools.items import CallToolResult, McpToolCallOutputItem
 from core.tools.names import qualified_mcp_tool_name
 from core.tools.validation import format_validation_error
@@ -39,7 +38,9 @@ def finished_task(message: dict[str, Any]) -> dict[str, Any]:
     try:
         task = FinishedTask.model_validate(message.get("task"))
     except ValidationError as error:
-        raise RequestError(McpErrorCode.INVALID_PARAMS, f"task: {format_validation_error(error)}") from None
+        raise McpRequestError(
+            McpErrorCode.INVALID_PARAMS, f"task: {format_validation_error(error)}"
+        ) from None
     call_id = f"task-{task.taskId}"
     name = qualified_mcp_tool_name(task.server, task.tool)
     if task.result is not None:

@@ -37,7 +37,6 @@ from core.runtime.capabilities import BrowserToolError, McpErrorCode, McpRequest
 from core.runtime.facade import Service
 from core.runtime.history import record_for
 from core.runtime.messages import Dispatch, parse_runtime_message
-from core.tools.errors import RequestError
 
 
 class JsApi(Protocol):
@@ -152,7 +151,7 @@ class Bridge:
     async def handle(self, message_json: str) -> str:
         try:
             message = parse_runtime_message(json.loads(message_json))
-        except RequestError as error:
+        except McpRequestError as error:
             return json.dumps(error.to_wire())
         if self._gateway.handles(message):
             answer = await self._gateway.handle(message)

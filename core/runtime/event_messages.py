@@ -5,6 +5,7 @@ each, defined here once; the build writes their names into the extension with th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -28,7 +29,9 @@ class RuntimeEvent(BaseModel):
 EVENTS: dict[str, type[RuntimeEvent]] = {}
 
 
-def event[E: type[RuntimeEvent]](kind: str, doc: str, *, emitted_by: EmittedBy = "python"):
+def event[E: type[RuntimeEvent]](
+    kind: str, doc: str, *, emitted_by: EmittedBy = "python"
+) -> Callable[[E], E]:
     """Registers the model of the event `{type: kind}`."""
 
     def register(model: E) -> E:

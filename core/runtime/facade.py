@@ -17,14 +17,20 @@ from core.host_link.server_controls import CONTROLS
 from core.host_link.servers import TIMEOUT_MARGIN_MS, HostState, ServerBoard, parse_statuses
 from core.mcp_apps.app_bridge import AppBridge
 from core.runtime import messages as m
-from core.runtime.capabilities import BrowserCapability, HostLink, McpCapability, McpErrorCode
+from core.runtime.capabilities import (
+    BrowserCapability,
+    HostLink,
+    McpCapability,
+    McpErrorCode,
+    McpRequestError,
+)
 from core.runtime.config import ConfigError, ToolsConfig, load_stored_config
 from core.runtime.events import Emit
 from core.runtime.history_book import HistoryBook
-from core.runtime.messages import RuntimeMessage, parse_runtime_message
+from core.runtime.messages import Route, RuntimeMessage, parse_runtime_message, routed, wired
 from core.tools.catalog import build_registry
 from core.tools.deadline import DeadlineExceeded, within
-from core.tools.errors import Fatal, RequestError
+from core.tools.errors import Fatal
 from core.tools.handlers.plan import PlanBoard
 from core.tools.items import FunctionCallOutputItem, ItemError, parse_response_item
 from core.tools.output import Pages
@@ -36,7 +42,6 @@ from core.tools.validation import format_validation_error
 
 type Message = dict[str, Any]
 type Answer = dict[str, Any]
-type Route = Callable[[RuntimeMessage], Awaitable[Answer]]
 
 # How long a call that falls through to the MCP path waits for the service worker to (re)connect the host.
 HOST_ENSURE_LIMIT_MS = 10_000
@@ -68,34 +73,36 @@ class Service:
         # What the cached registry was built from: the MCP table and the error of its last fetch.
         self._registry_table: tuple[dict[str, McpTool] | None, str | None] = (None, None)
         apps = AppBridge(registry=self._registry_with_mcp_tools, mcp=self._mcp, servers=self._servers)
-        wire = self._wire
-        self._routes: dict[type[RuntimeMessage], Route] = {
-            m.AppView: wire(apps.view),
-            m.AppRequest: wire(apps.request),
-            m.AppTheme: wire(self._sync(apps.theme_changed)),
-            m.Tools: self._tools,
-            m.Dispatch: self._dispatch,
-            m.ConfigGet: self._config_get,
-            m.ConfigSet: self._config_set,
-            m.ConfigLoad: self._config_load,
-            m.HostStateMessage: self._host_state,
-            m.HostServers: self._host_servers,
-            m.Plan: self._plan_get,
-            m.Prompts: wire(self._host_view(prompts)),
-            m.PromptGet: wire(self._host_view(prompt_get)),
-            m.ServerLogs: wire(self._host_view(server_logs)),
-            m.ElicitationAsk: wire(self._sync(self._questions.ask)),
-            m.ElicitationAnswer: wire(self._sync(self._questions.answer)),
-            m.ElicitationExpire: wire(self._sync(self._questions.expire)),
-            m.ElicitationWindowClosed: wire(self._sync(self._questions.window_closed)),
-            m.Elicitations: wire(self._sync(lambda message: self._questions.listed())),
-            m.HistoryLoad: wire(self._sync(self._history.load)),
-            m.HistoryChanged: wire(self._sync(self._history.changed)),
-            m.HistoryRefused: wire(self._sync(self._history.refused)),
-            m.HistoryRemoved: wire(self._sync(self._history.removed)),
-            m.ToolsFilter: self._tools_filter,
-            m.TaskFinished: wire(self._sync(finished_task)),
-        }
+        wire = wired
+        self._routes: dict[type[RuntimeMessage], Route] = dict(
+            [
+                routed(m.AppView, wire(apps.view)),
+                routed(m.AppRequest, wire(apps.request)),
+                routed(m.AppTheme, wire(self._sync(apps.theme_changed))),
+                routed(m.Tools, self._tools),
+                routed(m.Dispatch, self._dispatch),
+                routed(m.ConfigGet, self._config_get),
+                routed(m.ConfigSet, self._config_set),
+                routed(m.ConfigLoad, self._config_load),
+                routed(m.HostStateMessage, self._host_state),
+                routed(m.HostServers, self._host_servers),
+                routed(m.Plan, self._plan_get),
+                routed(m.Prompts, wire(self._host_view(prompts))),
+                routed(m.PromptGet, wire(self._host_view(prompt_get))),
+                routed(m.ServerLogs, wire(self._host_view(server_logs))),
+                routed(m.ElicitationAsk, wire(self._sync(self._questions.ask))),
+                routed(m.ElicitationAnswer, wire(self._sync(self._questions.answer))),
+                routed(m.ElicitationExpire, wire(self._sync(self._questions.expire))),
+                routed(m.ElicitationWindowClosed, wire(self._sync(self._questions.window_closed))),
+                routed(m.Elicitations, wire(self._sync(lambda message: self._questions.listed()))),
+                routed(m.HistoryLoad, wire(self._sync(self._history.load))),
+                routed(m.HistoryChanged, wire(self._sync(self._history.changed))),
+                routed(m.HistoryRefused, wire(self._sync(self._history.refused))),
+                routed(m.HistoryRemoved, wire(self._sync(self._history.removed))),
+                routed(m.ToolsFilter, self._tools_filter),
+                routed(m.TaskFinished, wire(self._sync(finished_task))),
+            ]
+        )
         self._routes |= {
             m.MESSAGES[kind]: wire(self._host_view(control)) for kind, control in CONTROLS.items()
         }
@@ -112,23 +119,14 @@ class Service:
 
         return route
 
-    @staticmethod
-    def _wire(handler: Callable[[Message], Awaitable[Answer]]) -> Route:
-        """A handler that reads the message's plain JSON (its own model checks the finer shape)."""
-
-        async def route(message: RuntimeMessage) -> Answer:
-            return await handler(message.to_wire())
-
-        return route
-
     async def handle(self, message: Message | RuntimeMessage) -> Answer:
         try:
             parsed = message if isinstance(message, RuntimeMessage) else parse_runtime_message(message)
             route = self._routes.get(type(parsed))
             if route is None:
-                raise RequestError(McpErrorCode.METHOD_NOT_FOUND, f"unknown message type: {parsed.TYPE!r}")
+                raise McpRequestError(McpErrorCode.METHOD_NOT_FOUND, f"unknown message type: {parsed.TYPE!r}")
             return await route(parsed)
-        except RequestError as error:
+        except McpRequestError as error:
             return error.to_wire()
 
     # --- what the agent gateway calls (core/agents/agent_calls.py) --------------------------------------
@@ -141,7 +139,8 @@ class Service:
         return await self.handle(m.ConfigSet(type=m.ConfigSet.TYPE, patch=patch))
 
     async def offered_tools(self) -> list[Answer]:
-        return (await self._tools(m.Tools(type=m.Tools.TYPE)))["tools"]
+        tools: list[Answer] = (await self._tools(m.Tools(type=m.Tools.TYPE)))["tools"]
+        return tools
 
     async def dispatch(self, message: m.Dispatch) -> Answer:
         return await self.handle(message)
@@ -221,11 +220,13 @@ class Service:
 
         async def route(message: Message) -> Answer:
             if self._host is None:
-                raise RequestError(McpErrorCode.SERVER_UNAVAILABLE, "there is no way to the native host here")
+                raise McpRequestError(
+                    McpErrorCode.SERVER_UNAVAILABLE, "there is no way to the native host here"
+                )
             self._apply_host_state(await self._ensure(self._host))
             mcp = self._mcp()
             if mcp is None:
-                raise RequestError(
+                raise McpRequestError(
                     McpErrorCode.SERVER_UNAVAILABLE,
                     "the native host is not connected (run `tabgate-host doctor` to see why)",
                 )
@@ -247,7 +248,7 @@ class Service:
         offered, that match `text`, best first."""
         text = message.text
         if not isinstance(text, str):
-            raise RequestError(McpErrorCode.INVALID_PARAMS, "text must be a string")
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, "text must be a string")
         offered = self._registry_now().offered()
         names = {tool["name"] for tool in offered}
         gone = [{"name": name} for name in self._config.disabledTools if name not in names]
@@ -257,14 +258,14 @@ class Service:
         try:
             item = parse_response_item(message.item)
         except ItemError as error:
-            raise RequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
         turn = message.turn
         if turn is not None and not isinstance(turn, str):
-            raise RequestError(McpErrorCode.INVALID_PARAMS, "turn must be a string")
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, "turn must be a string")
         try:
             target = None if message.target is None else CallTarget.model_validate(message.target)
         except ValidationError as error:
-            raise RequestError(
+            raise McpRequestError(
                 McpErrorCode.INVALID_PARAMS, f"target: {format_validation_error(error)}"
             ) from None
         registry = self._registry_now()
@@ -289,14 +290,14 @@ class Service:
         try:
             config = self._config.patched(message.patch)
         except ConfigError as error:
-            raise RequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
         return self._apply(config)
 
     async def _config_load(self, message: m.ConfigLoad) -> Answer:
         try:
             config = load_stored_config(message.config)
         except ConfigError as error:
-            raise RequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
         return self._apply(config)
 
     def _apply(self, config: ToolsConfig) -> Answer:

@@ -13,16 +13,17 @@ message as it came); the handlers' own checks of a field's finer shape stay wher
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from core.runtime.capabilities import McpErrorCode
-from core.tools.errors import RequestError
+from core.runtime.capabilities import McpErrorCode, McpRequestError
 from core.tools.validation import format_validation_error
 
 # Who answers a message: Python (through the bridge), or the service worker itself.
 type AnsweredBy = Literal["python", "worker"]
+type Answer = dict[str, Any]
 
 
 class RuntimeMessage(BaseModel):
@@ -43,7 +44,9 @@ class RuntimeMessage(BaseModel):
 MESSAGES: dict[str, type[RuntimeMessage]] = {}
 
 
-def message[M: type[RuntimeMessage]](kind: str, doc: str, *, answered_by: AnsweredBy = "python"):
+def message[M: type[RuntimeMessage]](
+    kind: str, doc: str, *, answered_by: AnsweredBy = "python"
+) -> Callable[[M], M]:
     """Registers the model of the message `{type: kind}`."""
 
     def register(model: M) -> M:
@@ -57,15 +60,37 @@ def message[M: type[RuntimeMessage]](kind: str, doc: str, *, answered_by: Answer
 
 
 def parse_runtime_message(raw: object) -> RuntimeMessage:
-    """The message as its model: -32601 for an unknown `type`, -32602 naming the wrong fields."""
+    """The message as its model: METHOD_NOT_FOUND for an unknown `type`, INVALID_PARAMS naming the wrong
+    fields."""
     kind = raw.get("type") if isinstance(raw, dict) else None
     model = MESSAGES.get(kind) if isinstance(kind, str) else None
     if model is None or model.ANSWERED_BY != "python":
-        raise RequestError(McpErrorCode.METHOD_NOT_FOUND, f"unknown message type: {kind!r}")
+        raise McpRequestError(McpErrorCode.METHOD_NOT_FOUND, f"unknown message type: {kind!r}")
     try:
         return model.model_validate(raw)
     except ValidationError as error:
-        raise RequestError(McpErrorCode.INVALID_PARAMS, f"{kind}: {format_validation_error(error)}") from None
+        raise McpRequestError(
+            McpErrorCode.INVALID_PARAMS, f"{kind}: {format_validation_error(error)}"
+        ) from None
+
+
+type Route = Callable[[RuntimeMessage], Awaitable[Answer]]
+
+
+def routed[M: RuntimeMessage](
+    model: type[M], handler: Callable[[M], Awaitable[Answer]]
+) -> tuple[type[RuntimeMessage], Route]:
+    """One entry of a dispatch table: `handler` is only given what `model` parsed, so it takes the model."""
+    return model, cast(Route, handler)
+
+
+def wired(handler: Callable[[dict[str, Any]], Awaitable[Answer]]) -> Route:
+    """A handler that reads the message's plain JSON (its own model checks the finer shape)."""
+
+    async def route(message: RuntimeMessage) -> Answer:
+        return await handler(message.to_wire())
+
+    return route
 
 
 # --- tools and calls --------------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ import time
 from typing import Any
 
 import pytest
-from core.tools.handlers.plan import PlanBoard
 from core_fakes import (
     FakeBrowser,
     FakeHost,
@@ -26,6 +25,7 @@ from core.host_link.servers import ServerBoard
 from core.runtime.config import ToolsConfig
 from core.runtime.facade import Service
 from core.tools.catalog import build_registry
+from core.tools.handlers.plan import PlanBoard
 from core.tools.items import parse_response_item
 from core.tools.parallel import TurnGates
 from core.tools.router import handle_response_item

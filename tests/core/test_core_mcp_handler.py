@@ -6,7 +6,6 @@ import asyncio
 from typing import Any
 
 import pytest
-from core.tools.handlers.mcp import McpHandler, McpToolCall
 from core_fakes import (
     FakeHost,
     FakeServer,
@@ -23,6 +22,7 @@ from core.host_link.servers import ServerBoard, parse_statuses
 from core.runtime.capabilities import McpErrorCode, McpRequestError
 from core.runtime.facade import Service
 from core.tools.errors import RespondToModel
+from core.tools.handlers.mcp import McpHandler, McpToolCall
 from core.tools.items import (
     CallToolResult,
     CustomToolCallOutputItem,

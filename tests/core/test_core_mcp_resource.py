@@ -7,13 +7,13 @@ import json
 from typing import Any
 
 import pytest
-from core.tools.handlers.mcp_resource import McpResourceHandler
 from core_fakes import FakeHost, FakeServer, connect, dispatch, function_call
 
 from core.host_link.servers import TIMEOUT_MARGIN_MS, ServerBoard
 from core.runtime.capabilities import ServerStatus
 from core.runtime.facade import Service
 from core.tools.errors import RespondToModel
+from core.tools.handlers.mcp_resource import McpResourceHandler
 from core.tools.payload import CustomPayload, FunctionPayload, ToolCall
 
 pytestmark = pytest.mark.unit

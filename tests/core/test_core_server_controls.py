@@ -11,7 +11,6 @@ import pytest
 from core.host_link.server_controls import CONTROLS, NOT_REVOKED, SIGN_IN_WAIT_MS, STOP_ROOM_MS
 from core.host_link.servers import ServerBoard
 from core.runtime.capabilities import McpErrorCode, McpRequestError
-from core.tools.errors import RequestError
 
 pytestmark = pytest.mark.unit
 
@@ -73,7 +72,7 @@ async def test_retry_is_the_hosts_restart() -> None:
 
 async def test_the_hosts_refusal_keeps_its_code_and_message() -> None:
     host = Host({"servers/restart": McpRequestError(McpErrorCode.UNKNOWN_SERVER, "unknown server 'x'")})
-    with pytest.raises(RequestError) as refused:
+    with pytest.raises(McpRequestError) as refused:
         await control("servers/restart", host, server="x")
     assert (refused.value.code, refused.value.message) == (-32011, "unknown server 'x'")
 
@@ -91,7 +90,7 @@ async def test_a_malformed_control_is_refused_naming_the_field_and_nothing_is_se
     kind: str, fields: dict[str, Any], named: str
 ) -> None:
     host = Host({})
-    with pytest.raises(RequestError) as refused:
+    with pytest.raises(McpRequestError) as refused:
         await control(kind, host, **fields)
     assert refused.value.code == McpErrorCode.INVALID_PARAMS
     assert refused.value.message.startswith(f"{kind}: ") and named in refused.value.message
