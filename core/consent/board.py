@@ -25,6 +25,7 @@ from enum import StrEnum
 from typing import Any
 
 from core.agents.plain_words import call_words, placed
+from core.runtime.event_messages import Approval
 
 type Emit = Callable[[dict[str, Any]], None]
 
@@ -348,4 +349,4 @@ class ConsentBoard:
         return sorted({scope for grants in self._grants.values() for who, scope in grants if who == agent_id})
 
     def _changed(self) -> None:
-        self.emit({"type": "approval", **self.listed()})
+        self.emit(Approval(**self.listed()).to_wire())

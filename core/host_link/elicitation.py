@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.host_link.host_requests import parse_message
 from core.runtime.capabilities import McpErrorCode, McpRequestError
+from core.runtime.event_messages import Elicitation, ElicitationDone
 from core.runtime.events import Emit
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -205,7 +206,7 @@ class Questions:
         question_id = uuid.uuid4().hex
         in_window = ask.window_open or not ask.pages_open
         self._pending[question_id] = _Question(ask.request, in_window)
-        self._emit({"type": "elicitation", "id": question_id, "request": ask.request})
+        self._emit(Elicitation(id=question_id, request=ask.request).to_wire())
         words = f"nobody answered within {round(limit_ms / 1000)} s"
         return {
             "id": question_id,
@@ -241,5 +242,5 @@ class Questions:
 
     def _done(self, question_id: str) -> bool:
         del self._pending[question_id]
-        self._emit({"type": "elicitation/done", "id": question_id})
+        self._emit(ElicitationDone(id=question_id).to_wire())
         return True

@@ -23,7 +23,7 @@ class RuntimeEvent(BaseModel):
     EMITTED_BY: ClassVar[EmittedBy] = "python"
 
     def to_wire(self) -> dict[str, Any]:
-        return {"type": self.TYPE, **self.model_dump(exclude_none=True)}
+        return {"type": self.TYPE, **self.model_dump()}
 
 
 EVENTS: dict[str, type[RuntimeEvent]] = {}

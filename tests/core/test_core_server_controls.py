@@ -95,3 +95,15 @@ async def test_a_malformed_control_is_refused_naming_the_field_and_nothing_is_se
     assert refused.value.code == McpErrorCode.INVALID_PARAMS
     assert refused.value.message.startswith(f"{kind}: ") and named in refused.value.message
     assert host.requests == []
+
+
+async def test_the_hosts_refusal_reaches_the_page_with_its_data() -> None:
+    data = {"server": "notes", "retryInMs": 500}
+    host = Host(
+        {"servers/restart": McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, "notes is restarting", data)}
+    )
+    with pytest.raises(McpRequestError) as refused:
+        await control("servers/restart", host, server="notes")
+    assert refused.value.to_wire() == {
+        "error": {"code": McpErrorCode.SERVER_UNAVAILABLE, "message": "notes is restarting", "data": data}
+    }
