@@ -101,7 +101,7 @@ class AgentGateway:
                 routed(m.GatewayAgents, wired(self._controls.agents)),
                 routed(m.AgentsShare, wired(self._controls.share)),
                 routed(m.AgentsStop, wired(self._controls.stop)),
-                routed(m.AgentsPause, wired(self._controls.pause)),
+                routed(m.AgentsPause, self._controls.pause),
                 routed(m.AgentsForget, wired(self._controls.forget)),
                 routed(m.TabsCreated, wired(self._tabs.created)),
                 routed(m.NavPaused, wired(self._nav.paused)),
@@ -230,12 +230,7 @@ class AgentGateway:
         self._emit(AgentsActivityStore(entries=self.activity.entries()).to_wire())
 
     async def _activity(self, message: m.AgentsActivity) -> Answer:
-        agent_id, limit = message.id, message.limit
-        if agent_id is not None and not isinstance(agent_id, str):
-            raise McpRequestError(McpErrorCode.INVALID_PARAMS, "id must be an agent id")
-        if limit is not None and (type(limit) is not int or limit < 0):
-            raise McpRequestError(McpErrorCode.INVALID_PARAMS, "limit must be a non-negative integer")
-        return {"entries": self.activity.entries(agent_id, limit)}
+        return {"entries": self.activity.entries(message.id, message.limit)}
 
     async def _activity_load(self, message: m.AgentsActivityLoad) -> Answer:
         """What the worker kept of an earlier core's log (after the Python document restarted)."""

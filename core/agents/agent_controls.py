@@ -14,6 +14,7 @@ from core.agents.tab_scope import site_of
 from core.agents.tool_service import ToolService
 from core.consent.board import AnswerOutcome, ConsentBoard, Decision
 from core.runtime.capabilities import McpErrorCode, McpRequestError
+from core.runtime.messages import AgentsPause
 from core.tools.validation import format_validation_error
 
 type Message = dict[str, Any]
@@ -114,10 +115,8 @@ class AgentControls:
         self._changed()
         return {"stopped": stopped}
 
-    async def pause(self, message: Message) -> Answer:
-        if not isinstance(message.get("paused"), bool):
-            raise McpRequestError(McpErrorCode.INVALID_PARAMS, "paused must be true or false")
-        self._consent.set_paused(message["paused"])
+    async def pause(self, message: AgentsPause) -> Answer:
+        self._consent.set_paused(message.paused)
         self._changed()
         return {"paused": self.paused}
 

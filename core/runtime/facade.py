@@ -247,8 +247,6 @@ class Service:
         """The popup's and the options page's filter: the offered tools, and the disabled ones no longer
         offered, that match `text`, best first."""
         text = message.text
-        if not isinstance(text, str):
-            raise McpRequestError(McpErrorCode.INVALID_PARAMS, "text must be a string")
         offered = self._registry_now().offered()
         names = {tool["name"] for tool in offered}
         gone = [{"name": name} for name in self._config.disabledTools if name not in names]
@@ -260,8 +258,6 @@ class Service:
         except ItemError as error:
             raise McpRequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
         turn = message.turn
-        if turn is not None and not isinstance(turn, str):
-            raise McpRequestError(McpErrorCode.INVALID_PARAMS, "turn must be a string")
         try:
             target = None if message.target is None else CallTarget.model_validate(message.target)
         except ValidationError as error:

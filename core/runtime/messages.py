@@ -14,9 +14,9 @@ message as it came); the handlers' own checks of a field's finer shape stay wher
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar, Literal, cast
+from typing import Annotated, Any, ClassVar, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from core.runtime.capabilities import McpErrorCode, McpRequestError
 from core.tools.validation import format_validation_error
@@ -103,14 +103,14 @@ class Tools(RuntimeMessage):
 
 @message("tools/filter", "the offered and disabled tools matching `text`, best first")
 class ToolsFilter(RuntimeMessage):
-    text: Any = None
+    text: StrictStr
 
 
 @message("dispatch", "run one model response item (`turn` groups calls, `target` scopes an agent's call)")
 class Dispatch(RuntimeMessage):
-    item: Any = None
-    turn: Any = None
-    target: Any = None
+    item: Any = None  # checked by core/tools/items.py: a malformed item is refused, recorded `rejected`
+    turn: StrictStr | None = None
+    target: Any = None  # checked by core/agents/tab_scope.py `CallTarget`
 
 
 @message("plan", "the current `update_plan` plan")
@@ -120,7 +120,7 @@ class Plan(RuntimeMessage):
 
 @message("cancel", "cancel the running MCP call `call_id`", answered_by="worker")
 class Cancel(RuntimeMessage):
-    call_id: str | None = None
+    call_id: StrictStr
 
 
 @message("task/finished", "a task the host resumed has ended: its history entry and record")
@@ -164,7 +164,7 @@ class HostServers(RuntimeMessage):
 
 @message("host/request", "one host JSON-RPC request (`method`, `params`)", answered_by="worker")
 class HostRequest(RuntimeMessage):
-    method: str
+    method: StrictStr
     params: dict[str, Any] | None = None
 
 
@@ -343,7 +343,7 @@ class AgentsStop(RuntimeMessage):
 
 @message("agents/pause", "pause every agent's acting calls (`paused`)")
 class AgentsPause(RuntimeMessage):
-    paused: Any = None
+    paused: StrictBool
 
 
 @message("agents/forget", "forget agent `id`: its grants and trust; the new config")
@@ -353,8 +353,8 @@ class AgentsForget(RuntimeMessage):
 
 @message("agents/activity", "the activity log, of agent `id` or all, the last `limit` entries")
 class AgentsActivity(RuntimeMessage):
-    id: Any = None
-    limit: Any = None
+    id: StrictStr | None = None
+    limit: Annotated[StrictInt, Field(ge=0)] | None = None
 
 
 @message("agents/activity/load", "the activity log the worker kept, at start")

@@ -17,7 +17,7 @@ from core.agents.agent_calls import AgentGateway
 from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from core.browser.context import refs_of
 from core.browser.refs import FrameSite, PageKey
-from core.runtime.capabilities import BrowserToolError
+from core.runtime.capabilities import BrowserToolError, McpRequestError
 from core.runtime.facade import Service
 from core.runtime.messages import Dispatch, parse_runtime_message
 from tests.core.fenced import page_of
@@ -157,7 +157,10 @@ class Setup:
 
     async def send(self, message: dict[str, Any]) -> dict[str, Any]:
         """A runtime message as the bridge routes it: the gateway's own, or the service's then `after`."""
-        parsed = parse_runtime_message(message)
+        try:
+            parsed = parse_runtime_message(message)
+        except McpRequestError as error:
+            return error.to_wire()
         if self.gateway.handles(parsed):
             return await self.gateway.handle(parsed)
         answer = await self.service.handle(parsed)
