@@ -50,11 +50,11 @@ def describe() -> Description:
 
     return {
         "messages": [
-            {"type": kind, "doc": model.DOC, "by": model.ANSWERED_BY, "fields": fields(model)}
+            {"type": kind, "doc": model.DOC, "by": model.BY, "fields": fields(model)}
             for kind, model in MESSAGES.items()
         ],
         "events": [
-            {"type": kind, "doc": model.DOC, "by": model.EMITTED_BY, "fields": fields(model)}
+            {"type": kind, "doc": model.DOC, "by": model.BY, "fields": fields(model)}
             for kind, model in EVENTS.items()
         ],
     }

@@ -8,19 +8,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from core.runtime.messages import Typed, registers
 
 # Who emits an event: the Python core, the service worker, or a page for itself.
 type EmittedBy = Literal["python", "worker", "page"]
 
 
-class RuntimeEvent(BaseModel):
-    """One event `{type, ...}`; `TYPE` is its `type`, `DOC` what it tells."""
+class RuntimeEvent(Typed):
+    """One event `{type, ...}`."""
 
-    model_config = ConfigDict(frozen=True, extra="allow")
-    TYPE: ClassVar[str]
-    DOC: ClassVar[str]
-    EMITTED_BY: ClassVar[EmittedBy] = "python"
+    BY: ClassVar[EmittedBy] = "python"
 
     def to_wire(self) -> dict[str, Any]:
         return {"type": self.TYPE, **self.model_dump()}
@@ -29,19 +26,10 @@ class RuntimeEvent(BaseModel):
 EVENTS: dict[str, type[RuntimeEvent]] = {}
 
 
-def event[E: type[RuntimeEvent]](
+def event(
     kind: str, doc: str, *, emitted_by: EmittedBy = "python"
-) -> Callable[[E], E]:
-    """Registers the model of the event `{type: kind}`."""
-
-    def register(model: E) -> E:
-        if kind in EVENTS:
-            raise ValueError(f"event {kind!r} has two models")
-        model.TYPE, model.DOC, model.EMITTED_BY = kind, doc, emitted_by
-        EVENTS[kind] = model
-        return model
-
-    return register
+) -> Callable[[type[RuntimeEvent]], type[RuntimeEvent]]:
+    return registers(EVENTS, kind, doc, emitted_by)
 
 
 @event("McpToolCallBegin", "an MCP tool call began (`call_id`, `invocation`)")

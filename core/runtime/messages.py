@@ -26,13 +26,33 @@ type AnsweredBy = Literal["python", "worker"]
 type Answer = dict[str, Any]
 
 
-class RuntimeMessage(BaseModel):
-    """One runtime message `{type, ...}`; `TYPE` is its `type`, `DOC` what it asks for."""
+class Typed(BaseModel):
+    """A message or an event: `TYPE` is its `type`, `DOC` what it is for, `BY` who answers (a message) or
+    emits (an event) it."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
     TYPE: ClassVar[str]
     DOC: ClassVar[str]
-    ANSWERED_BY: ClassVar[AnsweredBy] = "python"
+    BY: ClassVar[str]
+
+
+def registers[T: type[Typed]](table: dict[str, T], kind: str, doc: str, by: str) -> Callable[[T], T]:
+    """A class decorator: the class becomes the one model of `{type: kind}` in `table`."""
+
+    def register(model: T) -> T:
+        if kind in table:
+            raise ValueError(f"{kind!r} has two models")
+        model.TYPE, model.DOC, model.BY = kind, doc, by
+        table[kind] = model
+        return model
+
+    return register
+
+
+class RuntimeMessage(Typed):
+    """One runtime message `{type, ...}`."""
+
+    BY: ClassVar[AnsweredBy] = "python"
 
     type: str
 
@@ -44,19 +64,10 @@ class RuntimeMessage(BaseModel):
 MESSAGES: dict[str, type[RuntimeMessage]] = {}
 
 
-def message[M: type[RuntimeMessage]](
+def message(
     kind: str, doc: str, *, answered_by: AnsweredBy = "python"
-) -> Callable[[M], M]:
-    """Registers the model of the message `{type: kind}`."""
-
-    def register(model: M) -> M:
-        if kind in MESSAGES:
-            raise ValueError(f"runtime message {kind!r} has two models")
-        model.TYPE, model.DOC, model.ANSWERED_BY = kind, doc, answered_by
-        MESSAGES[kind] = model
-        return model
-
-    return register
+) -> Callable[[type[RuntimeMessage]], type[RuntimeMessage]]:
+    return registers(MESSAGES, kind, doc, answered_by)
 
 
 def parse_runtime_message(raw: object) -> RuntimeMessage:
@@ -64,7 +75,7 @@ def parse_runtime_message(raw: object) -> RuntimeMessage:
     fields."""
     kind = raw.get("type") if isinstance(raw, dict) else None
     model = MESSAGES.get(kind) if isinstance(kind, str) else None
-    if model is None or model.ANSWERED_BY != "python":
+    if model is None or model.BY != "python":
         raise McpRequestError(McpErrorCode.METHOD_NOT_FOUND, f"unknown message type: {kind!r}")
     try:
         return model.model_validate(raw)

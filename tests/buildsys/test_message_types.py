@@ -74,7 +74,7 @@ def test_python_answers_exactly_the_models_it_is_said_to() -> None:
     both = set(service.routes) & set(gateway.routes)
     routed = set(service.routes) | set(gateway.routes)
     assert both == set()
-    assert {model.TYPE for model in routed} == {k for k, m in MESSAGES.items() if m.ANSWERED_BY == "python"}
+    assert {model.TYPE for model in routed} == {k for k, m in MESSAGES.items() if m.BY == "python"}
 
 
 def test_core_builds_no_event_or_message_as_a_dict_literal() -> None:
