@@ -20,7 +20,7 @@ class ToolService(Protocol):
         ...
 
     async def offered_tools(self) -> list[Answer]:
-        """The tools offered now, as the runtime API answers `tools`."""
+        """The tools offered now, as the registry lists them (`tools` without what pages are shown)."""
         ...
 
     async def dispatch(self, message: Dispatch) -> Answer:

@@ -20,7 +20,8 @@ class RuntimeEvent(Typed):
     BY: ClassVar[EmittedBy] = "python"
 
     def to_wire(self) -> dict[str, Any]:
-        return {"type": self.TYPE, **self.model_dump()}
+        # Shallow: an event carries what Python built (the activity log, a call's result) as it is, uncopied.
+        return {"type": self.TYPE, **self.__dict__, **(self.__pydantic_extra__ or {})}
 
 
 EVENTS: dict[str, type[RuntimeEvent]] = {}
@@ -76,7 +77,7 @@ class AgentsChanged(RuntimeEvent):
 
 @event("agents/activity/store", "the activity log to store, as it is (`entries`)")
 class AgentsActivityStore(RuntimeEvent):
-    entries: list[dict[str, Any]]
+    entries: list[Any]  # the entries as core/agents/activity.py keeps them (not copied per call)
 
 
 @event("approval", "the calls waiting for the person changed")

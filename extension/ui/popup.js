@@ -346,9 +346,7 @@ function openEntry(entry) {
 // ------------------------------------------------------------------ wiring
 
 function onEvent(e) {
-  if (e) onElicitationEvent(e);
-  if (e) onServerEvent(e);
-  if (e) onAgentsEvent(e);
+  if (e) [onElicitationEvent, onServerEvent, onAgentsEvent].forEach((heard) => heard(e));
   switch (e?.type) {
     case EventType.STATUS: {
       const { type: _, ...s } = e;
