@@ -14,6 +14,7 @@ from pathlib import Path
 from buildsys.error_codes import write_error_codes
 from buildsys.identity import EXTENSION_KEY, extension_id
 from buildsys.lockfile import make_lockfile
+from buildsys.message_types import write_message_types
 from buildsys.pins import EXTENSION_WHEELS, PYODIDE_VERSION
 from buildsys.project import DIST, EXT_OUT, EXT_SRC, ROOT, log, project_version, sha256_file
 from buildsys.pyodide_runtime import fetch_pyodide, stage_runtime
@@ -37,6 +38,7 @@ def build(py: Path | None = None) -> Path:
     # Each file the build adds to the sources is one step here (a file generated from Python's tables too).
     _write_manifest(staging, version)
     write_error_codes(staging / "error_codes.js")
+    write_message_types(py, staging / "message_types.js")
     runtime = staging / "pyodide"
     stage_runtime(pyodide_dir, runtime)
     shutil.copy2(lock, runtime / "pyodide-lock.json")

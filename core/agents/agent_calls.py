@@ -17,10 +17,10 @@ import asyncio
 import json
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, ValidationError
+from pydantic import ValidationError
 
 from core.agents.agent_controls import STOPPED, AgentControls
 from core.agents.agent_navigation import AgentNavigation, GuardFailed
@@ -28,8 +28,10 @@ from core.agents.agent_tabs import AgentTabs
 from core.agents.call_checks import PAUSED, CallChecks, Refusal, action_of
 from core.agents.call_result import AgentCallResult, from_dispatch
 from core.agents.created_tab import as_loaded, first_load, without_url
+from core.agents.gateway_messages import CallParams, SessionParams, listed_tool
 from core.agents.identity import AgentBook, AgentIdentity, AgentState, RunningCall, TabGroups
-from core.calls.capabilities import BrowserCapability
+from core.agents.tool_service import ToolService
+from core.calls.capabilities import BrowserCapability, McpErrorCode, McpRequestError
 from core.calls.events import Emit
 from core.calls.outcome import Outcome
 from core.calls.validation import format_validation_error
@@ -38,30 +40,28 @@ from core.consent.board import ConsentBoard, ConsentRefused, ConsentWithdrawn
 from core.host_link.app_meta import offered_to_agents
 from core.records.activity import ActivityLog, make_entry
 from core.records.history import record_for
+from core.runtime import messages as m
+from core.runtime.event_messages import (
+    AgentsActivityStore,
+    AgentsChanged,
+    GatewayChanged,
+    GatewayStarted,
+    GatewayState,
+)
+from core.runtime.messages import Route, RuntimeMessage, parse_runtime_message, routed, wired
 from core.tools.tool_facts import RESOURCE_TOOLS
 
 type Message = dict[str, Any]
 type Answer = dict[str, Any]
-type Handle = Callable[[Message], Awaitable[Answer]]
 
 GATEWAY_OFF = (
     "Tabgate's agent gateway is off: open Chrome with Tabgate and turn on *Let agents use Tabgate* "
     "in its popup."
 )
 # Messages after which the gateway switch or the tools agents see may differ.
-CHANGES_TOOLS = frozenset({"config/load", "config/set", "host/state", "host/servers"})
-
-
-class _Params(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
-    session: StrictStr = Field(min_length=1, max_length=200)
-    agent: AgentIdentity
-
-
-class CallParams(_Params):
-    name: StrictStr
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    callId: StrictStr | None = None
+CHANGES_TOOLS: frozenset[type[RuntimeMessage]] = frozenset(
+    {m.ConfigLoad, m.ConfigSet, m.HostStateMessage, m.HostServers}
+)
 
 
 class _Withdrawn(Refusal):
@@ -76,52 +76,62 @@ def _never() -> str | None:
 class AgentGateway:
     def __init__(
         self,
-        handle: Handle,
+        service: ToolService,
         browser: BrowserCapability | None,
         emit: Emit,
         groups: TabGroups | None = None,
     ) -> None:
-        self._handle = handle  # the Service: tools, dispatch, config
+        self._service = service
         self._emit = emit
         self.consent = ConsentBoard(emit)
         self._book = AgentBook()
         self.activity = ActivityLog()
         self._enabled: bool | None = None
         self._tabs = AgentTabs(self._book, browser, groups, self._agents_changed)
-        self._controls = AgentControls(self._book, self.consent, self._tabs, handle, self._agents_changed)
+        self._controls = AgentControls(self._book, self.consent, self._tabs, service, self._agents_changed)
         self._checks = CallChecks(self._tabs, lambda: self._controls.paused)
         self._nav = AgentNavigation(self._book, self.consent, browser, self._config)
-        self._routes: dict[str, Callable[[Message], Awaitable[Answer]]] = {
-            "gateway/tools": self._tools,
-            "gateway/call": self._call,
-            "gateway/closed": self._closed,
-            "approvals": self._controls.approvals,
-            "approval/answer": self._controls.answer,
-            "agents": self._controls.agents,
-            # Its first name (the gateway bench counts calls with it).
-            "gateway/agents": self._controls.agents,
-            "agents/share": self._controls.share,
-            "agents/stop": self._controls.stop,
-            "agents/pause": self._controls.pause,
-            "agents/forget": self._controls.forget,
-            "tabs/created": self._tabs.created,
-            "nav/paused": self._nav.paused,
-            "tabs/removed": self._tabs.removed,
-            "worker/hello": self._worker_hello,
-            "agents/activity": self._activity,
-            "agents/activity/load": self._activity_load,
-        }
+        self._routes: dict[type[RuntimeMessage], Route] = dict(
+            [
+                routed(m.GatewayTools, self._tools),
+                routed(m.GatewayCall, self._call),
+                routed(m.GatewayClosed, self._closed),
+                routed(m.Approvals, wired(self._controls.approvals)),
+                routed(m.ApprovalAnswer, wired(self._controls.answer)),
+                routed(m.Agents, wired(self._controls.agents)),
+                routed(m.GatewayAgents, wired(self._controls.agents)),
+                routed(m.AgentsShare, wired(self._controls.share)),
+                routed(m.AgentsStop, wired(self._controls.stop)),
+                routed(m.AgentsPause, self._controls.pause),
+                routed(m.AgentsForget, wired(self._controls.forget)),
+                routed(m.TabsCreated, wired(self._tabs.created)),
+                routed(m.NavPaused, wired(self._nav.paused)),
+                routed(m.TabsRemoved, wired(self._tabs.removed)),
+                routed(m.WorkerHello, self._worker_hello),
+                routed(m.AgentsActivity, self._activity),
+                routed(m.AgentsActivityLoad, self._activity_load),
+            ]
+        )
 
-    def handles(self, kind: object) -> bool:
-        return kind in self._routes
+    @property
+    def routes(self) -> Mapping[type[RuntimeMessage], Route]:
+        """The messages the gateway answers, by model."""
+        return self._routes
 
-    async def handle(self, message: Message) -> Answer:
-        return await self._routes[str(message.get("type"))](message)
+    def handles(self, message: RuntimeMessage) -> bool:
+        return type(message) in self._routes
 
-    async def after(self, message: Message) -> None:
+    async def handle(self, message: Message | RuntimeMessage) -> Answer:
+        try:
+            parsed = message if isinstance(message, RuntimeMessage) else parse_runtime_message(message)
+            return await self._routes[type(parsed)](parsed)
+        except McpRequestError as error:
+            return error.to_wire()
+
+    async def after(self, message: RuntimeMessage) -> None:
         """After a service message: a host gone ends every session; the host hears of switch and tools."""
-        kind = message.get("type")
-        if kind == "host/state" and message.get("connected") is not True:
+        kind = type(message)
+        if isinstance(message, m.HostStateMessage) and message.connected is not True:
             # The native port died (the host exited, or this service worker stopped): every agent's session
             # went with it, and nobody is left to act for.
             self._end_all("the native host disconnected")
@@ -129,19 +139,19 @@ class AgentGateway:
             return
         config = await self._config()
         enabled = config.get("gateway") is True
-        if enabled != self._enabled or kind == "host/state":
+        if enabled != self._enabled or kind is m.HostStateMessage:
             self._enabled = enabled
-            self._emit({"type": "gateway/state", "enabled": enabled})
+            self._emit(GatewayState(enabled=enabled).to_wire())
         if enabled:
-            self._emit({"type": "gateway/changed"})
+            self._emit(GatewayChanged().to_wire())
 
     # -- what agents see ---------------------------------------------------------------------------------
 
     async def _config(self) -> Answer:
-        return await self._handle({"type": "config/get"})
+        return self._service.config()
 
     async def _visible_tools(self, config: Answer) -> dict[str, dict[str, Any]]:
-        offered = (await self._handle({"type": "tools"})).get("tools", [])
+        offered = await self._service.offered_tools()
         mcp = config.get("gatewayMcp") is True
         sources = {"builtin", "browser"} | ({"mcp"} if mcp else set())
         return {
@@ -152,34 +162,24 @@ class AgentGateway:
             and offered_to_agents(tool)
         }
 
-    async def _tools(self, message: Message) -> Answer:
+    async def _tools(self, message: m.GatewayTools) -> Answer:
         config = await self._config()
         if config.get("gateway") is not True:
             return {"tools": []}
         try:
-            params = _Params.model_validate(message)
+            params = SessionParams.model_validate(message.to_wire())
         except ValidationError as error:
-            return {"error": {"code": -32602, "message": format_validation_error(error)}}
+            return McpRequestError(McpErrorCode.INVALID_PARAMS, format_validation_error(error)).to_wire()
         self._seen(params.agent, params.session)
-        tools = []
-        for tool in (await self._visible_tools(config)).values():
-            entry = {
-                "name": tool["name"],
-                "description": tool.get("description", ""),
-                "inputSchema": tool.get("parameters", {"type": "object"}),
-            }
-            if isinstance(tool.get("annotations"), dict):
-                entry["annotations"] = tool["annotations"]
-            tools.append(entry)
-        return {"tools": tools}
+        return {"tools": [listed_tool(tool) for tool in (await self._visible_tools(config)).values()]}
 
     # -- one call ----------------------------------------------------------------------------------------
 
-    async def _call(self, message: Message) -> Answer:
+    async def _call(self, message: m.GatewayCall) -> Answer:
         """`{answer: CallToolResult, record}`: the agent's answer and what the history keeps of the call."""
-        call_id = str(message.get("callId") or f"gateway:{uuid.uuid4().hex[:12]}")
+        call_id = str(message.callId or f"gateway:{uuid.uuid4().hex[:12]}")
         try:
-            params = CallParams.model_validate(message)
+            params = CallParams.model_validate(message.to_wire())
         except ValidationError as error:
             invalid = Refusal(f"invalid gateway call: {format_validation_error(error)}").internal(call_id)
             return self._envelope(invalid | {"outcome": Outcome.REJECTED.value})
@@ -190,15 +190,7 @@ class AgentGateway:
             "arguments": json.dumps(params.arguments),
             "call_id": call_id,
         }
-        self._emit(
-            {
-                "type": "gateway/started",
-                "callId": call_id,
-                "name": params.name,
-                "item": item,
-                "caller": agent.label,
-            }
-        )
+        self._emit(GatewayStarted(callId=call_id, name=params.name, item=item, caller=agent.label).to_wire())
         ends: dict[str, Any] = {}  # what _run learns: the outcome when refused, the tab it acted on
         task = asyncio.ensure_future(self._run(agent, params, call_id, ends))
         running = RunningCall(
@@ -237,20 +229,14 @@ class AgentGateway:
                 outcome=outcome,
             )
         )
-        self._emit({"type": "agents/activity/store", "entries": self.activity.entries()})
+        self._emit(AgentsActivityStore(entries=self.activity.entries()).to_wire())
 
-    async def _activity(self, message: Message) -> Answer:
-        agent_id = message.get("id")
-        limit = message.get("limit")
-        if agent_id is not None and not isinstance(agent_id, str):
-            return {"error": {"code": -32602, "message": "id must be an agent id"}}
-        if limit is not None and (type(limit) is not int or limit < 0):
-            return {"error": {"code": -32602, "message": "limit must be a non-negative integer"}}
-        return {"entries": self.activity.entries(agent_id, limit)}
+    async def _activity(self, message: m.AgentsActivity) -> Answer:
+        return {"entries": self.activity.entries(message.id, message.limit)}
 
-    async def _activity_load(self, message: Message) -> Answer:
+    async def _activity_load(self, message: m.AgentsActivityLoad) -> Answer:
         """What the worker kept of an earlier core's log (after the Python document restarted)."""
-        stored = message.get("entries")
+        stored = message.entries
         self.activity.load(stored if isinstance(stored, list) else [])
         return {"ok": True}
 
@@ -330,8 +316,8 @@ class AgentGateway:
                 await self._nav.guard()  # before anything moves the agent's tab
             except GuardFailed as exc:  # never run unheld: the page could carry the call to another site
                 return Refusal(f"{exc}. Nothing was done; try again.", failed=True).internal(call_id)
-            answer = await self._handle(
-                {"type": "dispatch", "item": item, "turn": params.session, "target": target}
+            answer = await self._service.dispatch(
+                m.Dispatch(type=m.Dispatch.TYPE, item=item, turn=params.session, target=target)
             )
         if answer.get("success") is True:
             created = await self._tabs.used(agent, prepared, answer)
@@ -361,7 +347,7 @@ class AgentGateway:
         """The created tab, held now, goes to its URL: create's answer as the tab is then, or the load's."""
         target = {"tabs": sorted(agent.tabs()), "tabId": tab_id, "site": None, "caller": agent.id}
         with acting(stop), self._nav.acting(tab_id, session, approved):
-            loaded = await first_load(self._handle, session, call_id, target, url)
+            loaded = await first_load(self._service.dispatch, session, call_id, target, url)
         if loaded.get("success") is not True:
             return loaded
         tabs = await self._tabs.all()
@@ -385,15 +371,15 @@ class AgentGateway:
         self._book.end_all_sessions()
         self._agents_changed()
 
-    async def _worker_hello(self, message: Message) -> Answer:
+    async def _worker_hello(self, message: m.WorkerHello) -> Answer:
         """A service worker (re)connected: an earlier worker's native port died with it, and so did every
         agent session through that host, even when the new host is up before Python hears of the old one."""
         self._end_all("the service worker restarted")
         self._nav.worker_restarted()
         return {"ok": True}
 
-    async def _closed(self, message: Message) -> Answer:
-        session = str(message.get("session", ""))
+    async def _closed(self, message: m.GatewayClosed) -> Answer:
+        session = str(message.session or "")
         self.consent.end_session(session, "the agent disconnected")
         for agent in self._book.all():
             agent.cancel_running("the agent disconnected", session)
@@ -402,4 +388,4 @@ class AgentGateway:
         return {"ok": True}
 
     def _agents_changed(self) -> None:
-        self._emit({"type": "agents/changed"})
+        self._emit(AgentsChanged().to_wire())

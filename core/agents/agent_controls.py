@@ -3,17 +3,20 @@ forgetting an agent, and answering its questions; the popup and the options page
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr, ValidationError
 
 from core.agents.agent_tabs import AgentTabs
 from core.agents.identity import AgentBook, AgentState
+from core.agents.tool_service import ToolService
+from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.calls.outcome import Outcome
 from core.calls.tab_scope import site_of
 from core.calls.validation import format_validation_error
 from core.consent.board import AnswerOutcome, ConsentBoard, Decision
+from core.runtime.messages import AgentsPause
 
 type Message = dict[str, Any]
 type Answer = dict[str, Any]
@@ -34,13 +37,13 @@ class AgentControls:
         book: AgentBook,
         consent: ConsentBoard,
         tabs: AgentTabs,
-        handle: Callable[[Message], Awaitable[Answer]],
+        service: ToolService,
         changed: Callable[[], None],
     ) -> None:
         self._book = book
         self._consent = consent
         self._tabs = tabs
-        self._handle = handle  # the Service: the config, where trust is kept
+        self._service = service  # the config, where trust is kept
         self._changed = changed  # the popup hears that the agents changed
 
     @property
@@ -91,10 +94,10 @@ class AgentControls:
         try:
             params = ShareParams.model_validate(message)
         except ValidationError as error:
-            return {"error": {"code": -32602, "message": format_validation_error(error)}}
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, format_validation_error(error)) from None
         agent = self._book.get(params.id)
         if agent is None:
-            return _no_agent(params.id)
+            raise _no_agent(params.id)
         if params.shared:
             agent.shared.add(params.tabId)
         else:
@@ -107,16 +110,14 @@ class AgentControls:
     async def stop(self, message: Message) -> Answer:
         agent = self._book.get(str(message.get("id")))
         if agent is None:
-            return _no_agent(message.get("id"))
+            raise _no_agent(message.get("id"))
         stopped = agent.cancel_running(STOPPED, outcome=Outcome.STOPPED)
         stopped += self._consent.withdraw(STOPPED, agent_id=agent.id)
         self._changed()
         return {"stopped": stopped}
 
-    async def pause(self, message: Message) -> Answer:
-        if not isinstance(message.get("paused"), bool):
-            return {"error": {"code": -32602, "message": "paused must be true or false"}}
-        self._consent.set_paused(message["paused"])
+    async def pause(self, message: AgentsPause) -> Answer:
+        self._consent.set_paused(message.paused)
         self._changed()
         return {"paused": self.paused}
 
@@ -124,11 +125,11 @@ class AgentControls:
         """Its grants and its trust go; the answer carries the config for the worker to store."""
         agent = self._book.get(str(message.get("id")))
         if agent is None:
-            return _no_agent(message.get("id"))
+            raise _no_agent(message.get("id"))
         self._consent.forget(agent.id)
         trusted = await self._trusted()
         kept = [entry for entry in trusted if entry != agent.identity.trust_entry]
-        config = await self._handle({"type": "config/set", "patch": {"gatewayTrusted": kept}})
+        config = await self._service.set_config({"gatewayTrusted": kept})
         self._changed()
         return {"ok": True, "config": config}
 
@@ -139,24 +140,24 @@ class AgentControls:
         try:
             decision = Decision(str(message.get("decision")))
         except ValueError:
-            return {"error": {"code": -32602, "message": "decision must be one of once, session, deny"}}
+            raise McpRequestError(
+                McpErrorCode.INVALID_PARAMS, "decision must be one of once, session, deny"
+            ) from None
         approval_id = str(message.get("id"))
         outcome = self._consent.answer(approval_id, decision)
         if outcome is AnswerOutcome.WITHDRAWN:
-            return {
-                "error": {
-                    "code": -32000,
-                    "message": f"approval {approval_id!r} was withdrawn (its agent is gone); nothing was run",
-                }
-            }
+            raise McpRequestError(
+                McpErrorCode.SERVER_UNAVAILABLE,
+                f"approval {approval_id!r} was withdrawn (its agent is gone); nothing was run",
+            )
         if outcome is AnswerOutcome.UNKNOWN:
-            return {"error": {"code": -32602, "message": f"no pending approval {approval_id!r}"}}
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, f"no pending approval {approval_id!r}")
         return {"ok": True}
 
     async def _trusted(self) -> list[object]:
         """The programs the person trusts to act unasked, as the config holds them (paths and
         `{executable, script}` objects)."""
-        trusted: list[object] = (await self._handle({"type": "config/get"})).get("gatewayTrusted", [])
+        trusted: list[object] = self._service.config().get("gatewayTrusted", [])
         return trusted
 
 
@@ -171,5 +172,5 @@ def _tab(agent: AgentState, tab_id: int, tab: dict[str, Any] | None) -> dict[str
     }
 
 
-def _no_agent(agent_id: object) -> Answer:
-    return {"error": {"code": -32602, "message": f"no agent {agent_id!r}"}}
+def _no_agent(agent_id: object) -> McpRequestError:
+    return McpRequestError(McpErrorCode.INVALID_PARAMS, f"no agent {agent_id!r}")

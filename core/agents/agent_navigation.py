@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from core.agents.identity import AgentBook, AgentState
 from core.agents.plain_words import summarize
-from core.calls.capabilities import BrowserCapability, BrowserToolError
+from core.calls.capabilities import BrowserCapability, BrowserToolError, McpErrorCode, McpRequestError
 from core.calls.tab_scope import site_of
 from core.calls.validation import format_validation_error
 from core.consent.board import ConsentBoard, ConsentRefused, Question
@@ -161,7 +161,7 @@ class AgentNavigation:
         try:
             paused = PausedNavigation.model_validate(message)
         except ValidationError as error:
-            return {"error": {"code": -32602, "message": format_validation_error(error)}}
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, format_validation_error(error)) from None
         agent = next((a for a in self._book.all() if self._holds(a, paused.tabId)), None)
         tab = self._tabs.get(paused.tabId)
         if agent is None or tab is None:

@@ -21,6 +21,7 @@ from core.browser.actions import describe
 from core.browser.dom_args import BrowserDomArgs
 from core.browser.refs import FrameSite
 from core.browser.tool_table import BROWSER_TOOLS
+from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.calls.outcome import Outcome
 from core.calls.tab_scope import site_of
 from core.calls.validation import format_validation_error
@@ -50,7 +51,8 @@ class Refusal(Exception):
         if self.failed:
             output = {"type": "function_call_output", "call_id": call_id, "output": self.text}
             return {"output": output, "success": False, "outcome": Outcome.FAILED.value}
-        return {"error": {"code": -32000, "message": self.text}, "outcome": Outcome.DENIED.value}
+        refused = McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, self.text).to_wire()
+        return refused | {"outcome": Outcome.DENIED.value}
 
 
 @dataclass(frozen=True, slots=True)

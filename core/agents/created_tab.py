@@ -8,10 +8,10 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from core.runtime.messages import Dispatch
 from core.web.fence import PageText, split
 
 type Answer = dict[str, Any]
-type Dispatch = Callable[[Answer], Awaitable[Answer]]
 
 
 def without_url(creates_tab: bool, arguments: Answer) -> tuple[Answer, str | None]:
@@ -22,7 +22,9 @@ def without_url(creates_tab: bool, arguments: Answer) -> tuple[Answer, str | Non
     return {key: value for key, value in arguments.items() if key != "url"}, url
 
 
-async def first_load(dispatch: Dispatch, session: str, call_id: str, target: Answer, url: str) -> Answer:
+async def first_load(
+    dispatch: Callable[[Dispatch], Awaitable[Answer]], session: str, call_id: str, target: Answer, url: str
+) -> Answer:
     """The created tab (`target`'s, held now) sent to `url` like `navigate`; it waits for the load to begin,
     not end, as create with a URL always did."""
     arguments = {"action": "navigate", "tabId": target["tabId"], "url": url, "waitForLoad": False}
@@ -32,7 +34,7 @@ async def first_load(dispatch: Dispatch, session: str, call_id: str, target: Ans
         "arguments": json.dumps(arguments),
         "call_id": f"{call_id}.load",
     }
-    return await dispatch({"type": "dispatch", "item": item, "turn": session, "target": target})
+    return await dispatch(Dispatch(type=Dispatch.TYPE, item=item, turn=session, target=target))
 
 
 def as_loaded(created: Answer, tab: Answer | None) -> Answer:

@@ -34,9 +34,9 @@ class McpErrorCode(IntEnum):
 
 
 class McpRequestError(Exception):
-    """A JSON-RPC error `{code, message, data?}` of the host wire protocol: what the core gets back from a
-    host request, and what the host answers with (`request_id` is known there when the request could be
-    read)."""
+    """The one error type `{code, message, data?}` of every wire: what the core gets back from a host request,
+    what the host answers with (`request_id` is known there when the request could be read), and what the
+    runtime API answers a message that is not a valid request with."""
 
     def __init__(
         self, code: int, message: str, data: Any = None, *, request_id: str | int | None = None
@@ -55,6 +55,10 @@ class McpRequestError(Exception):
         if self.data is not None:
             error["data"] = self.data
         return error
+
+    def to_wire(self) -> dict[str, Any]:
+        """The runtime API's answer to a message that is not a valid request (contract §5)."""
+        return {"error": self.to_json()}
 
 
 class BrowserToolError(Exception):

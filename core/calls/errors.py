@@ -34,18 +34,3 @@ class MissingLocalShellCallId(FunctionCallError):
 
     def __str__(self) -> str:
         return "LocalShellCall without call_id or id"
-
-
-class RequestError(Exception):
-    """A runtime message that is not a valid request; answered `{error: {code, message}}` (contract §5)."""
-
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
-
-    def to_wire(self) -> dict[str, dict[str, int | str]]:
-        return {"error": {"code": self.code, "message": self.message}}

@@ -1,4 +1,5 @@
-"""Events the core emits to every `events` port (contract §5), as plain JSON dicts."""
+"""Events the core emits to every `events` port (contract §5): built from their models
+(core/runtime/event_messages.py), sent as plain JSON dicts."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.calls.items import CallToolResult, mcp_result_to_wire
+from core.runtime.event_messages import McpToolCallBegin, McpToolCallEnd, PlanUpdate
 
 type Emit = Callable[[dict[str, Any]], None]
 
@@ -31,20 +33,18 @@ class McpCallSpan:
         self._emit = emit
         self._call_id = call_id
         self._invocation = invocation
-        emit({"type": "McpToolCallBegin", "call_id": call_id, "invocation": invocation.to_wire()})
+        emit(McpToolCallBegin(call_id=call_id, invocation=invocation.to_wire()).to_wire())
         self._started = time.perf_counter()
 
     def end(self, result: CallToolResult | str) -> None:
-        self._emit(
-            {
-                "type": "McpToolCallEnd",
-                "call_id": self._call_id,
-                "invocation": self._invocation.to_wire(),
-                "duration_ms": round((time.perf_counter() - self._started) * 1000),
-                "result": mcp_result_to_wire(result),
-            }
+        end = McpToolCallEnd(
+            call_id=self._call_id,
+            invocation=self._invocation.to_wire(),
+            duration_ms=round((time.perf_counter() - self._started) * 1000),
+            result=mcp_result_to_wire(result),
         )
+        self._emit(end.to_wire())
 
 
 def plan_update(plan: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "PlanUpdate", **plan}
+    return PlanUpdate(**plan).to_wire()

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from core.runtime.event_messages import Approval
+
 type Emit = Callable[[dict[str, Any]], None]
 
 # How many withdrawn questions the popup can still be shown (and answered with "withdrawn"), and how long.
@@ -329,4 +331,4 @@ class ConsentBoard:
         return sorted({scope for grants in self._grants.values() for who, scope in grants if who == agent_id})
 
     def _changed(self) -> None:
-        self.emit({"type": "approval", **self.listed()})
+        self.emit(Approval(**self.listed()).to_wire())

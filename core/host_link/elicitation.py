@@ -18,10 +18,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.calls.capabilities import McpErrorCode
-from core.calls.errors import RequestError
+from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.calls.events import Emit
 from core.host_link.host_requests import parse_message
+from core.runtime.event_messages import Elicitation, ElicitationDone
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
@@ -37,7 +37,7 @@ class ElicitationCheck(BaseModel):
     content: dict[str, Any] | None = None
 
 
-class FieldErrors(RequestError):
+class FieldErrors(McpRequestError):
     """The answer does not fit the form: `fields` names each wrong field and what is wrong with it."""
 
     def __init__(self, fields: dict[str, str]) -> None:
@@ -206,7 +206,7 @@ class Questions:
         question_id = uuid.uuid4().hex
         in_window = ask.window_open or not ask.pages_open
         self._pending[question_id] = _Question(ask.request, in_window)
-        self._emit({"type": "elicitation", "id": question_id, "request": ask.request})
+        self._emit(Elicitation(id=question_id, request=ask.request).to_wire())
         words = f"nobody answered within {round(limit_ms / 1000)} s"
         return {
             "id": question_id,
@@ -222,7 +222,7 @@ class Questions:
         """The person's answer → `{answered: action, result: ElicitResult}`, or the fields that do not fit."""
         question = self._pending.get(str(message.get("id")))
         if question is None:
-            raise RequestError(McpErrorCode.INVALID_PARAMS, GONE)
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, GONE)
         schema = question.request.get("requestedSchema")
         result = check_answer({**message, "schema": schema})["result"]
         self._done(str(message["id"]))
@@ -242,5 +242,5 @@ class Questions:
 
     def _done(self, question_id: str) -> bool:
         del self._pending[question_id]
-        self._emit({"type": "elicitation/done", "id": question_id})
+        self._emit(ElicitationDone(id=question_id).to_wire())
         return True

@@ -8,7 +8,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from core.calls.capabilities import McpCapability, McpErrorCode, McpRequestError
 from core.calls.deadline import DeadlineExceeded, within
-from core.calls.errors import RequestError
 from core.calls.validation import format_validation_error
 
 
@@ -27,26 +26,27 @@ class HostMessage(BaseModel):
 
 
 def parse_message[M: BaseModel](model: type[M], message: dict[str, Any]) -> M:
-    """The message as `model`, or -32602 naming the message type and the wrong fields."""
+    """The message as `model`, or INVALID_PARAMS naming the message type and the wrong fields."""
     try:
         return model.model_validate(message)
     except ValidationError as error:
         kind = message.get("type")
-        raise RequestError(McpErrorCode.INVALID_PARAMS, f"{kind}: {format_validation_error(error)}") from None
+        raise McpRequestError(
+            McpErrorCode.INVALID_PARAMS, f"{kind}: {format_validation_error(error)}"
+        ) from None
 
 
 async def ask_for_object(
     mcp: McpCapability, method: str, params: dict[str, Any], limit_ms: int
 ) -> dict[str, Any]:
-    """The host's answer object; its errors keep their code and message, giving up answers -32001."""
+    """The host's answer object; its errors go on as they came (code, message and data), giving up answers
+    TIMED_OUT."""
     try:
         answer = await ask_host(mcp, method, params, limit_ms=limit_ms)
-    except McpRequestError as error:
-        raise RequestError(error.code, error.message) from None
     except DeadlineExceeded:
-        raise RequestError(
+        raise McpRequestError(
             McpErrorCode.TIMED_OUT, f"{method}: the native host did not answer within {limit_ms} ms"
         ) from None
     if not isinstance(answer, dict):
-        raise RequestError(McpErrorCode.INTERNAL_ERROR, f"{method}: the host answer is not an object")
+        raise McpRequestError(McpErrorCode.INTERNAL_ERROR, f"{method}: the host answer is not an object")
     return answer

@@ -1,7 +1,7 @@
 """Runtime messages that show people what the host's servers hold besides tools: prompts and server logs.
 
 Each is one host request (contract §4) under the limit the server's own config gives; the host's errors keep
-their code and message, and a request the core gives up on answers -32001."""
+their code, message and data, and a request the core gives up on answers TIMED_OUT."""
 
 from __future__ import annotations
 

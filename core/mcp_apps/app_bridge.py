@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 
 from core.calls.capabilities import McpCapability, McpErrorCode, McpRequestError
 from core.calls.deadline import DeadlineExceeded
-from core.calls.errors import RequestError
 from core.calls.names import qualified_mcp_tool_name
 from core.host_link.app_meta import APP_MIME_TYPE, callable_by_app, ui_of, view_document, view_policy
 from core.host_link.host_requests import ask_host, parse_message
@@ -116,12 +115,12 @@ class AppBridge:
         for entry in (await self._registry()).offered():
             if entry["name"] == name and entry.get("source") == "mcp":
                 return entry
-        raise RequestError(McpErrorCode.INVALID_PARAMS, f"no MCP tool {name!r} is offered now")
+        raise McpRequestError(McpErrorCode.INVALID_PARAMS, f"no MCP tool {name!r} is offered now")
 
     def _host(self) -> McpCapability:
         mcp = self._mcp()
         if mcp is None:
-            raise RequestError(
+            raise McpRequestError(
                 McpErrorCode.SERVER_UNAVAILABLE, "MCP tools are off or the host is not connected"
             )
         return mcp
@@ -136,12 +135,12 @@ class AppBridge:
         tool = await self._tool(parsed.tool)
         ui = ui_of(tool)
         if ui is None:
-            raise RequestError(McpErrorCode.INVALID_PARAMS, f"the tool {parsed.tool!r} has no App")
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, f"the tool {parsed.tool!r} has no App")
         server = tool["server"]
         try:
             read = await self._ask("resources/read", {"server": server, "uri": ui.resourceUri}, server)
         except (McpRequestError, DeadlineExceeded) as error:
-            raise RequestError(
+            raise McpRequestError(
                 McpErrorCode.SERVER_UNAVAILABLE, f"reading {ui.resourceUri}: {error}"
             ) from None
         html, meta = _app_html(read, ui.resourceUri)
@@ -221,7 +220,7 @@ class AppBridge:
         server = app["server"]
         try:
             target = await self._tool(qualified_mcp_tool_name(server, name))
-        except RequestError:
+        except McpRequestError:
             return _refuse(
                 rpc.id, McpErrorCode.INVALID_PARAMS, f"the server {server} offers no tool {name!r}"
             )
@@ -280,19 +279,19 @@ def _tool_result(answer: Answer | None) -> Answer | None:
 
 
 def _app_html(read: Any, uri: str) -> tuple[str, dict[str, Any]]:
-    """The HTML of a `ui://` resource and its `_meta.ui`; RequestError when it is not an App's document."""
+    """The HTML of a `ui://` resource and its `_meta.ui`; McpRequestError when it is not an App's document."""
     contents = read.get("contents") if isinstance(read, dict) else None
     for item in contents if isinstance(contents, list) else []:
         if isinstance(item, dict) and item.get("uri") == uri and isinstance(item.get("text"), str):
             if item.get("mimeType") != APP_MIME_TYPE:
-                raise RequestError(
+                raise McpRequestError(
                     McpErrorCode.INVALID_PARAMS, f"{uri} is {item.get('mimeType')!r}, not {APP_MIME_TYPE}"
                 )
             if len(item["text"]) > MAX_HTML_CHARS:
-                raise RequestError(
+                raise McpRequestError(
                     McpErrorCode.RESULT_TOO_LARGE, f"{uri} is over {MAX_HTML_CHARS} characters"
                 )
             meta = item.get("_meta")
             ui = meta.get("ui") if isinstance(meta, dict) else None
             return item["text"], ui if isinstance(ui, dict) else {}
-    raise RequestError(McpErrorCode.INVALID_PARAMS, f"the server answered no HTML text for {uri}")
+    raise McpRequestError(McpErrorCode.INVALID_PARAMS, f"the server answered no HTML text for {uri}")

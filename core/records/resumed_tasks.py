@@ -11,8 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from core.calls.capabilities import McpErrorCode
-from core.calls.errors import RequestError
+from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.calls.items import CallToolResult, McpToolCallOutputItem
 from core.calls.names import qualified_mcp_tool_name
 from core.calls.outcome import dispatch_answer
@@ -40,7 +39,9 @@ def finished_task(message: dict[str, Any]) -> dict[str, Any]:
     try:
         task = FinishedTask.model_validate(message.get("task"))
     except ValidationError as error:
-        raise RequestError(McpErrorCode.INVALID_PARAMS, f"task: {format_validation_error(error)}") from None
+        raise McpRequestError(
+            McpErrorCode.INVALID_PARAMS, f"task: {format_validation_error(error)}"
+        ) from None
     call_id = f"task-{task.taskId}"
     name = qualified_mcp_tool_name(task.server, task.tool)
     if task.result is not None:

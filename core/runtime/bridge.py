@@ -36,7 +36,8 @@ from core.agents.agent_calls import AgentGateway
 from core.calls.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.host_link.servers import TIMEOUT_MARGIN_MS, HostState
 from core.records.history import record_for
-from core.runtime.facade import Service
+from core.runtime.facade import Service, refusal
+from core.runtime.messages import Dispatch, parse_runtime_message
 
 
 class JsApi(Protocol):
@@ -144,29 +145,31 @@ class ServiceWorkerTabGroups:
         return int(result["groupId"])
 
 
-# Calls the service worker records in the history: it gets the answer and Python's record of it.
-RECORDED = frozenset({"dispatch"})
-
-
 class Bridge:
     def __init__(self, api: JsApi, *, timeout_margin_ms: int = TIMEOUT_MARGIN_MS) -> None:
         browser = ServiceWorkerBrowser(api)
         self._service = Service(
             emit=api.emit, browser=browser, host=HostMcp(api), timeout_margin_ms=timeout_margin_ms
         )
-        self._gateway = AgentGateway(self._service.handle, browser, api.emit, ServiceWorkerTabGroups(api))
+        self._gateway = AgentGateway(self._service, browser, api.emit, ServiceWorkerTabGroups(api))
 
-    async def handle(self, message: Any) -> Any:
+    async def handle(self, raw: Any) -> Any:
         """One runtime message (a JS object, or a dict in CPython) → its answer, as Python data."""
-        message = _from_js(message)
-        kind = message.get("type") if isinstance(message, dict) else None
-        if self._gateway.handles(kind):
+        data = _from_js(raw)
+        try:
+            message = parse_runtime_message(data)
+        except McpRequestError as error:
+            refused = refusal(data, error)
+            if "outcome" in refused:  # a dispatch: the service worker records it as any other
+                return {"answer": refused, "record": record_for(refused, relayed=True)}
+            return refused
+        if self._gateway.handles(message):
             answer = await self._gateway.handle(message)
         else:
             answer = await self._service.handle(message)
-            if kind is not None:
-                await self._gateway.after(message)
-        if kind in RECORDED:
+            await self._gateway.after(message)
+        # The service worker records a dispatch in the history: it gets the answer and Python's record of it.
+        if isinstance(message, Dispatch):
             return {"answer": answer, "record": record_for(answer, relayed=True)}
         return answer
 

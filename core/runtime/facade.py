@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from core.browser.tool_table import BROWSER_TOOLS
-from core.calls.capabilities import BrowserCapability, McpCapability, McpErrorCode
+from core.calls.capabilities import (
+    BrowserCapability,
+    McpCapability,
+    McpErrorCode,
+    McpRequestError,
+)
 from core.calls.deadline import DeadlineExceeded, within
-from core.calls.errors import Fatal, RequestError
+from core.calls.errors import Fatal
 from core.calls.events import Emit
 from core.calls.items import FunctionCallOutputItem, ItemError, parse_response_item
 from core.calls.outcome import Outcome, dispatch_answer
@@ -25,8 +30,10 @@ from core.host_link.servers import TIMEOUT_MARGIN_MS, HostLink, HostState, Serve
 from core.mcp_apps.app_bridge import AppBridge
 from core.records.history_book import HistoryBook
 from core.records.resumed_tasks import finished_task
+from core.runtime import messages as m
 from core.runtime.catalog import build_registry
 from core.runtime.config import ConfigError, ToolsConfig, load_stored_config
+from core.runtime.messages import Route, RuntimeMessage, parse_runtime_message, routed, wired
 from core.tools.handlers.plan import PlanBoard
 from core.tools.parallel import TurnGates
 from core.tools.registry import ToolRegistry
@@ -66,34 +73,44 @@ class Service:
         # What the cached registry was built from: the MCP table and the error of its last fetch.
         self._registry_table: tuple[dict[str, McpTool] | None, str | None] = (None, None)
         apps = AppBridge(registry=self._registry_with_mcp_tools, mcp=self._mcp, servers=self._servers)
-        self._routes: dict[str, Callable[[Message], Awaitable[Answer]]] = {
-            "app/view": apps.view,
-            "app/request": apps.request,
-            "app/theme": self._sync(apps.theme_changed),
-            "tools": self._tools,
-            "dispatch": self._dispatch,
-            "config/get": self._config_get,
-            "config/set": self._config_set,
-            "config/load": self._config_load,
-            "host/state": self._host_state,
-            "host/servers": self._host_servers,
-            "plan": self._plan_get,
-            "prompts": self._host_view(prompts),
-            "prompt/get": self._host_view(prompt_get),
-            "server/logs": self._host_view(server_logs),
-            "elicitation/ask": self._sync(self._questions.ask),
-            "elicitation/answer": self._sync(self._questions.answer),
-            "elicitation/expire": self._sync(self._questions.expire),
-            "elicitation/windowClosed": self._sync(self._questions.window_closed),
-            "elicitations": self._sync(lambda message: self._questions.listed()),
-            "history/load": self._sync(self._history.load),
-            "history/changed": self._sync(self._history.changed),
-            "history/refused": self._sync(self._history.refused),
-            "history/removed": self._sync(self._history.removed),
-            "tools/filter": self._tools_filter,
-            "task/finished": self._sync(finished_task),
+        wire = wired
+        self._routes: dict[type[RuntimeMessage], Route] = dict(
+            [
+                routed(m.AppView, wire(apps.view)),
+                routed(m.AppRequest, wire(apps.request)),
+                routed(m.AppTheme, wire(self._sync(apps.theme_changed))),
+                routed(m.Tools, self._tools),
+                routed(m.Dispatch, self._dispatch),
+                routed(m.ConfigGet, self._config_get),
+                routed(m.ConfigSet, self._config_set),
+                routed(m.ConfigLoad, self._config_load),
+                routed(m.HostStateMessage, self._host_state),
+                routed(m.HostServers, self._host_servers),
+                routed(m.Plan, self._plan_get),
+                routed(m.Prompts, wire(self._host_view(prompts))),
+                routed(m.PromptGet, wire(self._host_view(prompt_get))),
+                routed(m.ServerLogs, wire(self._host_view(server_logs))),
+                routed(m.ElicitationAsk, wire(self._sync(self._questions.ask))),
+                routed(m.ElicitationAnswer, wire(self._sync(self._questions.answer))),
+                routed(m.ElicitationExpire, wire(self._sync(self._questions.expire))),
+                routed(m.ElicitationWindowClosed, wire(self._sync(self._questions.window_closed))),
+                routed(m.Elicitations, wire(self._sync(lambda message: self._questions.listed()))),
+                routed(m.HistoryLoad, wire(self._sync(self._history.load))),
+                routed(m.HistoryChanged, wire(self._sync(self._history.changed))),
+                routed(m.HistoryRefused, wire(self._sync(self._history.refused))),
+                routed(m.HistoryRemoved, wire(self._sync(self._history.removed))),
+                routed(m.ToolsFilter, self._tools_filter),
+                routed(m.TaskFinished, wire(self._sync(finished_task))),
+            ]
+        )
+        self._routes |= {
+            m.MESSAGES[kind]: wire(self._host_view(control)) for kind, control in CONTROLS.items()
         }
-        self._routes |= {kind: self._host_view(control) for kind, control in CONTROLS.items()}
+
+    @property
+    def routes(self) -> Mapping[type[RuntimeMessage], Route]:
+        """The messages the service answers, by model."""
+        return self._routes
 
     @staticmethod
     def _sync(answer: Callable[[Message], Answer]) -> Callable[[Message], Awaitable[Answer]]:
@@ -102,15 +119,32 @@ class Service:
 
         return route
 
-    async def handle(self, message: Message) -> Answer:
-        kind = message.get("type") if isinstance(message, dict) else None
-        route = self._routes.get(kind) if isinstance(kind, str) else None
+    async def handle(self, message: Message | RuntimeMessage) -> Answer:
         try:
+            parsed = message if isinstance(message, RuntimeMessage) else parse_runtime_message(message)
+            route = self._routes.get(type(parsed))
             if route is None:
-                raise RequestError(McpErrorCode.METHOD_NOT_FOUND, f"unknown message type: {kind!r}")
-            return await route(message)
-        except RequestError as error:
-            return error.to_wire()
+                raise McpRequestError(McpErrorCode.METHOD_NOT_FOUND, f"unknown message type: {parsed.TYPE!r}")
+            return await route(parsed)
+        except McpRequestError as error:
+            return refusal(message, error)
+
+    # --- what the agent gateway calls (core/agents/agent_calls.py) --------------------------------------
+
+    def config(self) -> Answer:
+        return self._config.to_wire()
+
+    async def set_config(self, patch: Message) -> Answer:
+        """The config changed by `patch` (the new config), or `{error}`."""
+        return await self.handle(m.ConfigSet(type=m.ConfigSet.TYPE, patch=patch))
+
+    async def offered_tools(self) -> list[Answer]:
+        # As the registry lists them: what pages are shown of each tool (`shown`) costs ~1 ms for 8 tools
+        # in CPython, and no agent reads it.
+        return (await self._registry_with_mcp_tools()).offered()
+
+    async def dispatch(self, message: m.Dispatch) -> Answer:
+        return await self.handle(message)
 
     # --- what can run now ----------------------------------------------------------------------------
 
@@ -187,11 +221,13 @@ class Service:
 
         async def route(message: Message) -> Answer:
             if self._host is None:
-                raise RequestError(McpErrorCode.SERVER_UNAVAILABLE, "there is no way to the native host here")
+                raise McpRequestError(
+                    McpErrorCode.SERVER_UNAVAILABLE, "there is no way to the native host here"
+                )
             self._apply_host_state(await self._ensure(self._host))
             mcp = self._mcp()
             if mcp is None:
-                raise RequestError(
+                raise McpRequestError(
                     McpErrorCode.SERVER_UNAVAILABLE,
                     "the native host is not connected (run `tabgate-host doctor` to see why)",
                 )
@@ -201,45 +237,41 @@ class Service:
 
     # --- messages ------------------------------------------------------------------------------------
 
-    async def _tools(self, message: Message) -> Answer:
+    async def _tools(self, message: m.Tools) -> Answer:
         registry = await self._registry_with_mcp_tools()
         answer: Answer = {"tools": [shown(tool) for tool in registry.offered()]}
         if self._mcp_tools.error is not None:
             answer["mcpError"] = self._mcp_tools.error
         return answer
 
-    async def _tools_filter(self, message: Message) -> Answer:
+    async def _tools_filter(self, message: m.ToolsFilter) -> Answer:
         """The popup's and the options page's filter: the offered tools, and the disabled ones no longer
         offered, that match `text`, best first."""
-        text = message.get("text")
-        if not isinstance(text, str):
-            raise RequestError(McpErrorCode.INVALID_PARAMS, "text must be a string")
+        text = message.text
         offered = self._registry_now().offered()
         names = {tool["name"] for tool in offered}
         gone = [{"name": name} for name in self._config.disabledTools if name not in names]
         return {"matches": ranked([*offered, *gone], text)}
 
-    async def _dispatch(self, message: Message) -> Answer:
+    async def _dispatch(self, message: m.Dispatch) -> Answer:
         """The contract §5 answer, with the call's `outcome` (core.calls.outcome): a request refused before
         anything ran is `rejected`."""
         try:
             return await self._dispatch_item(message)
-        except RequestError as error:
+        except McpRequestError as error:
             rejected: Answer = {**error.to_wire(), "outcome": Outcome.REJECTED.value}
             return rejected
 
-    async def _dispatch_item(self, message: Message) -> Answer:
+    async def _dispatch_item(self, message: m.Dispatch) -> Answer:
         try:
-            item = parse_response_item(message.get("item"))
+            item = parse_response_item(message.item)
         except ItemError as error:
-            raise RequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
-        turn = message.get("turn")
-        if turn is not None and not isinstance(turn, str):
-            raise RequestError(McpErrorCode.INVALID_PARAMS, "turn must be a string")
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
+        turn = message.turn
         try:
-            target = None if message.get("target") is None else CallTarget.model_validate(message["target"])
+            target = None if message.target is None else CallTarget.model_validate(message.target)
         except ValidationError as error:
-            raise RequestError(
+            raise McpRequestError(
                 McpErrorCode.INVALID_PARAMS, f"target: {format_validation_error(error)}"
             ) from None
         registry = self._registry_now()
@@ -257,21 +289,21 @@ class Service:
             answer["pages"] = output.output.pages.to_wire()
         return answer
 
-    async def _config_get(self, message: Message) -> Answer:
+    async def _config_get(self, message: m.ConfigGet) -> Answer:
         return self._config.to_wire()
 
-    async def _config_set(self, message: Message) -> Answer:
+    async def _config_set(self, message: m.ConfigSet) -> Answer:
         try:
-            config = self._config.patched(message.get("patch"))
+            config = self._config.patched(message.patch)
         except ConfigError as error:
-            raise RequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
         return self._apply(config)
 
-    async def _config_load(self, message: Message) -> Answer:
+    async def _config_load(self, message: m.ConfigLoad) -> Answer:
         try:
-            config = load_stored_config(message.get("config"))
+            config = load_stored_config(message.config)
         except ConfigError as error:
-            raise RequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
+            raise McpRequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
         return self._apply(config)
 
     def _apply(self, config: ToolsConfig) -> Answer:
@@ -279,19 +311,28 @@ class Service:
         self._registry = None
         return config.to_wire()
 
-    async def _host_state(self, message: Message) -> Answer:
+    async def _host_state(self, message: m.HostStateMessage) -> Answer:
         # The worker's host port connected, was replaced or went away: what the old host listed is gone.
-        self._connected = message.get("connected") is True and self._host is not None
-        self._servers.update(parse_statuses(message.get("servers")))
+        self._connected = message.connected is True and self._host is not None
+        self._servers.update(parse_statuses(message.servers))
         self._invalidate()
         return {"ok": True}
 
-    async def _host_servers(self, message: Message) -> Answer:
+    async def _host_servers(self, message: m.HostServers) -> Answer:
         # A server started, stopped or failed: its tools changed. Fetch now, so `tools` is fresh.
-        self._servers.update(parse_statuses(message.get("servers")))
+        self._servers.update(parse_statuses(message.servers))
         self._invalidate()
         await self._registry_with_mcp_tools()
         return {"ok": True}
 
-    async def _plan_get(self, message: Message) -> Answer:
+    async def _plan_get(self, message: m.Plan) -> Answer:
         return self._plan.to_wire()
+
+
+def refusal(message: object, error: McpRequestError) -> Answer:
+    """The answer to a message refused before it ran; a refused `dispatch` is a call that ended `rejected`."""
+    answer = error.to_wire()
+    kind = message.get("type") if isinstance(message, dict) else getattr(message, "TYPE", None)
+    if kind == m.Dispatch.TYPE:
+        answer["outcome"] = Outcome.REJECTED.value
+    return answer

@@ -6,6 +6,7 @@ import { serverError, signInControls } from "./ui_signin.js";
 import { retryControl } from "./ui_retry.js";
 import { mountAgents, renderAgents } from "./ui_agents.js";
 import { mountActivity, renderActivity } from "./ui_activity.js";
+import { MessageType, EventType } from "../message_types.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const state = { config: { mcpTools: false, disabledTools: [] }, tools: [], status: null };
@@ -15,7 +16,7 @@ function errorText(answer) {
 }
 
 async function saveConfig(patch, note) {
-  const answer = await send({ type: "config/set", patch });
+  const answer = await send({ type: MessageType.CONFIG_SET, patch });
   if (!answer || answer.error) throw new Error(errorText(answer));
   state.config = { ...state.config, ...answer };
   flash(note, "Saved");
@@ -33,7 +34,7 @@ function flash(node, text, isError = false) {
 // ------------------------------------------------------------------ tools
 
 async function loadTools() {
-  const [config, tools] = await Promise.all([send({ type: "config/get" }), send({ type: "tools" })]);
+  const [config, tools] = await Promise.all([send({ type: MessageType.CONFIG_GET }), send({ type: MessageType.TOOLS })]);
   if (config && !config.error) state.config = config;
   $("mcp-tools").checked = state.config.mcpTools === true;
   if (!tools || tools.error || !Array.isArray(tools.tools)) {
@@ -102,7 +103,7 @@ let filtering = null;
 async function applyFilter() {
   const text = $("tool-filter").value;
   filtering = text;
-  const answer = text.trim() ? await send({ type: "tools/filter", text }).catch(() => null) : null;
+  const answer = text.trim() ? await send({ type: MessageType.TOOLS_FILTER, text }).catch(() => null) : null;
   if (filtering !== text) return;
   const matching = answer?.matches ? new Set(answer.matches.map((m) => m.name)) : null;
   for (const group of $("tool-checks").querySelectorAll(".tool-group")) {
@@ -214,7 +215,7 @@ function serverSwitch(srv) {
   });
   input.addEventListener("change", async () => {
     input.disabled = true;
-    const reply = await send({ type: "servers/enable", server: name, enabled: input.checked }).catch(
+    const reply = await send({ type: MessageType.SERVERS_ENABLE, server: name, enabled: input.checked }).catch(
       (e) => ({ error: { message: String(e.message) } }),
     );
     input.disabled = false;
@@ -228,7 +229,7 @@ function serverSwitch(srv) {
 
 async function refreshDiagnostics() {
   try {
-    const s = await send({ type: "status" });
+    const s = await send({ type: MessageType.STATUS });
     if (s && !s.error) statusChanged(s);
   } catch (e) {
     clear($("diagnostics"), el("p", { class: "diag-error" }, `The service worker did not answer: ${e.message}`));
@@ -251,15 +252,15 @@ function statusChanged(s) {
 }
 
 subscribe((e) => {
-  if (e?.type === "status") {
+  if (e?.type === EventType.STATUS) {
     const { type: _, ...s } = e;
     statusChanged(s);
-  } else if (e?.type === "reconnected") {
+  } else if (e?.type === EventType.RECONNECTED) {
     refreshDiagnostics();
     renderAgents();
     renderActivity();
-  } else if (e?.type === "agents/changed" || e?.type === "approval") renderAgents();
-  else if (e?.type === "agents/activity/changed") renderActivity();
+  } else if (e?.type === EventType.AGENTS_CHANGED || e?.type === EventType.APPROVAL) renderAgents();
+  else if (e?.type === EventType.AGENTS_ACTIVITY_CHANGED) renderActivity();
 });
 $("mcp-tools").addEventListener("change", (e) => setMcpTools(e.target));
 $("tool-filter").addEventListener("input", applyFilter);

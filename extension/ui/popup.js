@@ -19,6 +19,7 @@ import { HistoryList, HISTORY_SHOWN, entryArguments, noteResult } from "./ui_his
 import { refreshPlan, renderPlan } from "./ui_plan.js";
 import { setCall, cancelCall, onProgress } from "./ui_call.js";
 import { appFor, warmApps } from "./ui_app.js";
+import { MessageType, EventType } from "../message_types.js";
 
 const state = {
   status: null,
@@ -89,7 +90,7 @@ let statusPoll = null;
 async function refreshStatus() {
   let s;
   try {
-    s = await send({ type: "status" });
+    s = await send({ type: MessageType.STATUS });
   } catch (e) {
     $("status").textContent = `The service worker did not answer: ${e.message}`;
     return;
@@ -106,7 +107,7 @@ async function reconnect() {
   button.disabled = true;
   button.textContent = "Reconnecting…";
   try {
-    const answer = await send({ type: "host/request", method: "ping" });
+    const answer = await send({ type: MessageType.HOST_REQUEST, method: "ping" });
     if (answer?.error) throw new Error(String(answer.error.message ?? JSON.stringify(answer.error)));
   } catch (e) {
     $("status-fix").textContent = `Could not reconnect: ${e.message}. Run tabgate-host doctor to see why.`;
@@ -123,7 +124,7 @@ async function setMcpTools(on) {
   const input = $("mcp-tools");
   input.disabled = true;
   try {
-    const config = await send({ type: "config/set", patch: { mcpTools: on } });
+    const config = await send({ type: MessageType.CONFIG_SET, patch: { mcpTools: on } });
     if (config?.error) throw new Error(config.error.message);
     input.checked = config.mcpTools === true;
   } catch (e) {
@@ -231,7 +232,7 @@ async function dispatch(tool, args) {
   const started = performance.now();
   let answer;
   try {
-    answer = await send({ type: "dispatch", item });
+    answer = await send({ type: MessageType.DISPATCH, item });
   } catch {
     // Chrome stopped the service worker mid-call and closed the channel: the call's history entry says how it
     // ended (the next worker marks it interrupted), so watch for that instead of showing Chrome's error.
@@ -345,28 +346,26 @@ function openEntry(entry) {
 // ------------------------------------------------------------------ wiring
 
 function onEvent(e) {
-  if (e) onElicitationEvent(e);
-  if (e) onServerEvent(e);
-  if (e) onAgentsEvent(e);
+  if (e) [onElicitationEvent, onServerEvent, onAgentsEvent].forEach((heard) => heard(e));
   switch (e?.type) {
-    case "status": {
+    case EventType.STATUS: {
       const { type: _, ...s } = e;
       renderStatus(s);
       return;
     }
-    case "progress":
+    case EventType.PROGRESS:
       onProgress(state, e);
       return;
-    case "PlanUpdate":
+    case EventType.PLAN_UPDATE:
       renderPlan(e);
       return;
-    case "history":
+    case EventType.HISTORY:
       onHistoryEntry(e.entry);
       return;
-    case "history/removed":
+    case EventType.HISTORY_REMOVED:
       recent.removed(e.ids ?? []);
       return;
-    case "reconnected":
+    case EventType.RECONNECTED:
       refreshStatus();
       recent.fetch({ since: recent.seen });
       for (const callId of state.awaiting) awaitOutcome(callId);

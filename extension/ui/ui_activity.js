@@ -1,6 +1,7 @@
 // The options page's activity log (contract §9 `agents/activity`): what agents did, newest first, as Python
 // keeps it; filtered by agent; exported as JSON (the entries shown). Text goes in through textContent only.
 import { $, el, clear, send, formatDuration, formatTime } from "./ui_dom.js";
+import { MessageType } from "../message_types.js";
 
 const SHOWN = 100;
 
@@ -23,7 +24,7 @@ function chosenAgent() {
 }
 
 async function entries() {
-  const answer = await send({ type: "agents/activity", id: chosenAgent() });
+  const answer = await send({ type: MessageType.AGENTS_ACTIVITY, id: chosenAgent() });
   return answer?.entries ?? [];
 }
 
@@ -38,7 +39,7 @@ function renderChoices(agents, logged) {
 }
 
 export async function renderActivity() {
-  const [{ agents = [] }, all] = await Promise.all([send({ type: "agents" }), send({ type: "agents/activity" })]);
+  const [{ agents = [] }, all] = await Promise.all([send({ type: MessageType.AGENTS }), send({ type: MessageType.AGENTS_ACTIVITY })]);
   renderChoices(agents, all?.entries ?? []);
   const shown = chosenAgent() ? await entries() : (all?.entries ?? []);
   clear(

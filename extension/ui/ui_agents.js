@@ -9,6 +9,7 @@
 // draws it. Text from agents and pages goes in with textContent only (ui_dom.el).
 import { $, el, clear, send, formatDuration } from "./ui_dom.js";
 import { agentWho, mountGateway, renderApprovals } from "./ui_approvals.js";
+import { MessageType, EventType } from "../message_types.js";
 
 const POLL_MS = 1000; // a running call shows no event when it starts: the popup asks again while it is open
 
@@ -39,7 +40,7 @@ function tabRow(agent, tab, redraw) {
             class: "link",
             dataset: { unshare: String(tab.tabId) },
             "aria-label": `Stop sharing tab ${tab.tabId} with ${agent.name}`,
-            onclick: () => act({ type: "agents/share", id: agent.id, tabId: tab.tabId, shared: false }, redraw),
+            onclick: () => act({ type: MessageType.AGENTS_SHARE, id: agent.id, tabId: tab.tabId, shared: false }, redraw),
           },
           "Stop sharing",
         )
@@ -95,7 +96,7 @@ function agentCard(agent, redraw) {
             type: "button",
             class: "danger agent-stop",
             dataset: { stop: agent.id },
-            onclick: () => act({ type: "agents/stop", id: agent.id }, redraw),
+            onclick: () => act({ type: MessageType.AGENTS_STOP, id: agent.id }, redraw),
           },
           `Stop ${agent.name}`,
         )
@@ -116,7 +117,7 @@ function shareButtons(agents, tab, redraw) {
           class: "link",
           dataset: { shareAgent: agent.id, shared: String(shared) },
           title: agent.program,
-          onclick: () => act({ type: "agents/share", id: agent.id, tabId: tab.id, shared: !shared }, redraw),
+          onclick: () => act({ type: MessageType.AGENTS_SHARE, id: agent.id, tabId: tab.id, shared: !shared }, redraw),
         },
         shared ? `Stop sharing this tab with ${agent.name}` : `Share this tab with ${agent.name}`,
       );
@@ -127,7 +128,7 @@ let drawn = ""; // what is on screen: an unchanged answer is not rebuilt under t
 
 export async function renderAgentsView() {
   const [tab] = await chrome.tabs.query({ active: true, currentWindow: true });
-  const answer = await send(tab ? { type: "agents", activeTabId: tab.id } : { type: "agents" });
+  const answer = await send(tab ? { type: MessageType.AGENTS, activeTabId: tab.id } : { type: MessageType.AGENTS });
   if (!answer || answer.error) return;
   const { agents = [], paused = false } = answer;
   const key = JSON.stringify([tab?.id, answer]);
@@ -150,15 +151,15 @@ export async function renderAgentsView() {
 
 // The popup's events about agents: their questions changed, or an agent came, went or changed its tabs.
 export function onAgentsEvent(e) {
-  if (e.type === "approval") renderApprovals(e);
-  if (e.type === "approval" || e.type === "agents/changed") renderAgentsView();
+  if (e.type === EventType.APPROVAL) renderApprovals(e);
+  if (e.type === EventType.APPROVAL || e.type === EventType.AGENTS_CHANGED) renderAgentsView();
 }
 
 // The gateway switch and the questions waiting (ui_approvals.js), then the agents themselves.
 export function mountAgentsView() {
   mountGateway();
   $("agents-pause").addEventListener("click", () =>
-    act({ type: "agents/pause", paused: $("agents-pause").getAttribute("aria-pressed") !== "true" }, renderAgentsView),
+    act({ type: MessageType.AGENTS_PAUSE, paused: $("agents-pause").getAttribute("aria-pressed") !== "true" }, renderAgentsView),
   );
   // Agents come and go with an event (agents/changed); their calls do not, so the view is asked again while
   // it shows agents (which also moves each call's time so far on).
@@ -171,10 +172,10 @@ export function mountAgentsView() {
 // `entry`: what Python says trusts this agent's program (a path, or `{executable, script}`); an agent Python
 // gives none for (a bare interpreter) has no checkbox to tick.
 async function setTrusted(entry, trusted) {
-  const config = await send({ type: "config/get" });
+  const config = await send({ type: MessageType.CONFIG_GET });
   const same = JSON.stringify(entry);
   const others = (config.gatewayTrusted ?? []).filter((e) => JSON.stringify(e) !== same);
-  await send({ type: "config/set", patch: { gatewayTrusted: trusted ? [...others, entry] : others } });
+  await send({ type: MessageType.CONFIG_SET, patch: { gatewayTrusted: trusted ? [...others, entry] : others } });
   await renderAgents();
 }
 
@@ -195,13 +196,13 @@ function agentRow(agent) {
           el("input", { type: "checkbox", checked: agent.trusted, onchange: (event) => setTrusted(agent.trustEntry, event.target.checked) }),
           "Act without asking",
         ),
-    el("button", { type: "button", class: "link", dataset: { stop: agent.id }, onclick: () => act({ type: "agents/stop", id: agent.id }, renderAgents) }, "Stop"),
-    el("button", { type: "button", class: "link", dataset: { forget: agent.id }, onclick: () => act({ type: "agents/forget", id: agent.id }, renderAgents) }, "Forget"),
+    el("button", { type: "button", class: "link", dataset: { stop: agent.id }, onclick: () => act({ type: MessageType.AGENTS_STOP, id: agent.id }, renderAgents) }, "Stop"),
+    el("button", { type: "button", class: "link", dataset: { forget: agent.id }, onclick: () => act({ type: MessageType.AGENTS_FORGET, id: agent.id }, renderAgents) }, "Forget"),
   );
 }
 
 export async function renderAgents() {
-  const [config, { agents = [], paused = false }] = await Promise.all([send({ type: "config/get" }), send({ type: "agents" })]);
+  const [config, { agents = [], paused = false }] = await Promise.all([send({ type: MessageType.CONFIG_GET }), send({ type: MessageType.AGENTS })]);
   $("gateway-on").checked = config.gateway === true;
   $("gateway-mcp").checked = config.gatewayMcp === true;
   $("agents-paused").checked = paused;
@@ -209,8 +210,8 @@ export async function renderAgents() {
 }
 
 export function mountAgents() {
-  $("gateway-on").addEventListener("change", (e) => send({ type: "config/set", patch: { gateway: e.target.checked } }));
-  $("gateway-mcp").addEventListener("change", (e) => send({ type: "config/set", patch: { gatewayMcp: e.target.checked } }));
-  $("agents-paused").addEventListener("change", (e) => act({ type: "agents/pause", paused: e.target.checked }, renderAgents));
+  $("gateway-on").addEventListener("change", (e) => send({ type: MessageType.CONFIG_SET, patch: { gateway: e.target.checked } }));
+  $("gateway-mcp").addEventListener("change", (e) => send({ type: MessageType.CONFIG_SET, patch: { gatewayMcp: e.target.checked } }));
+  $("agents-paused").addEventListener("change", (e) => act({ type: MessageType.AGENTS_PAUSE, paused: e.target.checked }, renderAgents));
   return renderAgents();
 }

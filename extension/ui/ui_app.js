@@ -6,6 +6,7 @@
 import { el, send } from "./ui_dom.js";
 import { ErrorCode } from "../error_codes.js";
 import { toolTitle } from "./ui_tools.js";
+import { MessageType } from "../message_types.js";
 
 const TEARDOWN_WAIT_MS = 2000; // how long Close waits for the View's answer to ui/resource-teardown
 
@@ -51,14 +52,14 @@ class AppBridge {
 
   async themeChanged() {
     if (!this.frame.isConnected) return this.end("");
-    const answer = await send({ type: "app/theme", theme: theme() });
+    const answer = await send({ type: MessageType.APP_THEME, theme: theme() });
     if (this.initialized && answer?.notification) this.toView(answer.notification);
   }
 
   async start() {
     window.addEventListener("message", this.listener);
     this.scheme.addEventListener("change", this.themeListener);
-    const view = await send({ type: "app/view", tool: this.tool.name, arguments: this.args, answer: this.answer, cancelled: this.cancelled });
+    const view = await send({ type: MessageType.APP_VIEW, tool: this.tool.name, arguments: this.args, answer: this.answer, cancelled: this.cancelled });
     if (!view || view.error) {
       this.end(`App not shown: ${view?.error?.message ?? "no answer"}`);
       return;
@@ -95,7 +96,7 @@ class AppBridge {
   async relay(message, approved) {
     let answer;
     try {
-      answer = await send({ type: "app/request", tool: this.tool.name, message, theme: theme(), version: chrome.runtime.getManifest().version, approved });
+      answer = await send({ type: MessageType.APP_REQUEST, tool: this.tool.name, message, theme: theme(), version: chrome.runtime.getManifest().version, approved });
     } catch (e) {
       answer = { error: { code: ErrorCode.INTERNAL_ERROR, message: String(e?.message ?? e) } }; // the worker restarted
     }

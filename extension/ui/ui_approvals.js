@@ -6,6 +6,7 @@
 // away. Text from agents goes in with
 // textContent only.
 import { $, el, clear, send, formatTime } from "./ui_dom.js";
+import { MessageType } from "../message_types.js";
 
 // Who an agent is: the program the OS reports (Python's `program`: the executable, and for an interpreter what
 // it runs) before the name the agent chose, each in its own element, so a name can never pass for the path.
@@ -38,7 +39,7 @@ function decisionButtons(request, decisions) {
           class: decision === "deny" ? "deny" : "allow",
           dataset: { decision },
           onclick: async () => {
-            const answer = await send({ type: "approval/answer", id: request.id, decision });
+            const answer = await send({ type: MessageType.APPROVAL_ANSWER, id: request.id, decision });
             if (answer?.error) $("status").textContent = answer.error.message;
           },
         },
@@ -125,10 +126,10 @@ export function renderApprovals({ pending = [], held = [], withdrawn = [], group
 
 export async function mountGateway() {
   $("gateway-agents").addEventListener("change", async (event) => {
-    const config = await send({ type: "config/set", patch: { gateway: event.target.checked } });
+    const config = await send({ type: MessageType.CONFIG_SET, patch: { gateway: event.target.checked } });
     if (!config.error) renderGatewaySwitch(config);
   });
-  const [config, approvals] = await Promise.all([send({ type: "config/get" }), send({ type: "approvals" })]);
+  const [config, approvals] = await Promise.all([send({ type: MessageType.CONFIG_GET }), send({ type: MessageType.APPROVALS })]);
   if (!config.error) renderGatewaySwitch(config);
   if (approvals.pending) renderApprovals(approvals);
 }

@@ -1,6 +1,7 @@
 // The tool view's progress row: which call it shows (running or not), the progress its server reports, and
 // Cancel for a running MCP call. `state` is the popup's (viewing, viewingRunning, form, cancelling).
 import { $, send } from "./ui_dom.js";
+import { MessageType } from "../message_types.js";
 
 // The progress row for the call the tool view shows (null hides it).
 export function setCall(state, callId, { cancellable = true } = {}) {
@@ -23,7 +24,7 @@ export async function cancelCall(state) {
   $("progress-text").textContent = "Cancelling…";
   state.cancelling.add(callId);
   try {
-    const answer = await send({ type: "cancel", call_id: callId });
+    const answer = await send({ type: MessageType.CANCEL, call_id: callId });
     if (!answer?.cancelled) $("progress-text").textContent = "This call cannot be cancelled (it is not a running MCP call).";
   } catch (e) {
     $("progress-text").textContent = `Cancel failed: ${e.message}`;

@@ -1,5 +1,6 @@
 // DOM helpers for the popup and options pages. Everything goes in through createElement and textContent:
 // text from tools, servers and the host is untrusted and must never be parsed as HTML.
+import { EventType } from "../message_types.js";
 
 // el("button", {class: "x", type: "button", onclick: fn, dataset: {id}}, "text", childNode, ...)
 export function el(tag, props = {}, ...children) {
@@ -51,7 +52,7 @@ export function subscribe(onEvent) {
     port.onDisconnect.addListener(() => {
       void chrome.runtime.lastError;
       setTimeout(open, 500);
-      onEvent({ type: "reconnected" });
+      onEvent({ type: EventType.RECONNECTED });
     });
   };
   open();

@@ -3,6 +3,7 @@
 // worker keeps the questions; Python checks an answer before it goes back; this page only shows and sends.
 import { $, el, send } from "./ui_dom.js";
 import { Field } from "./ui_form_field.js";
+import { MessageType, EventType } from "../message_types.js";
 
 const cards = new Map(); // question id → {node, fields, error}
 let serial = 0;
@@ -51,7 +52,7 @@ async function answer(id, action) {
     if (bad) return bad.control.focus();
   }
   card.node.querySelectorAll("button").forEach((b) => (b.disabled = true));
-  const reply = await send({ type: "elicitation/answer", id, action, content }).catch((e) => ({ error: { message: String(e.message) } }));
+  const reply = await send({ type: MessageType.ELICITATION_ANSWER, id, action, content }).catch((e) => ({ error: { message: String(e.message) } }));
   card.node.querySelectorAll("button").forEach((b) => (b.disabled = false));
   if (!reply?.error) return remove(id);
   const byField = reply.error.fields ?? {};
@@ -96,7 +97,7 @@ function remove(id) {
 
 // What the service worker holds now: questions it no longer holds (a restarted worker) are dropped.
 export async function mountElicitations() {
-  const { pending = [] } = (await send({ type: "elicitations" }).catch(() => null)) ?? {};
+  const { pending = [] } = (await send({ type: MessageType.ELICITATIONS }).catch(() => null)) ?? {};
   const held = new Set(pending.map((q) => q.id));
   for (const id of [...cards.keys()]) if (!held.has(id)) remove(id);
   pending.forEach(show);
@@ -105,7 +106,7 @@ export async function mountElicitations() {
 
 // Events from the service worker: a new question, or one answered elsewhere or timed out.
 export function onElicitationEvent(e) {
-  if (e.type === "elicitation") show(e);
-  else if (e.type === "elicitation/done") remove(e.id);
-  else if (e.type === "reconnected") mountElicitations();
+  if (e.type === EventType.ELICITATION) show(e);
+  else if (e.type === EventType.ELICITATION_DONE) remove(e.id);
+  else if (e.type === EventType.RECONNECTED) mountElicitations();
 }

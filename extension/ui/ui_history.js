@@ -2,6 +2,7 @@
 // then kept current by pushes (after a reconnection only what changed since is fetched). What is not shown is
 // forgotten, so the popup holds little; the tool view decides what opening an entry shows.
 import { $, el, clear, send, formatDuration, formatTime } from "./ui_dom.js";
+import { MessageType } from "../message_types.js";
 
 export const HISTORY_SHOWN = 30;
 const BADGES = { done: "ok", running: "running", interrupted: "running" };
@@ -22,7 +23,7 @@ export class HistoryList {
   async fetch(query) {
     let entries;
     try {
-      entries = await send({ type: "history", ...query });
+      entries = await send({ type: MessageType.HISTORY, ...query });
     } catch {
       return undefined;
     }
@@ -58,7 +59,7 @@ export class HistoryList {
     const button = $("history-clear");
     button.disabled = true;
     try {
-      const answer = await send({ type: "history/clear" });
+      const answer = await send({ type: MessageType.HISTORY_CLEAR });
       if (typeof answer?.cleared !== "number") throw new Error(answer?.error?.message ?? "no answer");
       this.entries.clear();
       this.render();

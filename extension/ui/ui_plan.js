@@ -1,12 +1,13 @@
 // The plan `update_plan` last stored, shown under the tools: read once when the popup opens, then pushed.
 import { $, el, clear, send } from "./ui_dom.js";
+import { MessageType } from "../message_types.js";
 
 const PLAN_MARK = { completed: "✓", in_progress: "▸", pending: "○" };
 
 export async function refreshPlan() {
   let answer;
   try {
-    answer = await send({ type: "plan" });
+    answer = await send({ type: MessageType.PLAN });
   } catch {
     return;
   }

@@ -2,6 +2,7 @@
 // The host reads the server's config again and starts it (`servers/restart`); the new status arrives like any
 // other, so this module only sends, and shows why a try was refused.
 import { el, send } from "./ui_dom.js";
+import { MessageType } from "../message_types.js";
 
 const busy = new Set(); // servers this page sent a retry for, until the host answers
 const failures = new Map(); // server → why this page's last retry was refused
@@ -12,7 +13,7 @@ async function retry(server, rerender) {
   rerender();
   let reply;
   try {
-    reply = await send({ type: "servers/restart", server });
+    reply = await send({ type: MessageType.SERVERS_RESTART, server });
   } catch (e) {
     reply = { error: { message: String(e.message ?? e) } };
   }

@@ -3,6 +3,7 @@
 // `serverLog` events the service worker relays. Server text is untrusted: textContent only.
 import { $, el, clear, send, formatTime } from "./ui_dom.js";
 import { Field } from "./ui_form_field.js";
+import { MessageType, EventType } from "../message_types.js";
 
 const LOGS_SHOWN = 200;
 let current = null; // {name, logs: <ol>}
@@ -53,7 +54,7 @@ function promptForm(server, prompt, slot) {
       if ("value" in r) args[f.name] = r.value;
     }
     clear(output, el("p", { class: "muted" }, "Getting the prompt…"));
-    const answer = await send({ type: "prompt/get", server, name: prompt.name, arguments: args }).catch((x) => ({ error: { message: x.message } }));
+    const answer = await send({ type: MessageType.PROMPT_GET, server, name: prompt.name, arguments: args }).catch((x) => ({ error: { message: x.message } }));
     const problem = errorText(answer);
     if (problem) return clear(output, el("p", { class: "field-error" }, problem));
     const text = messagesText(answer);
@@ -80,7 +81,7 @@ function promptForm(server, prompt, slot) {
 }
 
 async function loadPrompts(server, list, slot) {
-  const answer = await send({ type: "prompts", server }).catch((x) => ({ error: { message: x.message } }));
+  const answer = await send({ type: MessageType.PROMPTS, server }).catch((x) => ({ error: { message: x.message } }));
   const problem = errorText(answer);
   if (problem) return clear(list, el("li", { class: "field-error" }, problem));
   const prompts = answer.prompts ?? [];
@@ -103,7 +104,7 @@ async function loadPrompts(server, list, slot) {
 }
 
 async function loadLogs(server) {
-  const answer = await send({ type: "server/logs", server }).catch((x) => ({ error: { message: x.message } }));
+  const answer = await send({ type: MessageType.SERVER_LOGS, server }).catch((x) => ({ error: { message: x.message } }));
   const problem = errorText(answer);
   if (problem) return clear(current.logs, el("li", { class: "field-error" }, problem));
   for (const entry of answer.logs ?? []) addLog(entry);
@@ -128,6 +129,6 @@ export function closeServer() {
 // A log message relayed live; prompts listed again when the server says they changed.
 export function onServerEvent(e) {
   if (!current || e.server !== current.name) return;
-  if (e.type === "serverLog") addLog({ ...e, at: e.at ?? Date.now() });
-  else if (e.type === "listChanged" && e.kind === "prompts") loadPrompts(current.name, current.prompts, current.promptSlot);
+  if (e.type === EventType.SERVER_LOG) addLog({ ...e, at: e.at ?? Date.now() });
+  else if (e.type === EventType.LIST_CHANGED && e.kind === "prompts") loadPrompts(current.name, current.prompts, current.promptSlot);
 }

@@ -2,6 +2,7 @@
 // The host asks the service worker to open the sign-in page (chrome.identity), stores the tokens and starts
 // the server again; the new status arrives like any other, so this module only sends and shows failures.
 import { el, send } from "./ui_dom.js";
+import { MessageType } from "../message_types.js";
 
 const busy = new Set(); // servers this page sent a sign-in or sign-out for, until the host answers
 const failures = new Map(); // server → why this page's last try failed (when the status does not say it)
@@ -44,7 +45,7 @@ export function signInControls(srv, rerender) {
     return [
       el(
         "button",
-        { type: "button", class: "signin", "aria-label": `Sign in to ${name}`, onclick: () => ask("servers/signIn", name, rerender) },
+        { type: "button", class: "signin", "aria-label": `Sign in to ${name}`, onclick: () => ask(MessageType.SERVERS_SIGN_IN, name, rerender) },
         "Sign in",
       ),
       // The scope the server asked for (a 403 for one tool, or its first 401): what the sign-in will ask.
@@ -58,7 +59,7 @@ export function signInControls(srv, rerender) {
       el("span", { class: "muted" }, " · signed in"),
       el(
         "button",
-        { type: "button", class: "link signout", "aria-label": `Sign out of ${name}`, disabled: busy.has(name), onclick: () => ask("servers/signOut", name, rerender) },
+        { type: "button", class: "link signout", "aria-label": `Sign out of ${name}`, disabled: busy.has(name), onclick: () => ask(MessageType.SERVERS_SIGN_OUT, name, rerender) },
         "Sign out",
       ),
       failureNote,

@@ -2,6 +2,7 @@
 // that Python ranks (`tools/filter`) and whose best match Enter opens. All text goes in as textContent.
 import { $, el, clear, send } from "./ui_dom.js";
 import { toolTitle, toolMarks } from "./ui_tools.js";
+import { MessageType } from "../message_types.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 
@@ -34,7 +35,7 @@ export class ToolList {
     this.key = key;
     let answer;
     try {
-      answer = await send({ type: "tools" });
+      answer = await send({ type: MessageType.TOOLS });
     } catch (e) {
       answer = { error: { message: e.message } };
     }
@@ -104,7 +105,7 @@ export class ToolList {
   async #filter() {
     const text = $("tool-filter").value;
     this.filtering = text;
-    const answer = text.trim() ? await send({ type: "tools/filter", text }).catch(() => null) : null;
+    const answer = text.trim() ? await send({ type: MessageType.TOOLS_FILTER, text }).catch(() => null) : null;
     if (this.filtering !== text) return; // typed on meanwhile
     const ranks = answer?.matches ? new Map(answer.matches.map((m) => [m.name, m.rank])) : null;
     const words = text.trim() ? [text] : [];

@@ -4,6 +4,7 @@
 // approval_notices.js), and stores Python's activity log (activity_store.js). Python decides.
 import { storeActivity } from "./activity_store.js";
 import { approvalsChanged } from "./approval_notices.js";
+import { MessageType, EventType } from "../message_types.js";
 
 const TO_HOST = new Set(["gateway/state", "gateway/changed"]);
 
@@ -17,7 +18,7 @@ export function createGatewayRelay({ host, python, history, broadcast }) {
     let envelope;
     refs.set(id, { session: params.session, ref });
     try {
-      envelope = await python.call({ ...params, type: "gateway/call", callId: id });
+      envelope = await python.call({ ...params, type: MessageType.GATEWAY_CALL, callId: id });
     } catch (e) {
       // Python never answered: the host answers the agent with this JSON-RPC error.
       history.recordEnd(id, { status: "fatal", answer: { fatal: String(e.message), outcome: "fatal" } });
@@ -46,15 +47,15 @@ export function createGatewayRelay({ host, python, history, broadcast }) {
   // Not tabs.onCreated's openerTabId: Chrome sets that to whatever tab was active, so a window.open from a
   // background tab names the person's tab, and a tab the person opens names the agent's tab they look at.
   chrome.webNavigation.onCreatedNavigationTarget.addListener(({ tabId, sourceTabId }) => {
-    python.notify({ type: "tabs/created", tabId, sourceTabId });
+    python.notify({ type: MessageType.TABS_CREATED, tabId, sourceTabId });
   });
-  chrome.tabs.onRemoved.addListener((tabId) => python.notify({ type: "tabs/removed", tabId }));
+  chrome.tabs.onRemoved.addListener((tabId) => python.notify({ type: MessageType.TABS_REMOVED, tabId }));
 
   return {
     tabs,
     // The host asks for an agent: answer with what Python says.
     hostRequests: {
-      "gateway/tools": (params) => python.call({ ...params, type: "gateway/tools" }),
+      "gateway/tools": (params) => python.call({ ...params, type: MessageType.GATEWAY_TOOLS }),
       "gateway/call": call,
     },
     // A running MCP call's progress: to the agent, when the call is an agent's.
@@ -63,7 +64,7 @@ export function createGatewayRelay({ host, python, history, broadcast }) {
       if (call?.ref !== undefined) host.notify("gateway/progress", { ...call, ...note });
     },
     hostNotification(method, params) {
-      if (method === "gateway/closed") python.notify({ ...params, type: method });
+      if (method === "gateway/closed") python.notify({ ...params, type: MessageType.GATEWAY_CLOSED });
     },
     // Python's gateway events go to the host; approvals also set the badge. True: handled, do not broadcast.
     pythonEvent(event) {
@@ -72,17 +73,17 @@ export function createGatewayRelay({ host, python, history, broadcast }) {
         host.notify(type, params);
         return true;
       }
-      if (event.type === "gateway/started") {
+      if (event.type === EventType.GATEWAY_STARTED) {
         history.recordStart({ id: event.callId, name: event.name, item: event.item, startedAt: Date.now(), caller: event.caller });
         return true;
       }
-      if (event.type === "agents/activity/store") {
+      if (event.type === EventType.AGENTS_ACTIVITY_STORE) {
         // Python's bounded log, stored as it is; pages hear only that it changed.
         storeActivity(event.entries ?? []);
-        broadcast({ type: "agents/activity/changed" });
+        broadcast({ type: EventType.AGENTS_ACTIVITY_CHANGED });
         return true;
       }
-      if (event.type === "approval") {
+      if (event.type === EventType.APPROVAL) {
         approvalsChanged(event);
         const count = event.pending?.length ?? 0;
         chrome.action.setBadgeText({ text: count ? String(count) : "" });

@@ -3,6 +3,7 @@
 // answer fits (core/host_link/elicitation.py: Questions); this module holds the host's request open until Python says how
 // it ends, runs the timer and opens or watches the questions' window.
 import { rpcError } from "./host.js";
+import { MessageType } from "../message_types.js";
 
 const WINDOW = { type: "popup", width: 480, height: 640 };
 
@@ -29,13 +30,13 @@ export function createElicitations({ python, pagesOpen }) {
   }
 
   async function create(request) {
-    const asked = await python.call({ type: "elicitation/ask", request, pagesOpen: pagesOpen(), windowOpen: questionWindow !== null });
+    const asked = await python.call({ type: MessageType.ELICITATION_ASK, request, pagesOpen: pagesOpen(), windowOpen: questionWindow !== null });
     if (asked.error) throw rpcError(asked.error.code, asked.error.message);
     if (asked.openWindow) showInWindow();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         settle(asked.id);
-        python.call({ type: "elicitation/expire", id: asked.id }).catch(() => {});
+        python.call({ type: MessageType.ELICITATION_EXPIRE, id: asked.id }).catch(() => {});
         reject(rpcError(asked.timeout.code, asked.timeout.message));
       }, asked.limitMs);
       open.set(asked.id, { resolve, reject, timer });
@@ -52,12 +53,12 @@ export function createElicitations({ python, pagesOpen }) {
   chrome.windows.onRemoved.addListener(async (windowId) => {
     if (!questionWindow || (await questionWindow) !== windowId) return;
     questionWindow = null;
-    const closed = await python.call({ type: "elicitation/windowClosed" });
+    const closed = await python.call({ type: MessageType.ELICITATION_WINDOW_CLOSED });
     for (const id of closed.cancelled ?? []) settle(id)?.resolve(closed.result);
   });
 
   return {
     hostRequests: { "elicitation/create": create },
-    handlers: { "elicitation/answer": (m) => answer(m) },
+    handlers: { [MessageType.ELICITATION_ANSWER]: (m) => answer(m) },
   };
 }

@@ -6,6 +6,7 @@
 // left) and shortens each answer (record.answer); this module does the storage I/O. Changes are made in
 // memory at once (and pushed to the popup), told to Python, and written shortly after in one storage call per
 // batch, so recording stays off the answers' path.
+import { MessageType } from "../message_types.js";
 
 const PREFIX = "history:";
 const INDEX_KEY = "history-index";
@@ -38,7 +39,7 @@ export function start(on) {
     const { [INDEX_KEY]: stored = [] } = await chrome.storage.session.get(INDEX_KEY);
     index = stored;
     totalBytes = index.reduce((sum, m) => sum + m.bytes, 0);
-    const decided = await python.call({ type: "history/load", index, fresh: true });
+    const decided = await python.call({ type: MessageType.HISTORY_LOAD, index, fresh: true });
     const got = decided.interrupted.length ? await chrome.storage.session.get(decided.interrupted.map((id) => PREFIX + id)) : {};
     const finishedAt = Date.now();
     for (const id of decided.interrupted) {
@@ -53,7 +54,7 @@ export function start(on) {
 
 // A new Python document learns the index from this worker (nothing in it was left by a stopped worker).
 export function tellPython() {
-  loaded?.then(() => python.notify({ type: "history/load", index, fresh: false }));
+  loaded?.then(() => python.notify({ type: MessageType.HISTORY_LOAD, index, fresh: false }));
 }
 
 // `caller`: the agent that made the call through the gateway (absent for the person's own calls).
@@ -106,7 +107,7 @@ function decide() {
   decideTimer = null;
   const metas = undecided.splice(0);
   if (!metas.length) return deciding;
-  const asked = python.call({ type: "history/changed", metas });
+  const asked = python.call({ type: MessageType.HISTORY_CHANGED, metas });
   deciding = deciding
     .then(() => asked)
     .then((decided) => {
@@ -140,7 +141,7 @@ function remove(ids) {
   const gone = new Set(ids);
   undecided = undecided.filter((m) => !gone.has(m.id));
   evict(ids);
-  python.notify({ type: "history/removed", ids });
+  python.notify({ type: MessageType.HISTORY_REMOVED, ids });
 }
 
 // Ids already out of the index: their keys go with the next write.
@@ -183,7 +184,7 @@ async function write() {
       settle(new Map([[entry.id, entry]]));
       continue;
     }
-    const decided = await python.call({ type: "history/refused", id: entry.id, hasAnswer: entry.answer !== undefined });
+    const decided = await python.call({ type: MessageType.HISTORY_REFUSED, id: entry.id, hasAnswer: entry.answer !== undefined });
     if (decided.keep === "withoutAnswer") {
       const { answer: _, truncated: __, ...small } = entry;
       change({ ...small, note: decided.note });

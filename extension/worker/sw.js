@@ -11,6 +11,7 @@ import { storedActivity } from "./activity_store.js";
 import { listenForClicks } from "./approval_notices.js";
 import { ErrorCode } from "../error_codes.js";
 import { setNavDecider } from "./nav_hold.js";
+import { MessageType, EventType } from "../message_types.js";
 
 const CONFIG_KEY = "config";
 const eventPorts = new Set();
@@ -24,26 +25,26 @@ const host = new HostConnection({
   // Agents reach the browser through the host: while the gateway is on, a host that exits is started again.
   wanted: async () => (await chrome.storage.local.get(CONFIG_KEY))[CONFIG_KEY]?.gateway === true,
   onStatus: (state) => {
-    python.notify({ type: "host/state", connected: state.host === "connected", servers: state.servers });
+    python.notify({ type: MessageType.HOST_STATE, connected: state.host === "connected", servers: state.servers });
     broadcastStatus();
   },
   onNotification: (method, params) => {
     if (method === "notifications/servers") {
-      python.notify({ type: "host/servers", servers: params.servers });
+      python.notify({ type: MessageType.HOST_SERVERS, servers: params.servers });
       broadcastStatus();
     } else if (method.startsWith("gateway/")) {
       gateway.hostNotification(method, params);
     } else if (method === "notifications/serverLog") {
-      broadcast({ type: "serverLog", ...params });
+      broadcast({ type: EventType.SERVER_LOG, ...params });
     } else if (method.endsWith("/list_changed")) {
       // notifications/{tools,resources,prompts}/list_changed: tools also arrive through the status.
-      broadcast({ type: "listChanged", kind: method.split("/")[1], server: params.server });
+      broadcast({ type: EventType.LIST_CHANGED, kind: method.split("/")[1], server: params.server });
     } else if (method === "notifications/tasks/finished") {
       recordResumedTask(params);
     } else if (method === "notifications/progress") {
       const callId = callsByHostId.get(params.requestId);
       if (callId) {
-        broadcast({ type: "progress", call_id: callId, ...withoutKey(params, "requestId") });
+        broadcast({ type: EventType.PROGRESS, call_id: callId, ...withoutKey(params, "requestId") });
         gateway.progress(callId, withoutKey(params, "requestId"));
       }
     }
@@ -60,20 +61,20 @@ const python = new PythonConnection({
   onHello: async () => {
     // A new worker (or a new document) tells Python what it cannot see itself: the stored config and the host.
     // First: any earlier worker's native port, and every agent session through it, is gone.
-    python.notify({ type: "worker/hello" });
+    python.notify({ type: MessageType.WORKER_HELLO });
     // The agents' activity log a stopped worker or document left (Python merges it under its own).
-    python.notify({ type: "agents/activity/load", entries: await storedActivity() });
+    python.notify({ type: MessageType.AGENTS_ACTIVITY_LOAD, entries: await storedActivity() });
     const { [CONFIG_KEY]: config = {} } = await chrome.storage.local.get(CONFIG_KEY);
-    python.notify({ type: "config/load", config });
+    python.notify({ type: MessageType.CONFIG_LOAD, config });
     history.tellPython();
-    python.notify({ type: "host/state", connected: host.connected, servers: host.state.servers });
+    python.notify({ type: MessageType.HOST_STATE, connected: host.connected, servers: host.state.servers });
   },
   onRequest: (req) => pythonRequest(req),
 });
 
 const gateway = createGatewayRelay({ host, python, history, broadcast });
 // Python decides each held load of an agent's tab (nav_hold.js).
-setNavDecider((facts) => python.call({ ...facts, type: "nav/paused" }));
+setNavDecider((facts) => python.call({ ...facts, type: MessageType.NAV_PAUSED }));
 listenForClicks();
 const elicitations = createElicitations({ python, pagesOpen: () => eventPorts.size > 0 });
 // The host's requests to the browser, by method: each module answers its own.
@@ -81,14 +82,14 @@ const hostRequestHandlers = { ...gateway.hostRequests, ...elicitations.hostReque
 
 history.start({
   python,
-  changed: (entry) => broadcast({ type: "history", entry }),
-  removed: (ids) => broadcast({ type: "history/removed", ids }),
+  changed: (entry) => broadcast({ type: EventType.HISTORY, entry }),
+  removed: (ids) => broadcast({ type: EventType.HISTORY_REMOVED, ids }),
 });
 
 // A task the host resumed after a restart has finished: Python makes its history entry (core/records/resumed_tasks.py).
 async function recordResumedTask(task) {
   try {
-    const { entry, record } = await python.call({ type: "task/finished", task });
+    const { entry, record } = await python.call({ type: MessageType.TASK_FINISHED, task });
     history.recordStart(entry);
     history.recordEnd(entry.id, record);
   } catch (e) {
@@ -184,7 +185,7 @@ function broadcastStatus() {
   if (!eventPorts.size || statusTimer) return;
   statusTimer = setTimeout(async () => {
     statusTimer = null;
-    broadcast({ type: "status", ...(await status()) });
+    broadcast({ type: EventType.STATUS, ...(await status()) });
   }, 20);
 }
 
@@ -233,16 +234,16 @@ async function agentsForget(message) {
 
 const handlers = {
   ...elicitations.handlers,
-  status: () => status(),
-  tools: (m) => python.call(m),
-  "config/get": (m) => python.call(m),
-  "config/set": (m) => configSet(m),
-  "agents/forget": (m) => agentsForget(m),
-  history: (m) => history.list({ since: m.since, limit: m.limit }),
-  "history/clear": () => history.clear(),
-  plan: (m) => python.call(m),
-  cancel: async (m) => cancelRequest(m.call_id),
-  "host/request": async (m) => {
+  [MessageType.STATUS]: () => status(),
+  [MessageType.TOOLS]: (m) => python.call(m),
+  [MessageType.CONFIG_GET]: (m) => python.call(m),
+  [MessageType.CONFIG_SET]: (m) => configSet(m),
+  [MessageType.AGENTS_FORGET]: (m) => agentsForget(m),
+  [MessageType.HISTORY]: (m) => history.list({ since: m.since, limit: m.limit }),
+  [MessageType.HISTORY_CLEAR]: () => history.clear(),
+  [MessageType.PLAN]: (m) => python.call(m),
+  [MessageType.CANCEL]: async (m) => cancelRequest(m.call_id),
+  [MessageType.HOST_REQUEST]: async (m) => {
     await host.ensure();
     try {
       return { result: await host.request(m.method, m.params ?? {}) };
@@ -260,7 +261,7 @@ function errorOf(e) {
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   // Only this extension's own pages may drive it; content scripts and web pages are not senders here.
   if (sender.id !== chrome.runtime.id || !message) return false;
-  if (message.type === "dispatch") {
+  if (message.type === MessageType.DISPATCH) {
     dispatch(message, sendResponse);
     return true;
   }

@@ -41,6 +41,7 @@ from pydantic import BaseModel, ValidationError
 
 from core.agents.agent_names import clean_name, clean_version
 from core.agents.identity import Runs
+from core.calls.capabilities import McpErrorCode, McpRequestError
 
 from ..config.redact import KNOWN_SECRETS, scrub_data
 from ..methods.table import GATEWAY_CHANGED, GATEWAY_PROGRESS, GATEWAY_STATE
@@ -393,4 +394,5 @@ def _checked_result(answer: Any) -> dict[str, Any]:
 
 
 def _error(request_id: Any, message: str) -> Message:
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32000, "message": message}}
+    error = McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, message)
+    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()}

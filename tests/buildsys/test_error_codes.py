@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
+import itertools
 import re
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -39,3 +42,22 @@ def test_no_extension_source_holds_a_bare_error_code() -> None:
 
 def test_the_table_names_each_code_once() -> None:
     assert len({int(code) for code in McpErrorCode}) == len(McpErrorCode)
+
+
+def test_no_python_product_code_holds_a_bare_error_code() -> None:
+    """Codes come from McpErrorCode by name; a number in a comment or a docstring is words, not code."""
+    table = ROOT / "core" / "calls" / "capabilities.py"
+    sources = [
+        p for folder in ("core", "native_host") for p in sorted((ROOT / folder).rglob("*.py")) if p != table
+    ]
+    found = []
+    for path in sources:
+        tokens = list(tokenize.generate_tokens(io.StringIO(path.read_text()).readline))
+        for before, token in itertools.pairwise(tokens):
+            if (
+                token.type == tokenize.NUMBER
+                and before.string == "-"
+                and BARE_CODE.fullmatch(f"-{token.string}")
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{token.start[0]}")
+    assert found == []

@@ -17,8 +17,9 @@ from core.agents.agent_calls import AgentGateway
 from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from core.browser.context import refs_of
 from core.browser.refs import FrameSite, PageKey
-from core.calls.capabilities import BrowserToolError, McpErrorCode
+from core.calls.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.runtime.facade import Service
+from core.runtime.messages import Dispatch, parse_runtime_message
 from tests.core.fenced import page_of
 
 pytestmark = pytest.mark.unit
@@ -116,6 +117,27 @@ class Chrome:
         return group
 
 
+class Recording:
+    """The service as the gateway calls it, keeping every dispatch it was asked for."""
+
+    def __init__(self, service: Service, dispatched: list[dict[str, Any]]) -> None:
+        self._service = service
+        self._dispatched = dispatched
+
+    def config(self) -> dict[str, Any]:
+        return self._service.config()
+
+    async def set_config(self, patch: dict[str, Any]) -> dict[str, Any]:
+        return await self._service.set_config(patch)
+
+    async def offered_tools(self) -> list[dict[str, Any]]:
+        return await self._service.offered_tools()
+
+    async def dispatch(self, message: Dispatch) -> dict[str, Any]:
+        self._dispatched.append(message.to_wire())
+        return await self._service.dispatch(message)
+
+
 class Setup:
     def __init__(self, *tabs: dict[str, Any], host: FakeHost | None = None, **config: Any) -> None:
         self.events: list[dict[str, Any]] = []
@@ -123,13 +145,9 @@ class Setup:
         self.host = host
         self.service = Service(emit=self.events.append, browser=self.chrome, host=host)
         self.dispatched: list[dict[str, Any]] = []
-
-        async def handle(message: dict[str, Any]) -> dict[str, Any]:
-            if message.get("type") == "dispatch":
-                self.dispatched.append(message)
-            return await self.service.handle(message)
-
-        self.gateway = AgentGateway(handle, self.chrome, self.events.append, self.chrome)
+        self.gateway = AgentGateway(
+            Recording(self.service, self.dispatched), self.chrome, self.events.append, self.chrome
+        )
         self.config = config
 
     async def start(self) -> Setup:
@@ -141,10 +159,14 @@ class Setup:
 
     async def send(self, message: dict[str, Any]) -> dict[str, Any]:
         """A runtime message as the bridge routes it: the gateway's own, or the service's then `after`."""
-        if self.gateway.handles(message["type"]):
-            return await self.gateway.handle(message)
-        answer = await self.service.handle(message)
-        await self.gateway.after(message)
+        try:
+            parsed = parse_runtime_message(message)
+        except McpRequestError as error:
+            return error.to_wire()
+        if self.gateway.handles(parsed):
+            return await self.gateway.handle(parsed)
+        answer = await self.service.handle(parsed)
+        await self.gateway.after(parsed)
         return answer
 
     async def tools(self, agent: dict[str, Any] = CODEX, session: str = "s1") -> list[str]:

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from core.calls.capabilities import McpErrorCode
-from core.calls.errors import RequestError
+from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.records.history_book import INTERRUPTED_NOTE, MAX_BYTES, MAX_ITEM_BYTES, NOT_KEPT_NOTE, HistoryBook
 
 pytestmark = pytest.mark.unit
@@ -99,7 +98,7 @@ def test_removed_entries_no_longer_count() -> None:
     [{"meta": {"id": 1, "status": "done", "bytes": 1}}, {"meta": {"id": "a", "status": "done"}}, {}],
 )
 def test_a_malformed_change_is_refused_naming_the_field(message: dict[str, Any]) -> None:
-    with pytest.raises(RequestError) as refused:
+    with pytest.raises(McpRequestError) as refused:
         HistoryBook().changed({"type": "history/changed", **message})
     assert refused.value.code == McpErrorCode.INVALID_PARAMS
     assert refused.value.message.startswith("history/changed: ")

@@ -11,6 +11,7 @@ import pytest
 from core.calls.outcome import Outcome
 from core.records.history import record_for
 from core.records.history_book import HistoryBook
+from core.runtime.messages import Dispatch
 from tests.core.test_core_gateway import CODEX, SHOP, Setup
 
 pytestmark = pytest.mark.unit
@@ -72,9 +73,9 @@ async def test_an_ending_the_call_itself_decides_is_read_alike_everywhere(
     setup = await Setup(gateway=True).start()
     service_handle = setup.service.handle
 
-    async def dispatch_the_item(message: dict[str, Any]) -> dict[str, Any]:
-        if message.get("type") == "dispatch":
-            message = {**message, "item": ITEMS[item]}
+    async def dispatch_the_item(message: Any) -> dict[str, Any]:
+        if isinstance(message, Dispatch):
+            message = message.model_copy(update={"item": ITEMS[item]})
         return await service_handle(message)
 
     setup.service.handle = dispatch_the_item  # type: ignore[method-assign]

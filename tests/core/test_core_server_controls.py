@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from core.calls.capabilities import McpErrorCode, McpRequestError
-from core.calls.errors import RequestError
 from core.host_link.server_controls import CONTROLS, NOT_REVOKED, SIGN_IN_WAIT_MS, STOP_ROOM_MS
 from core.host_link.servers import ServerBoard
 
@@ -73,7 +72,7 @@ async def test_retry_is_the_hosts_restart() -> None:
 
 async def test_the_hosts_refusal_keeps_its_code_and_message() -> None:
     host = Host({"servers/restart": McpRequestError(McpErrorCode.UNKNOWN_SERVER, "unknown server 'x'")})
-    with pytest.raises(RequestError) as refused:
+    with pytest.raises(McpRequestError) as refused:
         await control("servers/restart", host, server="x")
     assert (refused.value.code, refused.value.message) == (-32011, "unknown server 'x'")
 
@@ -91,8 +90,20 @@ async def test_a_malformed_control_is_refused_naming_the_field_and_nothing_is_se
     kind: str, fields: dict[str, Any], named: str
 ) -> None:
     host = Host({})
-    with pytest.raises(RequestError) as refused:
+    with pytest.raises(McpRequestError) as refused:
         await control(kind, host, **fields)
     assert refused.value.code == McpErrorCode.INVALID_PARAMS
     assert refused.value.message.startswith(f"{kind}: ") and named in refused.value.message
     assert host.requests == []
+
+
+async def test_the_hosts_refusal_reaches_the_page_with_its_data() -> None:
+    data = {"server": "notes", "retryInMs": 500}
+    host = Host(
+        {"servers/restart": McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, "notes is restarting", data)}
+    )
+    with pytest.raises(McpRequestError) as refused:
+        await control("servers/restart", host, server="notes")
+    assert refused.value.to_wire() == {
+        "error": {"code": McpErrorCode.SERVER_UNAVAILABLE, "message": "notes is restarting", "data": data}
+    }

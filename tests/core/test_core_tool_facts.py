@@ -84,7 +84,7 @@ async def test_the_service_filters_offered_tools_and_disabled_ones_no_longer_off
 async def test_a_filter_without_text_is_refused_naming_it() -> None:
     svc = Service(emit=lambda event: None)
     assert await svc.handle({"type": "tools/filter"}) == {
-        "error": {"code": -32602, "message": "text must be a string"}
+        "error": {"code": -32602, "message": "tools/filter: text: Field required"}
     }
 
 

@@ -26,7 +26,7 @@ def refused(ext: Extension, message: dict[str, Any]) -> dict[str, Any]:
     ("message", "code", "words"),
     [
         ({"type": "no/such/type"}, McpErrorCode.METHOD_NOT_FOUND, "no/such/type"),
-        ({"type": "tools/filter", "text": 5}, McpErrorCode.INVALID_PARAMS, "text must be a string"),
+        ({"type": "tools/filter", "text": 5}, McpErrorCode.INVALID_PARAMS, "tools/filter: text: "),
         ({"type": "elicitation/answer", "id": "gone", "action": "accept"}, McpErrorCode.INVALID_PARAMS,
          "already answered"),
         ({"type": "history/changed", "metas": [{"id": 1}]}, McpErrorCode.INVALID_PARAMS, "metas.0.id"),

@@ -16,6 +16,7 @@ import pytest
 
 from core.agents.agent_calls import AgentGateway
 from core.runtime.facade import Service
+from core.runtime.messages import ConfigSet
 from native_host.gateway.catalogue import fixed_tools
 from native_host.gateway.place import SOCKET_NAME
 from native_host.gateway.standing import STATE_NAME, StateFile, Where, diagnose, read_state
@@ -37,8 +38,8 @@ async def browser_lists(patch: dict[str, Any]) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     browser = NoTabs()
     service = Service(emit=events.append, browser=browser)
-    gateway = AgentGateway(service.handle, browser, events.append)
-    message = {"type": "config/set", "patch": patch}
+    gateway = AgentGateway(service, browser, events.append)
+    message = ConfigSet(type=ConfigSet.TYPE, patch=patch)
     await service.handle(message)
     await gateway.after(message)
     answer = await gateway.handle({"type": "gateway/tools", "session": "agent-1", "agent": CODEX})

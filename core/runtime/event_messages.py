@@ -1,0 +1,136 @@
+"""Every event on the `events` ports (contract §5, §11): what the core emits through the bridge, what the
+service worker broadcasts itself, and the one a page makes for itself when its port came back. One model
+each, defined here once; the build writes their names into the extension with the runtime messages'
+(core/runtime/messages.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal
+
+from core.runtime.messages import Typed, registers
+
+# Who emits an event: the Python core, the service worker, or a page for itself.
+type EmittedBy = Literal["python", "worker", "page"]
+
+
+class RuntimeEvent(Typed):
+    """One event `{type, ...}`."""
+
+    BY: ClassVar[EmittedBy] = "python"
+
+    def to_wire(self) -> dict[str, Any]:
+        # Shallow: an event carries what Python built (the activity log, a call's result) as it is, uncopied.
+        return {"type": self.TYPE, **self.__dict__, **(self.__pydantic_extra__ or {})}
+
+
+EVENTS: dict[str, type[RuntimeEvent]] = {}
+
+
+def event(
+    kind: str, doc: str, *, emitted_by: EmittedBy = "python"
+) -> Callable[[type[RuntimeEvent]], type[RuntimeEvent]]:
+    return registers(EVENTS, kind, doc, emitted_by)
+
+
+@event("McpToolCallBegin", "an MCP tool call began (`call_id`, `invocation`)")
+class McpToolCallBegin(RuntimeEvent):
+    call_id: str
+    invocation: dict[str, Any]
+
+
+@event("McpToolCallEnd", "an MCP tool call ended (`duration_ms`, `result`)")
+class McpToolCallEnd(RuntimeEvent):
+    call_id: str
+    invocation: dict[str, Any]
+    duration_ms: int
+    result: Any
+
+
+@event("PlanUpdate", "the `update_plan` plan changed")
+class PlanUpdate(RuntimeEvent):
+    pass
+
+
+@event("gateway/state", "the agent gateway was turned on or off (`enabled`)")
+class GatewayState(RuntimeEvent):
+    enabled: bool
+
+
+@event("gateway/changed", "the tools agents see may have changed")
+class GatewayChanged(RuntimeEvent):
+    pass
+
+
+@event("gateway/started", "an agent's call began (`callId`, `name`, `item`, `caller`)")
+class GatewayStarted(RuntimeEvent):
+    callId: str
+    name: str
+    item: dict[str, Any]
+    caller: str
+
+
+@event("agents/changed", "an agent, session, grant or pause changed")
+class AgentsChanged(RuntimeEvent):
+    pass
+
+
+@event("agents/activity/store", "the activity log to store, as it is (`entries`)")
+class AgentsActivityStore(RuntimeEvent):
+    entries: list[Any]  # the entries as core/records/activity.py keeps them (not copied per call)
+
+
+@event("approval", "the calls waiting for the person changed")
+class Approval(RuntimeEvent):
+    pass
+
+
+@event("elicitation", "a server asks the person (`id`, `request`)")
+class Elicitation(RuntimeEvent):
+    id: str
+    request: dict[str, Any]
+
+
+@event("elicitation/done", "question `id` was answered, expired or withdrawn")
+class ElicitationDone(RuntimeEvent):
+    id: str
+
+
+@event("status", "Python's or the host's state changed", emitted_by="worker")
+class StatusEvent(RuntimeEvent):
+    pass
+
+
+@event("progress", "an MCP call's progress (`call_id`, `progress`, `total`, `message`)", emitted_by="worker")
+class Progress(RuntimeEvent):
+    pass
+
+
+@event("history", "a history `entry` was written", emitted_by="worker")
+class HistoryEvent(RuntimeEvent):
+    pass
+
+
+@event("history/removed", "history entries `ids` were dropped", emitted_by="worker")
+class HistoryRemovedEvent(RuntimeEvent):
+    pass
+
+
+@event("serverLog", "a server logged a line", emitted_by="worker")
+class ServerLog(RuntimeEvent):
+    pass
+
+
+@event("listChanged", "a server's `kind` list (tools, prompts, resources) changed", emitted_by="worker")
+class ListChanged(RuntimeEvent):
+    pass
+
+
+@event("agents/activity/changed", "the stored activity log changed", emitted_by="worker")
+class AgentsActivityChanged(RuntimeEvent):
+    pass
+
+
+@event("reconnected", "the page's `events` port came back (made by the page itself)", emitted_by="page")
+class Reconnected(RuntimeEvent):
+    pass
