@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
         logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="tabgate-host mcp: %(message)s")
         return run_agent_server()
     # Host mode: kept free of heavy imports, because the browser waits for the answer to `initialize`.
-    from .process.host import run
+    from .host import run
 
     code = run(args)
     import logging

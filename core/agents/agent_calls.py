@@ -32,23 +32,23 @@ from core.agents.gateway_messages import CallParams, SessionParams, listed_tool
 from core.agents.identity import AgentBook, AgentIdentity, AgentState, RunningCall, TabGroups
 from core.agents.tool_service import ToolService
 from core.calls.capabilities import BrowserCapability, McpErrorCode, McpRequestError
-from core.calls.events import Emit
 from core.calls.outcome import Outcome
 from core.calls.validation import format_validation_error
 from core.consent.acting_gate import Stop, acting
 from core.consent.board import ConsentBoard, ConsentRefused, ConsentWithdrawn
 from core.host_link.app_meta import offered_to_agents
-from core.records.activity import ActivityLog, make_entry
-from core.records.history import record_for
-from core.runtime import messages as m
-from core.runtime.event_messages import (
+from core.messages import runtime_messages as m
+from core.messages.emit import Emit
+from core.messages.event_messages import (
     AgentsActivityStore,
     AgentsChanged,
     GatewayChanged,
     GatewayStarted,
     GatewayState,
 )
-from core.runtime.messages import Route, RuntimeMessage, parse_runtime_message, routed, wired
+from core.messages.runtime_messages import Route, RuntimeMessage, parse_runtime_message, routed, wired
+from core.records.activity import ActivityLog, make_entry
+from core.records.history import record_for
 from core.tools.tool_facts import RESOURCE_TOOLS
 
 type Message = dict[str, Any]

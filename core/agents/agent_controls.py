@@ -16,7 +16,7 @@ from core.calls.outcome import Outcome
 from core.calls.tab_scope import site_of
 from core.calls.validation import format_validation_error
 from core.consent.board import AnswerOutcome, ConsentBoard, Decision
-from core.runtime.messages import AgentsPause
+from core.messages.runtime_messages import AgentsPause
 
 type Message = dict[str, Any]
 type Answer = dict[str, Any]

@@ -8,7 +8,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from core.runtime.messages import Dispatch
+from core.messages.runtime_messages import Dispatch
 from core.web.fence import PageText, split
 
 type Answer = dict[str, Any]

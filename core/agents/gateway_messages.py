@@ -1,6 +1,7 @@
 """The fields of an agent's `gateway/tools` and `gateway/call` as the gateway reads them (contract §8): the
 session and the agent's identity, the tool and its arguments; and a tool as the agent's list shows it.
-Their envelopes are runtime messages (core/runtime/messages.py); a call whose fields do not fit is refused
+Their envelopes are runtime messages (core/messages/runtime_messages.py); a call whose fields do not fit is
+refused
 to the agent in its own answer."""
 
 from __future__ import annotations

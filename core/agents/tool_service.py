@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from core.runtime.messages import Dispatch
+from core.messages.runtime_messages import Dispatch
 
 type Answer = dict[str, Any]
 

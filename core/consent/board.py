@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from core.runtime.event_messages import Approval
+from core.messages.event_messages import Approval
 
 type Emit = Callable[[dict[str, Any]], None]
 

@@ -19,9 +19,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.calls.capabilities import McpErrorCode, McpRequestError
-from core.calls.events import Emit
 from core.host_link.host_requests import parse_message
-from core.runtime.event_messages import Elicitation, ElicitationDone
+from core.messages.emit import Emit
+from core.messages.event_messages import Elicitation, ElicitationDone
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")

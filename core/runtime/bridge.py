@@ -35,9 +35,9 @@ from typing import Any, Protocol
 from core.agents.agent_calls import AgentGateway
 from core.calls.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.host_link.servers import TIMEOUT_MARGIN_MS, HostState
+from core.messages.runtime_messages import Dispatch, parse_runtime_message
 from core.records.history import record_for
 from core.runtime.facade import Service, refusal
-from core.runtime.messages import Dispatch, parse_runtime_message
 
 
 class JsApi(Protocol):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from core.browser.tool_table import BrowserToolRegistry
 from core.calls.capabilities import BrowserCapability, McpCapability
-from core.calls.events import Emit
 from core.host_link.mcp_tools import McpTool
 from core.host_link.servers import ServerBoard
+from core.messages.emit import Emit
 from core.runtime.config import ToolsConfig
 from core.tools.guards import mcp_access
 from core.tools.handlers.browser import BrowserHandler

@@ -16,7 +16,6 @@ from core.calls.capabilities import (
 )
 from core.calls.deadline import DeadlineExceeded, within
 from core.calls.errors import Fatal
-from core.calls.events import Emit
 from core.calls.items import FunctionCallOutputItem, ItemError, parse_response_item
 from core.calls.outcome import Outcome, dispatch_answer
 from core.calls.output import Pages
@@ -28,12 +27,13 @@ from core.host_link.mcp_tools import McpTool, McpToolDirectory
 from core.host_link.server_controls import CONTROLS
 from core.host_link.servers import TIMEOUT_MARGIN_MS, HostLink, HostState, ServerBoard, parse_statuses
 from core.mcp_apps.app_bridge import AppBridge
+from core.messages import runtime_messages as m
+from core.messages.emit import Emit
+from core.messages.runtime_messages import Route, RuntimeMessage, parse_runtime_message, routed, wired
 from core.records.history_book import HistoryBook
 from core.records.resumed_tasks import finished_task
-from core.runtime import messages as m
 from core.runtime.catalog import build_registry
 from core.runtime.config import ConfigError, ToolsConfig, load_stored_config
-from core.runtime.messages import Route, RuntimeMessage, parse_runtime_message, routed, wired
 from core.tools.handlers.plan import PlanBoard
 from core.tools.parallel import TurnGates
 from core.tools.registry import ToolRegistry

@@ -44,9 +44,9 @@ from core.agents.identity import Runs
 from core.calls.capabilities import McpErrorCode, McpRequestError
 
 from ..config.redact import KNOWN_SECRETS, scrub_data
-from ..methods.table import GATEWAY_CHANGED, GATEWAY_PROGRESS, GATEWAY_STATE
 from ..process.browser_link import BrowserGone, BrowserLink
 from ..process.jsonrpc import CANCEL_METHOD, Notification
+from ..process.method_table import GATEWAY_CHANGED, GATEWAY_PROGRESS, GATEWAY_STATE
 from ..process.outbox import Outbox
 from .bounds import ProgramKey, Seats
 from .peers import AgentProgram, Install, PeerRefused, agent_program

@@ -28,6 +28,7 @@ from ..process.jsonrpc import (
     RequestId,
     Response,
 )
+from ..process.method_table import LOOP_METHODS
 from ..process.outbox import Outbox
 from ..servers.manager import ConnectionManager
 from ..servers.replies import describe
@@ -37,7 +38,6 @@ from .calls import Calls
 from .listings import Listings
 from .params import Params
 from .server_admin import ServerAdmin
-from .table import LOOP_METHODS
 from .task_keeper import TaskKeeper
 from .upload_copies import UploadCopies
 
@@ -177,7 +177,7 @@ class Dispatcher:
 
 
 def _handler(handlers: tuple[object, ...], name: str) -> Callable[[Request], Awaitable[object]]:
-    """The one handler called `name` (table.py names each method's)."""
+    """The one handler called `name` (process/method_table.py names each method's)."""
     found = [getattr(group, name) for group in handlers if hasattr(group, name)]
     if len(found) != 1:
         raise LookupError(f"the method table's handler {name!r} is defined {len(found)} times")

@@ -1,4 +1,4 @@
-"""The methods the reader thread answers itself (see table.py).
+"""The methods the reader thread answers itself (see process/method_table.py).
 
 `initialize`, `ping` and `servers/list` need nothing but the status board, so they are answered at once, even
 while the event loop is still importing mcp; the event loop's methods go to it (dispatch.py)."""
@@ -9,9 +9,9 @@ from core.calls.capabilities import ServerStatus
 
 from ..config.identity import HOST_NAME, HOST_VERSION, PROTOCOL_VERSION
 from ..process.jsonrpc import ErrorCode, McpRequestError, Request
+from ..process.method_table import LOOP_METHODS
 from ..process.outbox import Outbox
 from ..servers.status import StatusBoard
-from .table import LOOP_METHODS
 
 
 def _check_initialize(request: Request) -> None:

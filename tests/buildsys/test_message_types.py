@@ -1,4 +1,5 @@
-"""Every runtime message and event is a model (core/runtime/messages.py, event_messages.py): the JavaScript
+"""Every runtime message and event is a model (core/messages/runtime_messages.py, event_messages.py): the
+JavaScript
 names each by the constants the build generates from them, Python dispatches exactly the models it answers,
 and docs/protocol.md's tables are the generated ones (contract §11)."""
 
@@ -13,9 +14,9 @@ import pytest
 from buildsys.message_types import DOC, constant_name, describe, render_doc, render_js, with_tables
 from buildsys.project import ROOT
 from core.agents.agent_calls import AgentGateway
-from core.runtime.event_messages import EVENTS
+from core.messages.event_messages import EVENTS
+from core.messages.runtime_messages import MESSAGES
 from core.runtime.facade import Service
-from core.runtime.messages import MESSAGES
 
 pytestmark = pytest.mark.unit
 

@@ -18,8 +18,8 @@ from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from core.browser.context import refs_of
 from core.browser.refs import FrameSite, PageKey
 from core.calls.capabilities import BrowserToolError, McpErrorCode, McpRequestError
+from core.messages.runtime_messages import Dispatch, parse_runtime_message
 from core.runtime.facade import Service
-from core.runtime.messages import Dispatch, parse_runtime_message
 from tests.core.fenced import page_of
 
 pytestmark = pytest.mark.unit

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from core.calls.outcome import Outcome
+from core.messages.runtime_messages import Dispatch
 from core.records.history import record_for
 from core.records.history_book import HistoryBook
-from core.runtime.messages import Dispatch
 from tests.core.test_core_gateway import CODEX, SHOP, Setup
 
 pytestmark = pytest.mark.unit

@@ -16,8 +16,8 @@ from hostproc import HostError, HostProcess
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from native_host.methods.table import METHODS
 from native_host.process.jsonrpc import CANCEL_METHOD
+from native_host.process.method_table import METHODS
 
 pytestmark = pytest.mark.host
 

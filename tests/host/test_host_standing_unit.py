@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from core.agents.agent_calls import AgentGateway
+from core.messages.runtime_messages import ConfigSet
 from core.runtime.facade import Service
-from core.runtime.messages import ConfigSet
 from native_host.gateway.catalogue import fixed_tools
 from native_host.gateway.place import SOCKET_NAME
 from native_host.gateway.standing import STATE_NAME, StateFile, Where, diagnose, read_state

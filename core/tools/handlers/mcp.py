@@ -11,7 +11,6 @@ from core.calls.arguments import InvalidJson, parse_json_arguments
 from core.calls.capabilities import McpCapability, McpRequestError
 from core.calls.deadline import DeadlineExceeded
 from core.calls.errors import RespondToModel
-from core.calls.events import CANCELLED, Emit, McpCallSpan, McpInvocation
 from core.calls.items import (
     CallToolResult,
 )
@@ -21,6 +20,7 @@ from core.calls.validation import format_validation_error
 from core.consent.acting_gate import check_acting
 from core.host_link.host_requests import ask_host
 from core.host_link.servers import ServerBoard
+from core.messages.emit import CANCELLED, Emit, McpCallSpan, McpInvocation
 
 
 class McpToolCaller(Protocol):

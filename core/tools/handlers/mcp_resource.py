@@ -14,7 +14,6 @@ from core.calls.arguments import InvalidJson, parse_json_arguments, validate_arg
 from core.calls.capabilities import McpCapability, McpRequestError
 from core.calls.deadline import DeadlineExceeded
 from core.calls.errors import RespondToModel
-from core.calls.events import CANCELLED, Emit, McpCallSpan, McpInvocation
 from core.calls.items import CallToolResult
 from core.calls.output import FunctionOutput, Pages
 from core.calls.payload import FunctionPayload, PayloadKind, ToolCall
@@ -22,6 +21,7 @@ from core.calls.spec import ToolSpec, parameters_schema
 from core.calls.validation import format_validation_error
 from core.host_link.host_requests import ask_host
 from core.host_link.servers import ServerBoard
+from core.messages.emit import CANCELLED, Emit, McpCallSpan, McpInvocation
 
 LIST_RESOURCES = "list_mcp_resources"
 LIST_RESOURCE_TEMPLATES = "list_mcp_resource_templates"

@@ -8,10 +8,10 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from core.calls.arguments import parse_arguments_model
 from core.calls.errors import RespondToModel
-from core.calls.events import Emit, plan_update
 from core.calls.output import FunctionOutput
 from core.calls.payload import FunctionPayload, PayloadKind, ToolCall
 from core.calls.spec import ToolSpec, parameters_schema
+from core.messages.emit import Emit, plan_update
 
 
 class PlanItem(BaseModel):

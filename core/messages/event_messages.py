@@ -1,14 +1,14 @@
 """Every event on the `events` ports (contract §5, §11): what the core emits through the bridge, what the
 service worker broadcasts itself, and the one a page makes for itself when its port came back. One model
 each, defined here once; the build writes their names into the extension with the runtime messages'
-(core/runtime/messages.py)."""
+(core/messages/runtime_messages.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
-from core.runtime.messages import Typed, registers
+from core.messages.runtime_messages import Typed, registers
 
 # Who emits an event: the Python core, the service worker, or a page for itself.
 type EmittedBy = Literal["python", "worker", "page"]

@@ -5,7 +5,7 @@ Python parses each incoming message into its model (`parse_runtime_message`) and
 class through one table (core/runtime/facade.py, core/agents/agent_calls.py). The build writes the type
 names, as constants and JSDoc types, into the extension (`message_types.js`) and the table of
 docs/protocol.md (buildsys/message_types.py). Events the core and the worker emit are in
-core/runtime/event_messages.py.
+core/messages/event_messages.py.
 
 A model lists the fields its handler reads. Extra fields are kept (a handler deeper in may read the
 message as it came); the handlers' own checks of a field's finer shape stay where the rule lives.

@@ -11,18 +11,18 @@ from typing import BinaryIO
 
 from core.calls.capabilities import ServerStatus
 
-from ..config.identity import EXTENSION_ORIGIN
-from ..config.paths import default_config_path, log_dir
-from ..config.preview import preview_statuses
-from ..methods.protocol import answer_early
-from ..methods.table import LOOP_NOTIFICATIONS
-from ..servers.status import StatusBoard
+from .config.identity import EXTENSION_ORIGIN
+from .config.paths import default_config_path, log_dir
+from .config.preview import preview_statuses
 from .engine import Engine
-from .framing import FrameWriter, FramingError, read_frame
-from .jsonrpc import ErrorCode, McpRequestError, Notification, Response, parse_message
-from .logs import setup_host_logging
-from .outbox import Outbox
-from .process_tree import RUNNING
+from .methods.protocol import answer_early
+from .process.framing import FrameWriter, FramingError, read_frame
+from .process.jsonrpc import ErrorCode, McpRequestError, Notification, Response, parse_message
+from .process.logs import setup_host_logging
+from .process.method_table import LOOP_NOTIFICATIONS
+from .process.outbox import Outbox
+from .process.process_tree import RUNNING
+from .servers.status import StatusBoard
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """Events the core emits to every `events` port (contract §5): built from their models
-(core/runtime/event_messages.py), sent as plain JSON dicts."""
+(core/messages/event_messages.py), sent as plain JSON dicts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.calls.items import CallToolResult, mcp_result_to_wire
-from core.runtime.event_messages import McpToolCallBegin, McpToolCallEnd, PlanUpdate
+from core.messages.event_messages import McpToolCallBegin, McpToolCallEnd, PlanUpdate
 
 type Emit = Callable[[dict[str, Any]], None]
 

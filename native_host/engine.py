@@ -10,9 +10,9 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..servers.status import StatusBoard
-from .jsonrpc import ErrorCode, McpRequestError, Notification, Request, Response
-from .outbox import Outbox
+from .process.jsonrpc import ErrorCode, McpRequestError, Notification, Request, Response
+from .process.outbox import Outbox
+from .servers.status import StatusBoard
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from anyio import Event
     from anyio.abc import TaskGroup
 
-    from ..gateway.standing import StateFile
-    from ..methods.dispatch import Dispatcher
+    from .gateway.standing import StateFile
+    from .methods.dispatch import Dispatcher
 
 log = logging.getLogger(__name__)
 
@@ -114,10 +114,10 @@ class Engine:
     async def _main(self) -> None:
         import anyio
 
-        from ..gateway.place import socket_path
-        from ..gateway.service import Gateway
-        from ..methods.dispatch import Dispatcher
-        from .browser_link import BrowserLink
+        from .gateway.place import socket_path
+        from .gateway.service import Gateway
+        from .methods.dispatch import Dispatcher
+        from .process.browser_link import BrowserLink
 
         stop = anyio.Event()
         browser = BrowserLink(self._outbox)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Final
 
-from ..process.jsonrpc import CANCEL_METHOD
+from .jsonrpc import CANCEL_METHOD
 
 EARLY_METHODS: Final = frozenset({"initialize", "ping", "servers/list"})
 LOOP_METHODS: Final = MappingProxyType(
