@@ -32,6 +32,7 @@ def test_an_unknown_tool_without_a_host_says_mcp_is_not_supported(ext_without_ho
             "output": "MCP tools not supported in browser extension. Tool 'hallucinated_tool' not found.",
         },
         "success": False,
+        "outcome": "failed",
     }
 
 
@@ -58,6 +59,7 @@ def test_update_plan_updates_the_plan_and_keeps_it_for_the_popup(ext_without_hos
     assert answer == {
         "output": {"type": "function_call_output", "call_id": "plan-1", "output": "Plan updated"},
         "success": True,
+        "outcome": "done",
     }
     assert ext_without_host.send({"type": "plan"}) == plan
 
