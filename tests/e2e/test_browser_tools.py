@@ -135,7 +135,8 @@ def call(ext: Extension, name: str, args: dict[str, Any]) -> tuple[bool, Any]:
     call_id = f"call-{next(_call_ids)}"
     item = {"type": "function_call", "name": name, "arguments": json.dumps(args), "call_id": call_id}
     answer = ext.dispatch(item)
-    assert set(answer) == {"output", "success"}, answer
+    assert set(answer) == {"output", "success", "outcome"}, answer
+    assert answer["outcome"] == ("done" if answer["success"] else "failed"), answer
     assert answer["output"]["type"] == "function_call_output"
     assert answer["output"]["call_id"] == call_id
     return answer["success"], answer["output"]["output"]

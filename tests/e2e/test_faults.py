@@ -186,7 +186,7 @@ def works_again(ext: Extension, server: str, call_id: str, timeout_s: float = 30
 def test_a_malformed_item_is_rejected_as_invalid_params_and_recorded_rejected(ext: Extension) -> None:
     item = {"type": "function_call", "arguments": "{}", "call_id": "malformed-1"}  # no name
     answer = ext.send({"type": "dispatch", "item": item})
-    assert set(answer) == {"error"}, answer
+    assert set(answer) == {"error", "outcome"} and answer["outcome"] == "rejected", answer
     assert answer["error"]["code"] == -32602
     assert "name" in answer["error"]["message"]
     assert settled_entry(ext, "malformed-1")["status"] == "rejected"
