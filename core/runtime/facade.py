@@ -332,7 +332,9 @@ class Service:
 def refusal(message: object, error: McpRequestError) -> Answer:
     """The answer to a message refused before it ran; a refused `dispatch` is a call that ended `rejected`."""
     answer = error.to_wire()
-    kind = message.get("type") if isinstance(message, dict) else getattr(message, "TYPE", None)
-    if kind == m.Dispatch.TYPE:
+    is_dispatch = isinstance(message, m.Dispatch) or (
+        isinstance(message, dict) and message.get("type") == m.Dispatch.TYPE
+    )
+    if is_dispatch:
         answer["outcome"] = Outcome.REJECTED.value
     return answer
