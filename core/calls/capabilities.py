@@ -61,18 +61,13 @@ class McpRequestError(Exception):
         return {"error": self.to_json()}
 
 
-class BrowserToolError(Exception):
-    """A browser tool call that failed in the service worker, with the executor's code and data as it sent
-    them; the message goes back to the model."""
+class BrowserToolError(McpRequestError):
+    """The one error shape, raised by a browser tool call that failed in the service worker, with the
+    executor's code and data as it sent them; its own type so that a caller tells a browser failure from a
+    host's, and the message goes back to the model."""
 
     def __init__(self, message: str, code: int = McpErrorCode.INTERNAL_ERROR, data: Any = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
-        self.data = data
-
-    def __str__(self) -> str:
-        return self.message
+        super().__init__(code, message, data)
 
 
 class McpCapability(Protocol):
