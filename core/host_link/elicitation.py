@@ -38,14 +38,13 @@ class ElicitationCheck(BaseModel):
 
 
 class FieldErrors(McpRequestError):
-    """The answer does not fit the form: `fields` names each wrong field and what is wrong with it."""
+    """The answer does not fit the form: the one error shape, with `data.fields` naming each wrong field and
+    what is wrong with it."""
 
     def __init__(self, fields: dict[str, str]) -> None:
-        super().__init__(McpErrorCode.INVALID_PARAMS, "; ".join(f"{k}: {v}" for k, v in fields.items()))
+        message = "; ".join(f"{k}: {v}" for k, v in fields.items())
+        super().__init__(McpErrorCode.INVALID_PARAMS, message, {"fields": fields})
         self.fields = fields
-
-    def to_wire(self) -> dict[str, Any]:
-        return {"error": {"code": self.code, "message": self.message, "fields": self.fields}}
 
 
 def _choices(schema: dict[str, Any]) -> list[Any] | None:

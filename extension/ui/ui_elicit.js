@@ -55,7 +55,7 @@ async function answer(id, action) {
   const reply = await send({ type: MessageType.ELICITATION_ANSWER, id, action, content }).catch((e) => ({ error: { message: String(e.message) } }));
   card.node.querySelectorAll("button").forEach((b) => (b.disabled = false));
   if (!reply?.error) return remove(id);
-  const byField = reply.error.fields ?? {};
+  const byField = reply.error.data?.fields ?? {};
   for (const f of card.fields ?? []) f.setError(byField[f.name] ? `${byField[f.name][0].toUpperCase()}${byField[f.name].slice(1)}` : "");
   card.error.textContent = Object.keys(byField).length ? "Check the fields marked above." : reply.error.message;
   card.error.hidden = false;

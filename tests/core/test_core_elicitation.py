@@ -113,14 +113,14 @@ def test_a_url_request_accepted_carries_no_content() -> None:
 def test_each_wrong_field_is_named_with_what_to_do(field: str, value: object, says: str) -> None:
     answer = check(schema=SCHEMA, action="accept", content={**GOOD, field: value})
     assert answer["error"]["code"] == McpErrorCode.INVALID_PARAMS
-    assert list(answer["error"]["fields"]) == [field]
-    assert says in answer["error"]["fields"][field]
+    assert list(answer["error"]["data"]["fields"]) == [field]
+    assert says in answer["error"]["data"]["fields"][field]
 
 
 def test_missing_required_fields_and_unasked_fields_are_refused_together() -> None:
     content = {k: v for k, v in GOOD.items() if k != "email"} | {"password": "hunter2"}
     answer = check(schema=SCHEMA, action="accept", content=content)
-    assert answer["error"]["fields"] == {"password": "the server did not ask for this", "email": "required"}
+    assert answer["error"]["data"]["fields"] == {"password": "the server did not ask for this", "email": "required"}
 
 
 def test_a_malformed_check_names_what_is_wrong() -> None:
