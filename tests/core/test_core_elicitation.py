@@ -120,7 +120,10 @@ def test_each_wrong_field_is_named_with_what_to_do(field: str, value: object, sa
 def test_missing_required_fields_and_unasked_fields_are_refused_together() -> None:
     content = {k: v for k, v in GOOD.items() if k != "email"} | {"password": "hunter2"}
     answer = check(schema=SCHEMA, action="accept", content=content)
-    assert answer["error"]["data"]["fields"] == {"password": "the server did not ask for this", "email": "required"}
+    assert answer["error"]["data"]["fields"] == {
+        "password": "the server did not ask for this",
+        "email": "required",
+    }
 
 
 def test_a_malformed_check_names_what_is_wrong() -> None:
