@@ -36,10 +36,17 @@ from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
 from ..config.identity import HOST_VERSION
+from ..process.jsonrpc import (
+    CANCEL_METHOD,
+    Notification,
+    Response,
+    notification_message,
+    request_message,
+)
 from .place import GatewaySocketError, check_folder, peer_credentials, socket_paths
 from .results import error_result
 from .standing import Standing, Where, diagnose
-from .wire import HELLO_METHOD, LineChannel, Message, WireError
+from .wire import HELLO_METHOD, LineChannel, WireError
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +74,7 @@ class HostLink:
     def __init__(self, on_change: Callable[[], Awaitable[None]]) -> None:
         self._on_change = on_change
         self._channel: LineChannel | None = None
-        self._pending: dict[int, MemoryObjectSendStream[Message]] = {}
+        self._pending: dict[int, MemoryObjectSendStream[Response]] = {}
         self._on_progress: dict[int, Progress] = {}  # of the pending requests that asked for progress
         self._ids = itertools.count(1)
         self._client: dict[str, str] | None = None
@@ -163,21 +170,16 @@ class HostLink:
             try:
                 with anyio.fail_after(HELLO_TIMEOUT_SECONDS):
                     await channel.send(
-                        {
-                            "jsonrpc": "2.0",
-                            "id": next(self._ids),
-                            "method": HELLO_METHOD,
-                            "params": {"client": self._client},
-                        }
+                        request_message(next(self._ids), HELLO_METHOD, {"client": self._client})
                     )
                     answer = await channel.receive()
             except (TimeoutError, WireError, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 answer = None
-            if answer is None or "error" in answer:
-                why = (
-                    (answer or {})
-                    .get("error", {})
-                    .get("message", "it closed the connection unanswered (its log says why)")
+            if not isinstance(answer, Response) or answer.error is not None:
+                why = str(
+                    (answer.error if isinstance(answer, Response) and answer.error else {}).get(
+                        "message", "it closed the connection unanswered (its log says why)"
+                    )
                 )
                 self._warn(f"the Tabgate host at {path} did not take this agent: {why}")
                 refused = refused or why
@@ -203,20 +205,22 @@ class HostLink:
                 return
             if message is None:
                 return
-            if message.get("method") == "notifications/tools/list_changed":
-                await self._on_change()
+            if isinstance(message, Notification):
+                if message.method == "notifications/tools/list_changed":
+                    await self._on_change()
+                elif message.method == "notifications/progress":
+                    await self._progress(message.params)
                 continue
-            if message.get("method") == "notifications/progress":
-                await self._progress(message.get("params"))
-                continue
-            waiter = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
+            if not isinstance(message, Response):
+                continue  # the host asks an agent's relay nothing
+            waiter = self._pending.pop(message.id, None) if isinstance(message.id, int) else None
             if waiter is not None:
                 await waiter.send(message)
                 waiter.close()
 
-    async def _progress(self, params: Any) -> None:
+    async def _progress(self, params: dict[str, Any]) -> None:
         """A running call's progress (an MCP tool's, a task's), to the agent that asked for it."""
-        if isinstance(params, dict) and (report := self._on_progress.get(params.get("requestId"))):  # type: ignore[arg-type]
+        if report := self._on_progress.get(params.get("requestId")):  # type: ignore[arg-type]
             with contextlib.suppress(
                 anyio.BrokenResourceError, anyio.ClosedResourceError, ValueError, TypeError
             ):
@@ -227,12 +231,12 @@ class HostLink:
         if channel is None:
             raise LinkDown(self.standing.advice)
         request_id = next(self._ids)
-        send, receive = anyio.create_memory_object_stream[Message](1)
+        send, receive = anyio.create_memory_object_stream[Response](1)
         self._pending[request_id] = send
         if on_progress is not None:
             self._on_progress[request_id] = on_progress
         try:
-            await channel.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+            await channel.send(request_message(request_id, method, params))
             try:
                 answer = await receive.receive()
             except anyio.EndOfStream:
@@ -240,9 +244,7 @@ class HostLink:
         except anyio.get_cancelled_exc_class():
             # The agent gave up (its own time limit or a cancel): the browser stops the work too.
             with anyio.CancelScope(shield=True), anyio.move_on_after(1):
-                await channel.send(
-                    {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": request_id}}
-                )
+                await channel.send(notification_message(CANCEL_METHOD, {"id": request_id}))
             raise
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             raise LinkDown(LOST) from None
@@ -250,9 +252,9 @@ class HostLink:
             self._pending.pop(request_id, None)
             self._on_progress.pop(request_id, None)
             receive.close()
-        if "error" in answer:
-            raise LinkDown(str(answer["error"].get("message", "the Tabgate host refused the request")))
-        return answer.get("result")
+        if answer.error is not None:
+            raise LinkDown(str(answer.error.get("message", "the Tabgate host refused the request")))
+        return answer.result
 
 
 def _client_of(session: ServerSession) -> dict[str, str]:

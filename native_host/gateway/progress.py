@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..config.redact import KNOWN_SECRETS, scrub_data
-from .wire import Message
+from ..process.jsonrpc import JsonObject, RequestId, notification_message
 
 log = logging.getLogger(__name__)
 
@@ -31,11 +31,9 @@ def parse_progress(params: dict[str, Any]) -> CallProgress | None:
         return None
 
 
-def progress_message(note: CallProgress, request_id: Any) -> Message:
+def progress_message(note: CallProgress, request_id: RequestId) -> JsonObject:
     """The agent's notification; the host's relay to agents calls it `requestId` (agent_server.py)."""
     progress = note.model_dump(exclude={"session", "ref"}, exclude_none=True)
-    return {
-        "jsonrpc": "2.0",
-        "method": "notifications/progress",
-        "params": scrub_data({"requestId": request_id, **progress}, KNOWN_SECRETS),
-    }
+    return notification_message(
+        "notifications/progress", scrub_data({"requestId": request_id, **progress}, KNOWN_SECRETS)
+    )

@@ -45,7 +45,16 @@ from core.calls.capabilities import McpErrorCode, McpRequestError
 
 from ..config.redact import KNOWN_SECRETS, scrub_data
 from ..process.browser_link import BrowserGone, BrowserLink
-from ..process.jsonrpc import CANCEL_METHOD, Notification
+from ..process.jsonrpc import (
+    CANCEL_METHOD,
+    JsonObject,
+    Notification,
+    Request,
+    RequestId,
+    error_message,
+    notification_message,
+    result_message,
+)
 from ..process.method_table import GATEWAY_CHANGED, GATEWAY_PROGRESS, GATEWAY_STATE
 from ..process.outbox import Outbox
 from .bounds import ProgramKey, Seats
@@ -54,7 +63,7 @@ from .place import GatewaySocketError, bind_listening_socket, peer_credentials
 from .progress import parse_progress, progress_message
 from .results import error_result
 from .standing import StateFile
-from .wire import HELLO_METHOD, LineChannel, Message, WireError, encode
+from .wire import HELLO_METHOD, LineChannel, WireError, encode
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +118,7 @@ class Outgoing:
         self._drained = anyio.Event()
         self._notice_waiting = False
 
-    def put(self, message: Message, *, notice: bool = False) -> None:
+    def put(self, message: JsonObject, *, notice: bool = False) -> None:
         data = encode(message)
         self._queue.append((data, notice))
         self.size += len(data)
@@ -118,7 +127,7 @@ class Outgoing:
     def put_list_changed(self) -> None:
         if not self._notice_waiting:  # one waiting notice says it all
             self._notice_waiting = True
-            self.put({"jsonrpc": "2.0", "method": LIST_CHANGED}, notice=True)
+            self.put(notification_message(LIST_CHANGED, {}), notice=True)
 
     async def until_room(self) -> None:
         while self.size >= OUTPUT_CAP:
@@ -149,7 +158,7 @@ class Session:
         self.out = Outgoing(stream)
         self.scope = scope  # cancelled to close the session (eviction, gateway off)
         # Running requests by a key of our own: a peer may reuse a request id, and must not escape the bound.
-        self.running: dict[int, tuple[Any, anyio.CancelScope]] = {}
+        self.running: dict[int, tuple[RequestId, anyio.CancelScope]] = {}
         self.keys = itertools.count()
         self.last_active = time.monotonic()
 
@@ -264,12 +273,13 @@ class Gateway:
                     contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError),
                     anyio.move_on_after(1),
                 ):
-                    await stream.send(encode(_error(hello_id, full)))
+                    refusal = McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, full)
+                    await stream.send(encode(error_message(hello_id, refusal)))
                 log.warning("agent gateway: refused %s: %s", agent.executable, full)
                 await stream.aclose()
                 return
             log.info("agent gateway: session %s opened for %s (%s)", session.id, agent.name, agent.executable)
-            session.out.put({"jsonrpc": "2.0", "id": hello_id, "result": {"session": session.id}})
+            session.out.put(result_message(hello_id, {"session": session.id}))
             try:
                 await self._serve_session(session, channel)
             finally:
@@ -291,17 +301,17 @@ class Gateway:
         except PeerRefused as exc:
             raise Refused(str(exc)) from None
 
-    async def _hello(self, channel: LineChannel) -> tuple[Any, ClientInfo]:
+    async def _hello(self, channel: LineChannel) -> tuple[RequestId, ClientInfo]:
         try:
             message = await channel.receive(max_line=64 * 1024)
         except WireError as exc:
             raise Refused(str(exc)) from None
         if message is None:
             raise Refused("the peer left before its handshake")
-        if message.get("method") != HELLO_METHOD or "id" not in message:
+        if not isinstance(message, Request) or message.method != HELLO_METHOD:
             raise Refused(f"the first message was not a {HELLO_METHOD} request")
         try:
-            return message["id"], HelloParams.model_validate(message.get("params")).client
+            return message.id, HelloParams.model_validate(message.params).client
         except ValidationError as exc:
             raise Refused(f"{HELLO_METHOD} without a client name: {exc.errors()[0]['msg']}") from None
 
@@ -320,14 +330,14 @@ class Gateway:
                 if message is None:
                     break
                 session.last_active = time.monotonic()
-                if message.get("method") == CANCEL_METHOD:
-                    cancelled = (message.get("params") or {}).get("id")
+                if isinstance(message, Notification) and message.method == CANCEL_METHOD:
+                    cancelled = message.params.get("id")
                     for request_id, scope in session.running.values():
                         if request_id == cancelled:
                             scope.cancel()
-                elif "id" in message and isinstance(message.get("method"), str):
+                elif isinstance(message, Request):
                     key, scope = next(session.keys), anyio.CancelScope()
-                    session.running[key] = (message["id"], scope)
+                    session.running[key] = (message.id, scope)
                     self._seats.started(session.program)
                     group.start_soon(self._answer, session, message, key)
             group.cancel_scope.cancel()
@@ -337,20 +347,18 @@ class Gateway:
             await session.out.write()
         group.cancel_scope.cancel()  # the peer is gone: stop reading and running for it
 
-    async def _answer(self, session: Session, message: Message, key: int) -> None:
+    async def _answer(self, session: Session, message: Request, key: int) -> None:
         request_id, scope = session.running[key]
-        raw = message.get("params")
-        params: dict[str, Any] = raw if isinstance(raw, dict) else {}
         with scope:
             try:
-                result = await self._relay(session, str(message["method"]), params, key)
+                result = await self._relay(session, message.method, message.params, key)
             finally:
                 del session.running[key]
                 session.last_active = time.monotonic()
                 self._seats.ended(session.program)
         if not scope.cancelled_caught:
             # Configured secrets never reach an agent, even where a page or a tool shows one.
-            session.out.put({"jsonrpc": "2.0", "id": request_id, "result": scrub_data(result, KNOWN_SECRETS)})
+            session.out.put(result_message(request_id, scrub_data(result, KNOWN_SECRETS)))
 
     async def _relay(self, session: Session, method: str, params: dict[str, Any], key: int) -> dict[str, Any]:
         agent = session.agent_json
@@ -391,8 +399,3 @@ def _checked_result(answer: Any) -> dict[str, Any]:
         return answer
     log.error("agent gateway: the browser's answer is not a JSON object: %.200r", answer)
     return error_result("Tabgate's browser side sent an answer that is not an MCP tool result (no object)")
-
-
-def _error(request_id: Any, message: str) -> Message:
-    error = McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, message)
-    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()}

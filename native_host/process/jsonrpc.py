@@ -118,6 +118,10 @@ def dumps(message: object) -> bytes:
         return json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
 
 
+def request_message(request_id: RequestId, method: str, params: JsonObject) -> JsonObject:
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+
+
 def result_message(request_id: RequestId, result: object) -> JsonObject:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 

@@ -259,7 +259,7 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
     pw: Playwright, profile: Path, env: dict[str, str]
 ) -> None:
     params = params_from_codex(codex_config())
-    closed, reopened = threading.Event(), threading.Event()
+    listed, closed, reopened = threading.Event(), threading.Event(), threading.Event()
 
     seen: list[Any] = []  # what the agent saw at each step, kept for the failure message
 
@@ -267,6 +267,7 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
         await call_until(client, works=True)
         tools = (await client.list_tools()).tools
         seen.append([tool.model_dump(by_alias=True, exclude_none=True) for tool in tools])
+        listed.set()
         await anyio.to_thread.run_sync(closed.wait, 60)
         seen.append(text_of(await call_until(client, works=False)))
         seen.append([tool.name for tool in (await client.list_tools()).tools])
@@ -278,7 +279,11 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
     with browser(pw, profile, env) as ext:
         gateway(ext, True)
         running.start()
-        time.sleep(3)
+        # The browser closes only once the agent has worked with it (its first call's own limit, and a
+        # little more for its list): a fixed pause lost that race on a busy machine.
+        if not listed.wait(35):
+            running.outcome()  # raises what stopped the agent
+            raise AssertionError("the agent's first call did not work while the browser was open")
     closed.set()
     # The closed browser's host stops serving as it exits; `browser` waits for that before the next one.
     with browser(pw, profile, env) as ext:

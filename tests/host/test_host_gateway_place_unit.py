@@ -27,6 +27,7 @@ from native_host.gateway.place import (
     socket_paths,
 )
 from native_host.gateway.wire import LineChannel
+from native_host.process.jsonrpc import Request, result_message
 
 pytestmark = pytest.mark.unit
 
@@ -171,10 +172,10 @@ async def hello_through_agent_link(listening: socket.socket) -> dict[str, str]:
         group.start_soon(link.run)
         channel = LineChannel(await listener.accept())
         hello = await channel.receive()
-        assert hello is not None and hello["method"] == "gateway/hello"
-        await channel.send({"jsonrpc": "2.0", "id": hello["id"], "result": {"session": "agent-1"}})
+        assert isinstance(hello, Request) and hello.method == "gateway/hello"
+        await channel.send(result_message(hello.id, {"session": "agent-1"}))
         with anyio.fail_after(5):
             while not link.connected:
                 await anyio.sleep(0.01)
         group.cancel_scope.cancel()
-    return dict(hello["params"]["client"])
+    return dict(hello.params["client"])
