@@ -44,17 +44,9 @@ from core.agents.identity import Runs
 from core.calls.capabilities import McpErrorCode, McpRequestError
 
 from ..config.redact import KNOWN_SECRETS, scrub_data
+from ..process import jsonrpc
 from ..process.browser_link import BrowserGone, BrowserLink
-from ..process.jsonrpc import (
-    CANCEL_METHOD,
-    JsonObject,
-    Notification,
-    Request,
-    RequestId,
-    error_message,
-    notification_message,
-    result_message,
-)
+from ..process.jsonrpc import CANCEL_METHOD, JsonObject, Notification, Request, RequestId
 from ..process.method_table import GATEWAY_CHANGED, GATEWAY_PROGRESS, GATEWAY_STATE
 from ..process.outbox import Outbox
 from .bounds import ProgramKey, Seats
@@ -127,7 +119,7 @@ class Outgoing:
     def put_list_changed(self) -> None:
         if not self._notice_waiting:  # one waiting notice says it all
             self._notice_waiting = True
-            self.put(notification_message(LIST_CHANGED, {}), notice=True)
+            self.put(jsonrpc.notification_message(LIST_CHANGED, {}), notice=True)
 
     async def until_room(self) -> None:
         while self.size >= OUTPUT_CAP:
@@ -274,12 +266,12 @@ class Gateway:
                     anyio.move_on_after(1),
                 ):
                     refusal = McpRequestError(McpErrorCode.SERVER_UNAVAILABLE, full)
-                    await stream.send(encode(error_message(hello_id, refusal)))
+                    await stream.send(encode(jsonrpc.error_message(hello_id, refusal)))
                 log.warning("agent gateway: refused %s: %s", agent.executable, full)
                 await stream.aclose()
                 return
             log.info("agent gateway: session %s opened for %s (%s)", session.id, agent.name, agent.executable)
-            session.out.put(result_message(hello_id, {"session": session.id}))
+            session.out.put(jsonrpc.result_message(hello_id, {"session": session.id}))
             try:
                 await self._serve_session(session, channel)
             finally:
@@ -358,7 +350,7 @@ class Gateway:
                 self._seats.ended(session.program)
         if not scope.cancelled_caught:
             # Configured secrets never reach an agent, even where a page or a tool shows one.
-            session.out.put(result_message(request_id, scrub_data(result, KNOWN_SECRETS)))
+            session.out.put(jsonrpc.result_message(request_id, scrub_data(result, KNOWN_SECRETS)))
 
     async def _relay(self, session: Session, method: str, params: dict[str, Any], key: int) -> dict[str, Any]:
         agent = session.agent_json
