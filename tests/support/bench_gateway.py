@@ -1,6 +1,7 @@
 """Agent gateway figures (contract §8): a read-only browser call through the gateway beside the same call
-from an extension page in the same run, 8 agents × 100 calls with nothing lost or duplicated, and the host's
-memory while a peer sends 3,000 `tools/list` and reads none of the answers (§8.1: flat)."""
+from an extension page in the same run, an agent's snapshot of a small page, 8 agents × 100 calls with nothing
+lost or duplicated, and the host's memory while a peer sends 3,000 `tools/list` and reads none of the answers
+(§8.1: flat)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import statistics
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +19,7 @@ from mcp import Client
 from playwright.sync_api import sync_playwright
 
 from native_host.gateway.place import socket_paths
+from tests.core.fenced import unwrapped
 from tests.support.agents import (
     AgentThread,
     codex_config,
@@ -24,9 +27,11 @@ from tests.support.agents import (
     host_pid,
     params_from_codex,
     served,
+    text_of,
     wait_listed,
 )
-from tests.support.browser import Extension, install_host, launch, tabgate_host_bin
+from tests.support.browser import Extension, grant_site_access, install_host, launch, tabgate_host_bin
+from tests.support.gateway_browser import BUTTON_PAGE, serve_page
 
 if TYPE_CHECKING:
     from tests.support.bench import Figure
@@ -114,6 +119,38 @@ async def _timed_calls(client: Client, _notices: list[Any]) -> list[float]:
     return samples
 
 
+def _snapshots(site: str, reading: threading.Event) -> Any:
+    """An agent opens a small page of a granted site in its own tab, then reads it: p50 of `CALLS`.
+    `reading` is set once the person need answer nothing more (the timed reads)."""
+
+    async def body(client: Client, _notices: list[Any]) -> list[float]:
+        await wait_listed(client, lambda names: "browser_page" in names)
+        opened = await client.call_tool("browser_tab", {"action": "create", "url": site})
+        tab_id = json.loads(unwrapped(text_of(opened)))["id"]
+        await client.call_tool("browser_dom", {"action": "wait_for", "tabId": tab_id, "text": "Buy"})
+        await client.call_tool("browser_page", {"action": "snapshot", "tabId": tab_id})
+        reading.set()
+        samples = []
+        for i in range(CALLS + 20):
+            t = time.perf_counter()
+            result = await client.call_tool("browser_page", {"action": "snapshot", "tabId": tab_id})
+            if result.is_error or "Buy" not in text_of(result):
+                raise RuntimeError(f"gateway snapshot failed: {result.content}")
+            if i >= 20:
+                samples.append((time.perf_counter() - t) * 1000)
+        return samples
+
+    return body
+
+
+def _allow_for_the_session(ext: Extension, running: AgentThread, until: threading.Event) -> None:
+    """The person allows each question of the agent for its session, until the agent says it is set."""
+    while running.is_alive() and not until.is_set():
+        for request in ext.send({"type": "approvals"})["pending"]:
+            ext.send({"type": "approval/answer", "id": request["id"], "decision": "session"})
+        time.sleep(0.05)
+
+
 async def _many_calls(client: Client, _notices: list[Any]) -> int:
     await wait_listed(client, lambda names: "browser_tab" in names)
     answered = 0
@@ -126,8 +163,9 @@ async def _many_calls(client: Client, _notices: list[Any]) -> int:
 def gateway() -> list[Figure]:
     from tests.support.bench import PAGE_LOOP, Figure, median  # bench imports this module
 
-    with sync_playwright() as pw, tempfile.TemporaryDirectory() as tmp:
+    with sync_playwright() as pw, tempfile.TemporaryDirectory() as tmp, serve_page(BUTTON_PAGE) as site:
         profile, env = _gateway_browser(Path(tmp))
+        grant_site_access(pw, profile, [site])  # the small page the agent reads
         params = params_from_codex(codex_config())
         with launch(pw, profile, env=env) as ext:
             _connected(ext)
@@ -143,6 +181,11 @@ def gateway() -> list[Figure]:
             running = AgentThread(params, _timed_calls)
             running.start()
             through_gateway = median(running.outcome(300))
+            reading = threading.Event()
+            snapshotting = AgentThread(params, _snapshots(site, reading))
+            snapshotting.start()
+            _allow_for_the_session(ext, snapshotting, reading)
+            snapshot = median(snapshotting.outcome(300))
             agents = [AgentThread(params, _many_calls, f"agent-{n}") for n in range(AGENTS)]
             t = time.perf_counter()
             for agent in agents:
@@ -162,6 +205,14 @@ def gateway() -> list[Figure]:
         Figure("page_browser_tab_query_same_run", page, "ms", note="extension page→SW→Python, p50 of 200"),
         Figure(
             "gateway_overhead_p50", round(through_gateway - page, 3), "ms", "≤ 1.5", "gateway p50 − page p50"
+        ),
+        Figure(
+            "gateway_snapshot_small_page_p50",
+            snapshot,
+            "ms",
+            "≤ 15",
+            note="an agent's browser_page snapshot of its own tab on a granted site (title, line, button), "
+            f"p50 of {CALLS}",
         ),
         Figure(
             "gateway_unread_peer_host_rss_growth",
