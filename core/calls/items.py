@@ -5,6 +5,7 @@ Shapes follow codex's `ResponseItem` / `ResponseInputItem` serialisation (contra
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, model_serializer
@@ -106,7 +107,12 @@ class CallToolResult(BaseModel):
     isError: bool | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        # Only what was given: the host's result goes to the model unchanged.
+        return self.wire
+
+    @cached_property
+    def wire(self) -> dict[str, Any]:
+        """Only what was given: the host's result goes to the model unchanged. Made once: the call's end
+        event and its answer carry the same dict (both leave Python as they are, never changed)."""
         return self.model_dump(exclude_unset=True)
 
 

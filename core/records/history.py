@@ -3,7 +3,8 @@
 The service worker stores `record_for(answer)` as it is; the status is the answer's own `outcome`
 (`core.calls.outcome`, decided when the call ended) and Python decides the shortening here.
 Cost is linear in the answer's items, not its bytes: long strings are measured without being encoded
-(`str.isascii` is O(1) in CPython), and only the shortened copy is ever encoded as JSON.
+(`str.isascii` is O(1) in CPython), and only the shortened copy is ever encoded as JSON. Most answers are
+small: one walk bounds their size and they are kept without measuring further.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ def record_for(answer: dict[str, Any], *, relayed: bool = False) -> dict[str, An
     `truncated.bytes` is the answer's compact JSON size; in an answer of few items each string counts as
     its UTF-8 text (JSON's escapes aside, which would need every byte read)."""
     record: dict[str, Any] = {"status": Outcome(answer["outcome"]).value}
+    if _surely_fits(answer):
+        if not relayed:
+            record["answer"] = answer
+        return record
     sizes: Sizes = {}
     strings = _strings_of_few_items(answer)
     if strings is None:
@@ -62,6 +67,39 @@ def record_for(answer: dict[str, Any], *, relayed: bool = False) -> dict[str, An
         record["answer"] = _keep_start(answer, MAX_STORED_BYTES, sizes)
     record["truncated"] = {"bytes": size}
     return record
+
+
+def _surely_fits(value: Json) -> bool:
+    """Whether `value`'s compact JSON surely fits, by a bound counted in one walk without encoding it: a
+    character takes at most 6 bytes (`\u001f`), an int a digit per 3 bits. The walk below never counts
+    more than the encoded size (escapes only add), so whatever this passes it passes too; the rest, and any
+    value JSON cannot hold, goes the long way."""
+    bound, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            bound += 6 * len(item) + 2
+        elif isinstance(item, dict):
+            for key in item:
+                if not isinstance(key, str):
+                    return False
+                bound += 6 * len(key) + 4  # quotes, colon, comma
+            bound += 2
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            bound += 2 + len(item)
+            stack.extend(item)
+        elif item is None or isinstance(item, bool):
+            bound += 5
+        elif isinstance(item, int):
+            bound += item.bit_length() // 3 + 2
+        elif isinstance(item, float):
+            bound += 24  # the longest repr: -1.7976931348623157e+308
+        else:
+            return False
+        if bound > MAX_STORED_BYTES:
+            return False
+    return True
 
 
 def _measure(value: Json, strings: list[str], sizes: Sizes) -> tuple[int, int]:

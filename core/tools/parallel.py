@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from types import TracebackType
 
 
@@ -91,6 +91,9 @@ class _Hold:
         self._gate._release(self._exclusive)
 
 
+_ALONE: AbstractAsyncContextManager[None] = nullcontext()
+
+
 class TurnGates:
     """One `ParallelGate` per running turn, dropped when the turn's last call is over (bounded memory)."""
 
@@ -101,12 +104,15 @@ class TurnGates:
         """How many turns have a call running or waiting."""
         return len(self._gates)
 
-    @asynccontextmanager
-    async def hold(self, turn: str | None, *, parallel: bool) -> AsyncIterator[None]:
+    def hold(self, turn: str | None, *, parallel: bool) -> AbstractAsyncContextManager[None]:
         if turn is None:
-            # Its own turn: nothing else can be in it, so there is nothing to wait for.
-            yield
-            return
+            # Its own turn: nothing else can be in it, so there is nothing to wait for (and no async
+            # generator to make per call).
+            return _ALONE
+        return self._turn_hold(turn, parallel=parallel)
+
+    @asynccontextmanager
+    async def _turn_hold(self, turn: str, *, parallel: bool) -> AsyncIterator[None]:
         gate, users = self._gates.get(turn, (None, 0))
         if gate is None:
             gate = ParallelGate()

@@ -182,6 +182,23 @@ def test_many_small_items_are_kept_from_the_start_with_a_note_for_the_rest() -> 
     assert stored["output"]["call_id"] == "m1" and stored["success"] is True
 
 
+@pytest.mark.parametrize(
+    "structured",
+    [
+        {"k" * (MAX_STORED_BYTES + 1): 1},  # all in one key
+        {"values": [10**4000] * 70},  # in few big numbers
+        {"values": [-1.7976931348623157e308] * 12_000},  # in floats
+    ],
+    ids=["key", "ints", "floats"],
+)
+def test_an_answer_over_the_limit_in_keys_or_numbers_is_shortened(structured: dict[str, Any]) -> None:
+    # Small answers are passed by a bound, never encoded: the bound counts what is not text too.
+    answer = mcp_answer([text("x")], structuredContent=structured)
+    record = record_for(answer, relayed=True)
+    assert record["truncated"]["bytes"] > MAX_STORED_BYTES
+    assert size_of(record["answer"]) <= MAX_STORED_BYTES
+
+
 def test_a_60_mb_answer_is_shortened_to_the_limit() -> None:
     # Linear cost: figures come from `python3 build.py bench`, never from a test; this checks the result.
     body = "0123456789abcdef" * (60 * 1024 * 1024 // 16)
