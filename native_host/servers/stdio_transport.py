@@ -10,6 +10,7 @@ environment, with three differences the host needs:
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import signal
@@ -34,7 +35,6 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE: Final = 64 * 1024 * 1024  # contract §4: a larger server message fails that server
 READ_SIZE: Final = 1024 * 1024
 STDERR_LINE: Final = 64 * 1024  # longer stderr lines are written in pieces
-FLUSH_SECONDS: Final = 0.2  # for the writer to pass on what the session already handed over
 EXIT_GRACE_SECONDS: Final = 0.5  # for a server to leave by itself once its stdin closes
 TERM_GRACE_SECONDS: Final = 2.0  # contract §4: SIGTERM, then SIGKILL after 2 s
 REAP_SECONDS: Final = 1.0
@@ -131,6 +131,98 @@ def stdio_transport(
     return _posix_transport(server, errlog, scrub)
 
 
+class _ServerOutput:
+    """The server's stdout read as messages by the session itself, with no task or memory stream between:
+    a reader task and a zero-buffer stream cost each message a task switch and two loop turns
+    (docs/benchmarks.md). Ends (EndOfStream) when the server closes its output or `end` is called, and on a
+    message over the cap, which `failure` then holds."""
+
+    def __init__(self, stdout: anyio.abc.ByteReceiveStream, command: str) -> None:
+        self._stdout = stdout
+        self._command = command
+        self._splitter = LineSplitter()
+        self._lines: collections.deque[bytes] = collections.deque()
+        self._ended = False
+        self._closed = False
+        self.failure: MessageTooLarge | None = None
+
+    async def receive(self) -> SessionMessage | Exception:
+        while not self._lines:
+            if self._closed:
+                raise anyio.ClosedResourceError
+            if self._ended:
+                raise anyio.EndOfStream
+            try:
+                data = await self._stdout.receive(READ_SIZE)
+                self._lines.extend(line for line in self._splitter.feed(data) if line.strip())
+            except MessageTooLarge as exc:
+                self.failure, self._ended = exc, True
+                log.warning("stdio server %s: %s", self._command, exc)
+            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                self._ended = True  # the server closed its output, or it is being stopped
+        return _parse(self._lines.popleft())
+
+    async def end(self) -> None:
+        """Wake a session waiting for the server (it stopped reading its input): it sees the end."""
+        self._ended = True
+        await self._stdout.aclose()
+
+    def close(self) -> None:
+        self._closed = True
+
+    async def aclose(self) -> None:
+        self.close()
+
+    def __aiter__(self) -> _ServerOutput:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _ServerOutput:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class _ServerInput:
+    """The session's messages written to the server's stdin by the sending task itself (no writer task: the
+    hop cost two loop turns before the server saw a request). A write is one `write` of a whole line, so
+    messages of tasks sending at once never interleave; the pipe's buffer, drained before `send` returns,
+    bounds what waits."""
+
+    def __init__(self, stdin: anyio.abc.ByteSendStream, output: _ServerOutput) -> None:
+        self._stdin = stdin
+        self._output = output
+        self._closed = False
+
+    async def send(self, message: SessionMessage) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        data = message.message.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n"
+        try:
+            await self._stdin.send(data)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await self._output.end()  # the server stopped reading: the session must see the end
+            raise anyio.BrokenResourceError from None
+
+    def close(self) -> None:
+        self._closed = True
+
+    async def aclose(self) -> None:
+        self.close()
+
+    async def __aenter__(self) -> _ServerInput:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.close()
+
+
 @asynccontextmanager
 async def _posix_transport(
     server: StdioServerParameters, errlog: IO[bytes], scrub: Scrub
@@ -147,38 +239,9 @@ async def _posix_transport(
     tree = ProcessTree(process.pid)
     RUNNING.add(tree)
     # No awaits before the task group: a cancellation in the gap would leak the process.
-    to_session, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_stream, from_session = anyio.create_memory_object_stream[SessionMessage](0)
-    writer_done = anyio.Event()
-    failure: list[MessageTooLarge] = []
-
-    async def read_stdout() -> None:
-        assert process.stdout is not None
-        splitter = LineSplitter()
-        async with to_session:
-            try:
-                while True:
-                    data = await process.stdout.receive(READ_SIZE)
-                    for line in splitter.feed(data):
-                        if line.strip():
-                            await to_session.send(_parse(line))
-            except MessageTooLarge as exc:
-                failure.append(exc)
-                log.warning("stdio server %s: %s", server.command, exc)
-            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                pass  # the server closed its output, or the session went away: the session sees the end
-
-    async def write_stdin() -> None:
-        assert process.stdin is not None
-        try:
-            async with from_session:
-                async for message in from_session:
-                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send(data.encode() + b"\n")
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            await to_session.aclose()  # the server stopped reading: the session must see the end
-        finally:
-            writer_done.set()
+    assert process.stdout is not None and process.stdin is not None
+    read_stream = _ServerOutput(process.stdout, server.command)
+    write_stream = _ServerInput(process.stdin, read_stream)
 
     async def copy_stderr() -> None:
         # Whole lines are scrubbed at once, so a secret inside a line is always seen whole.
@@ -199,9 +262,7 @@ async def _posix_transport(
     async def stop() -> None:
         read_stream.close()
         write_stream.close()
-        with anyio.move_on_after(FLUSH_SECONDS):
-            await writer_done.wait()
-        if process.stdin is not None:
+        if process.stdin is not None:  # what the session wrote is still passed on before the pipe closes
             with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await process.stdin.aclose()
         await _exited(process, EXIT_GRACE_SECONDS)
@@ -213,8 +274,6 @@ async def _posix_transport(
         RUNNING.discard(tree)
 
     async with anyio.create_task_group() as group:
-        group.start_soon(read_stdout)
-        group.start_soon(write_stdin)
         group.start_soon(copy_stderr)
         try:
             yield read_stream, write_stream
@@ -222,5 +281,5 @@ async def _posix_transport(
             with anyio.CancelScope(shield=True):  # a cancelled caller must not leak the server
                 await stop()
             group.cancel_scope.cancel()  # pipes a surviving grandchild still holds open
-    if failure:
-        raise failure[0]
+    if read_stream.failure is not None:
+        raise read_stream.failure
