@@ -52,23 +52,22 @@ class TabState {
   }
 }
 
-// What a tab shows, as Python compares it (core/calls/tab_scope.py shown_site): a web page's origin, else its URL.
-export function shownSite(tab) {
-  const url = tab.url || tab.pendingUrl || "";
+// A URL's origin as URL.origin spells it (no credentials, no default port); "null" for one that has none.
+export function originOf(url) {
   try {
-    const origin = new URL(url).origin;
-    if (/^https?:/.test(origin)) return origin;
+    return new URL(url).origin;
   } catch {
-    // not a URL: compared as it is
+    return "null"; // not a URL
   }
-  return url;
 }
 
-// A call that carries `site` acts only on a tab that shows that site now; otherwise PAGE_CHANGED with what the
-// tab shows, and Python words the answer.
+// A call that carries `site` acts only on a tab that shows that site now, compared as Python says (`siteOf`,
+// core/calls/tab_scope.py Guard): the origin of the tab's URL, or the URL itself. Otherwise PAGE_CHANGED with
+// what the tab shows, and Python words the answer.
 export function checkSite(tab, a) {
   if (a.site === undefined) return;
-  const shown = shownSite(tab);
+  const url = tab.url || tab.pendingUrl || "";
+  const shown = a.siteOf === "origin" ? originOf(url) : url;
   if (shown !== a.site)
     throw rpcError(ErrorCode.PAGE_CHANGED, `tab ${tab.id} shows ${shown || "nothing"}`, { tabId: tab.id, shown });
 }
@@ -76,15 +75,8 @@ export function checkSite(tab, a) {
 // What a frame shows, as Python read it from the same frame tree (core/browser/page_walk.py _frame_sites): its
 // URL's origin, else its document's (an about:blank frame's is its parent's).
 function frameShows(frame) {
-  for (const url of [frame.url, frame.securityOrigin]) {
-    try {
-      const origin = new URL(url).origin;
-      if (/^https?:/.test(origin)) return origin;
-    } catch {
-      // not a URL
-    }
-  }
-  return frame.url || "nothing";
+  const origin = [frame.url, frame.securityOrigin].map(originOf).find((o) => o !== "null");
+  return origin ?? (frame.url || "nothing");
 }
 
 function findFrame(tree, id) {
