@@ -299,6 +299,15 @@ function runAt(state, command, results) {
   return runCommand(state, { ...command, params: { ...command.params, x: middle(0), y: middle(1) } });
 }
 
+// {objectOf: i}: the command calls on the object result i answered (DOM.resolveNode's or Runtime.evaluate's:
+// Python finds an element and calls on it in one list); none, and the list stops.
+function runOn(state, command, results) {
+  const answered = results[command.objectOf]?.result;
+  const objectId = answered?.object?.objectId ?? answered?.result?.objectId;
+  if (!objectId) return { error: "no object", noObject: true };
+  return runCommand(state, { ...command, params: { ...command.params, objectId } });
+}
+
 function describe(state, tab) {
   return {
     tab: { id: tab.id, url: tab.url || tab.pendingUrl || "", title: tab.title ?? "", status: tab.status },
@@ -308,7 +317,7 @@ function describe(state, tab) {
   };
 }
 
-// {commands: [{method, params?, session?, centerOf?}], parallel?, keepGoing?, unlessDialog?, epoch?, site?}: runs the commands (one after
+// {commands: [{method, params?, session?, centerOf?, objectOf?, endIfThrown?}], parallel?, keepGoing?, unlessDialog?, epoch?, site?}: runs the commands (one after
 // the other, or all at once) and answers their results in order, each {result} or {error} (or {dialog}).
 // Sequential runs stop at the first error unless keepGoing. With unlessDialog nothing runs while a dialog is
 // open. The answer also says the tab, its sessions, its document epoch and any open dialog.
@@ -324,9 +333,12 @@ export async function runCommands(tab, a, again = true) {
       results.push(...(await Promise.all(a.commands.map((c) => runCommand(state, c)))));
     } else {
       for (const command of a.commands) {
-        const outcome = command.centerOf === undefined ? await runCommand(state, command) : await runAt(state, command, results);
+        const outcome = command.centerOf !== undefined ? await runAt(state, command, results)
+          : command.objectOf !== undefined ? await runOn(state, command, results)
+          : await runCommand(state, command);
         results.push(outcome);
-        if (outcome.dialog || outcome.noBox || (outcome.error && !a.keepGoing)) break;
+        const thrown = command.endIfThrown && outcome.result?.exceptionDetails !== undefined;
+        if (outcome.dialog || outcome.noBox || outcome.noObject || thrown || (outcome.error && !a.keepGoing)) break;
       }
     }
   }
