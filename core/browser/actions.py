@@ -134,7 +134,9 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
         "back": _moves(say.fixed("go back a page")),
         "forward": _moves(say.fixed("go forward a page")),
         "current_url": _reads("tab", say.fixed("read the page's address"), page_text=True),
-        "wait_for_load": _reads("tab", say.fixed("wait for the page to load"), page_text=True),
+        "wait_for_load": replace(
+            _reads("tab", say.fixed("wait for the page to load"), page_text=True), limits=navigation.TIMING
+        ),
     },
     "browser_page": {
         **{what: _page_read(what) for what in ("title", "url", "text", "html", "links")},

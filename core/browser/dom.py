@@ -10,10 +10,11 @@ from typing import Any
 
 from core.browser.context import PageContext
 from core.browser.dom_args import BrowserDomArgs, FormField
-from core.browser.elements import Element, at_center, call_on, center, gone_or, object_id, verify
+from core.browser.elements import Element, at_center, call_on, center, gone_or, verify
 from core.browser.executor import Answer, Command, TabState
 from core.browser.frame_input import agent_locate, focus_not_in_frame
-from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord, type_text
+from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord
+from core.browser.text_entry import type_by_selector, type_into
 from core.calls.capabilities import McpRequestError
 from core.calls.deadline import DeadlineExceeded
 from core.calls.errors import RespondToModel
@@ -23,27 +24,6 @@ from core.web.fence import PageText, fence
 _BUTTON_BITS = {"left": 1, "right": 2, "middle": 4}
 
 # JavaScript run on the element itself (Runtime.callFunctionOn, `this` = the element).
-_PREPARE_TYPING = """function (clear) {
-  const field = this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement;
-  if (!field && !this.isContentEditable) {
-    return {error: "is not a text field (input, textarea or contenteditable)"};
-  }
-  if (this.disabled) return {error: "is disabled"};
-  if (this.readOnly) return {error: "is read-only"};
-  this.focus();
-  if (field) {
-    const n = this.value.length;
-    try { this.setSelectionRange(clear ? 0 : n, n); } catch { if (clear) this.select(); }
-    return {filled: n > 0};
-  }
-  const range = document.createRange();
-  range.selectNodeContents(this);
-  if (!clear) range.collapse(false);
-  getSelection().removeAllRanges();
-  getSelection().addRange(range);
-  return {filled: this.textContent.length > 0};
-}"""
-_VALUE = "function () { return this.isContentEditable ? this.textContent : this.value; }"
 _FOCUS = "function () { this.focus(); return true; }"
 _KIND = """function () {
   const tag = this.tagName.toLowerCase();
@@ -79,9 +59,7 @@ _FILES = "function () { return this.files ? [...this.files].map((f) => [f.name, 
 
 
 def _check(answer: Answer, what: str) -> Answer:
-    for index in range(len(answer.results)):
-        answer.result(index, what)
-    return answer
+    return answer.checked(what)
 
 
 def _after(answer: Answer, text: str) -> str:
@@ -154,36 +132,14 @@ def _keys(commands: Callable[[], list[Command]]) -> list[Command]:
         raise RespondToModel(str(error)) from None
 
 
-async def _type_into(
-    ctx: PageContext, state: TabState, element: Element, text: str, *, clear: bool, submit: bool
-) -> tuple[Answer, Any]:
-    # Resolved once: preparing the field and reading its value back then take one round trip each.
-    element = Element(element.session, {"objectId": await object_id(ctx, state, element)}, element.label)
-    prepared = await call_on(ctx, state, element, _PREPARE_TYPING, clear)
-    if isinstance(prepared, dict) and "error" in prepared:
-        raise RespondToModel(f"{element.label} {prepared['error']}")
-    commands: list[Command] = []
-    if clear and isinstance(prepared, dict) and prepared.get("filled"):
-        commands += press_chord("Backspace", element.session)
-    commands += type_text(text, element.session)
-    if submit:
-        commands += press_chord("Enter", element.session)
-    answer = _check(await ctx.cdp.run(state.tab_id, commands), f"type into {element.label}")
-    if answer.state.dialog is not None or answer.state.epoch != state.epoch:
-        return answer, None  # the page moved on (a dialog, a submitted form's next page)
-    try:
-        value = await call_on(ctx, answer.state, element, _VALUE)
-    except RespondToModel:
-        value = None
-    return answer, value
-
-
 async def type_(ctx: PageContext, a: BrowserDomArgs) -> str | PageText:
-    state, element = await _target(ctx, a)
-    answer, value = await _type_into(ctx, state, element, a.text or "", clear=a.clear, submit=a.submit)
-    done = f"Typed {len(a.text or '')} character(s) into {element.label}" + (
-        " and pressed Enter" if a.submit else ""
-    )
+    text, label = a.text or "", a.ref or a.selector or ""
+    if a.ref is None and a.selector is not None:  # found in the same list as the keys
+        answer, value = await type_by_selector(ctx, a.tabId, a.selector, text, clear=a.clear, submit=a.submit)
+    else:
+        state, element = await _target(ctx, a)
+        answer, value = await type_into(ctx, state, element, text, clear=a.clear, submit=a.submit)
+    done = f"Typed {len(text)} character(s) into {label}" + (" and pressed Enter" if a.submit else "")
     if value is not None:  # the page's value (its script may have changed what was typed)
         return PageText(json.dumps(value, ensure_ascii=False), before=f"{done}; its value is now:")
     return _after(answer, done + ".")
@@ -263,7 +219,7 @@ async def _fill(ctx: PageContext, tab_id: int | None, field: FormField) -> tuple
     if isinstance(field.value, list):
         raise RespondToModel(f"{element.label} is a text field: give its value as a string")
     text = str(field.value).lower() if isinstance(field.value, bool) else field.value
-    await _type_into(ctx, state, element, text, clear=True, submit=False)
+    await type_into(ctx, state, element, text, clear=True, submit=False)
     return f"Filled {element.label}.", None
 
 

@@ -73,8 +73,20 @@ async def locate(
         return state, Element(node.session, {"backendNodeId": node.backend_id}, ref)
     if selector is None:
         raise RespondToModel("give the element: ref (from a snapshot) or selector")
+    answer = await ctx.cdp.run(state.tab_id, [query(selector)])
+    remote = matched(answer, selector)
+    shows_frame = remote.get("className") in _FRAME_OWNERS
+    return answer.state, Element(None, {"objectId": remote["objectId"]}, selector, shows_frame=shows_frame)
+
+
+def query(selector: str) -> Command:
+    """The command that finds the first element `selector` matches (a list it starts ends if it throws)."""
     expression = f"document.querySelector({json.dumps(selector)})"
-    answer = await ctx.cdp.run(state.tab_id, [Command("Runtime.evaluate", {"expression": expression})])
+    return Command("Runtime.evaluate", {"expression": expression}, ends_if_thrown=True)
+
+
+def matched(answer: Answer, selector: str) -> dict[str, Any]:
+    """The element `query` (the answer's first command) found, as a remote object; none is the error."""
     result = answer.result(0, f"selector {selector}")
     if "exceptionDetails" in result:
         detail = result["exceptionDetails"].get("exception", {}).get("description", "").split("\n")[0]
@@ -82,8 +94,7 @@ async def locate(
     remote = result.get("result", {})
     if remote.get("subtype") == "null" or "objectId" not in remote:
         raise RespondToModel(f"no element matches {selector}")
-    shows_frame = remote.get("className") in _FRAME_OWNERS
-    return answer.state, Element(None, {"objectId": remote["objectId"]}, selector, shows_frame=shows_frame)
+    return dict(remote)
 
 
 async def object_id(ctx: PageContext, state: TabState, element: Element) -> str:

@@ -27,6 +27,12 @@ class Command:
     # the executor sets x and y to the middle of that result's first quad, so scrolling, reading the box and
     # the input cost one round trip; with no box there the list stops, this command answering "no box".
     center_of: int | None = None
+    # A call on the object an earlier command of the list answered (DOM.resolveNode's, Runtime.evaluate's):
+    # the executor sets objectId from that result, so finding an element and calling on it cost one round
+    # trip; with no object there the list stops, this command answering "no object".
+    object_of: int | None = None
+    # The list stops after this command if the page threw in it (a check that failed: nothing after it runs).
+    ends_if_thrown: bool = False
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"method": self.method, "params": self.params}
@@ -34,6 +40,10 @@ class Command:
             wire["session"] = self.session
         if self.center_of is not None:
             wire["centerOf"] = self.center_of
+        if self.object_of is not None:
+            wire["objectOf"] = self.object_of
+        if self.ends_if_thrown:
+            wire["endIfThrown"] = True
         return wire
 
 
@@ -88,6 +98,12 @@ class Answer:
     # A command opened a JavaScript dialog (it answered as the dialog opened, before it finished).
     opened_dialog: bool
     drag: Any = None
+
+    def checked(self, what: str) -> Answer:
+        """This answer, once every command's result is known good (the first failed one is the error)."""
+        for index in range(len(self.results)):
+            self.result(index, what)
+        return self
 
     def result(self, index: int, what: str) -> dict[str, Any]:
         """The result of command `index`; a failed or missing one is an error naming `what`."""

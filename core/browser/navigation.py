@@ -23,9 +23,10 @@ from core.web.urls import check_navigable
 
 _MOVES = ("navigate", "reload", "back", "forward")
 # The navigation timing the chrome.* executor applies as given: how long a navigation may take to begin
-# after it was asked for (only an in-page history step with no entry to go to gets near it), and how long a
-# history step's answer waits for the debugger's word of its commit.
-TIMING = (("startMs", 2_000), ("commitSeenMs", 2_000))
+# after it was asked for (only an in-page history step with no entry to go to gets near it), how long a
+# history step's answer waits for the debugger's word of its commit, and how often a wait on a tab polls it
+# (Chrome registers an event listener asynchronously, so a change right after it can slip past unseen).
+TIMING = (("startMs", 2_000), ("commitSeenMs", 2_000), ("pollMs", 100))
 
 
 def _to_blank(tab_id: int | None, timeout_ms: int) -> dict[str, Any]:

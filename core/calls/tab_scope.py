@@ -72,7 +72,7 @@ def is_web_page(url: str) -> bool:
 
 
 def shown_site(url: str) -> str:
-    """What the executor compares (browser_tools.js `shownSite`): a web page's origin as URL.origin spells it
+    """What the executor compares (`Guard.to_wire`'s `siteOf`): a web page's origin as URL.origin spells it
     (no credentials, no default port), else the URL."""
     read = _web_url(url)
     return url if read is None else read.origin
@@ -107,7 +107,10 @@ class Guard:
     frame: FrameTarget | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"site": self.site, "siteChanged": self.changed}
+        # How the executor reads the tab to compare: a web page's site is its URL's origin; any other page
+        # (about:blank, chrome://…) is compared by its whole URL, as `shown_site` spells it.
+        site_of = "origin" if is_web_page(self.site) else "url"
+        wire: dict[str, Any] = {"site": self.site, "siteOf": site_of, "siteChanged": self.changed}
         if self.frame is not None:
             wire["frame"] = self.frame.model_dump()
         return wire

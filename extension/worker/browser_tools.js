@@ -3,7 +3,7 @@
 // plain JSON. A call that carries `site` runs only if the tab still shows that site right before the chrome.*
 // call (Python checked the tab; the page may have moved since).
 import { rpcError } from "./host.js";
-import { checkSite, guardTabs, openDialog, readBuffer, runCommands, seenCommit, shownSite } from "./debugger.js";
+import { checkSite, guardTabs, openDialog, originOf, readBuffer, runCommands, seenCommit } from "./debugger.js";
 import { ErrorCode } from "../error_codes.js";
 import { restoreStopped } from "./nav_hold.js";
 
@@ -27,15 +27,10 @@ async function targetTab(tabId) {
   return tab;
 }
 
-// Chrome registers an event listener asynchronously: a tab update right after addListener can slip past the
-// fresh listener while a chrome.tabs.get made after addListener still shows the state before it. So every
-// wait on a tab also polls it.
-const TAB_POLL_MS = 100;
-
 // Follows one tab until `finish` is called, or `timeoutMs` passes. onChange(change, tab) gets each onUpdated
-// change, and every TAB_POLL_MS the polled state: {status}, plus {url} when it differs from the URL last seen
-// (`url` is the one to start from).
-function watchTab(tabId, { timeoutMs, url, onChange }, resolve, reject) {
+// change, and every `pollMs` (Python's, core/browser/navigation.py TIMING) the polled state: {status}, plus
+// {url} when it differs from the URL last seen (`url` is the one to start from).
+function watchTab(tabId, { timeoutMs, pollMs, url, onChange }, resolve, reject) {
   let settled = false;
   let lastUrl = url;
   const timers = [];
@@ -66,19 +61,19 @@ function watchTab(tabId, { timeoutMs, url, onChange }, resolve, reject) {
     }, closed);
   chrome.tabs.onUpdated.addListener(updated);
   chrome.tabs.onRemoved.addListener(removed);
-  const poll = setInterval(check, TAB_POLL_MS);
+  const poll = setInterval(check, pollMs);
   const after = (ms, fn) => timers.push(setTimeout(fn, ms));
   after(timeoutMs, () => finish(false, rpcError(ErrorCode.TIMED_OUT, `tab ${tabId} did not finish loading within ${timeoutMs} ms`)));
   return { finish, after, check, settled: () => settled };
 }
 
 // wait_for_load: the tab's current load, or none if it has finished.
-function waitForComplete(tabId, timeoutMs) {
+function waitForComplete(tabId, timeoutMs, pollMs) {
   return new Promise((resolve, reject) => {
     const onChange = (change, tab) => {
       if (change.status === "complete") watch.finish(true, tabInfo(tab));
     };
-    const watch = watchTab(tabId, { timeoutMs, onChange }, resolve, reject);
+    const watch = watchTab(tabId, { timeoutMs, pollMs, onChange }, resolve, reject);
     watch.check();
   });
 }
@@ -87,14 +82,14 @@ function waitForComplete(tabId, timeoutMs) {
 // `start` could see the old page's "complete" (an in-page history step begins asynchronously), so this one
 // listens first and only counts a "complete" once the new navigation has begun. `startMs`: how long it may take
 // to begin (Python's, core/browser/navigation.py TIMING).
-function navigateTab(tab, start, { waitForLoad, timeoutMs, startMs, notStarted }) {
+function navigateTab(tab, start, { waitForLoad, timeoutMs, startMs, pollMs, notStarted }) {
   return new Promise((resolve, reject) => {
     let started = false;
     const onChange = (change, current) => {
       if (change.status === "loading" || change.url !== undefined) started = true;
       if (started && (!waitForLoad || change.status === "complete")) watch.finish(true, tabInfo(current));
     };
-    const watch = watchTab(tab.id, { timeoutMs, url: tab.url, onChange }, resolve, reject);
+    const watch = watchTab(tab.id, { timeoutMs, pollMs, url: tab.url, onChange }, resolve, reject);
     start()
       .then(() => watch.check())
       .then(() => {
@@ -201,18 +196,27 @@ async function stepped(tab, answer, commitSeenMs) {
 
 // ------------------------------------------------------------------ the tools
 
+// Whether the user granted `origin`; Chrome refuses to answer for an origin no grant can name (about:blank's
+// "null", chrome://…): then not granted.
+async function grantedOrigin(origin) {
+  try {
+    return await chrome.permissions.contains({ origins: [`${origin}/*`] });
+  } catch {
+    return false;
+  }
+}
+
 const storageArea = (area) => chrome.storage[area];
 const prefixed = (key) => TOOL_STORAGE_PREFIX + key;
 
 const executors = {
-  // What Python decides from: the tab (tabId, or the active tab) and whether the user granted its site.
+  // What Python decides from: the tab (tabId, or the active tab) and whether the user granted its URL's
+  // origin. Python reads `granted` only for the pages it lets tools touch (core/calls/tab_scope.py).
   async tab(a) {
     const tab = await targetTab(a.tabId).catch((e) => {
       throw e.rpc ? e : rpcError(ErrorCode.INVALID_PARAMS, String(e.message ?? e));
     });
-    const site = shownSite(tab);
-    const granted = /^https?:/.test(site) && (await chrome.permissions.contains({ origins: [`${site}/*`] }));
-    return { ...tabInfo(tab), granted };
+    return { ...tabInfo(tab), granted: await grantedOrigin(originOf(tab.url || tab.pendingUrl || "")) };
   },
 
   async browser_tab(a) {
@@ -231,14 +235,14 @@ const executors = {
     const tab = await targetTab(a.tabId);
     checkSite(tab, a);
     const go = (start, notStarted) =>
-      navigateTab(tab, start, { waitForLoad: a.waitForLoad, timeoutMs: a.timeoutMs, startMs: a.startMs, notStarted });
+      navigateTab(tab, start, { waitForLoad: a.waitForLoad, timeoutMs: a.timeoutMs, startMs: a.startMs, pollMs: a.pollMs, notStarted });
     switch (a.action) {
       case "navigate": return go(() => chrome.tabs.update(tab.id, { url: a.url }), `tab ${tab.id} did not start loading ${a.url}`);
       case "reload": return go(() => chrome.tabs.reload(tab.id), `tab ${tab.id} did not start reloading`);
       case "back": return stepped(tab, await go(() => historyStep(tab, -1, a.viaPage), `tab ${tab.id} has no earlier page to go back to`), a.commitSeenMs);
       case "forward": return stepped(tab, await go(() => historyStep(tab, 1, a.viaPage), `tab ${tab.id} has no later page to go forward to`), a.commitSeenMs);
       case "current_url": return { tabId: tab.id, url: tab.url || tab.pendingUrl || "", status: tab.status };
-      case "wait_for_load": return waitForComplete(tab.id, a.timeoutMs);
+      case "wait_for_load": return waitForComplete(tab.id, a.timeoutMs, a.pollMs);
     }
   },
 

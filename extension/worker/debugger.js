@@ -52,23 +52,22 @@ class TabState {
   }
 }
 
-// What a tab shows, as Python compares it (core/calls/tab_scope.py shown_site): a web page's origin, else its URL.
-export function shownSite(tab) {
-  const url = tab.url || tab.pendingUrl || "";
+// A URL's origin as URL.origin spells it (no credentials, no default port); "null" for one that has none.
+export function originOf(url) {
   try {
-    const origin = new URL(url).origin;
-    if (/^https?:/.test(origin)) return origin;
+    return new URL(url).origin;
   } catch {
-    // not a URL: compared as it is
+    return "null"; // not a URL
   }
-  return url;
 }
 
-// A call that carries `site` acts only on a tab that shows that site now; otherwise PAGE_CHANGED with what the
-// tab shows, and Python words the answer.
+// A call that carries `site` acts only on a tab that shows that site now, compared as Python says (`siteOf`,
+// core/calls/tab_scope.py Guard): the origin of the tab's URL, or the URL itself. Otherwise PAGE_CHANGED with
+// what the tab shows, and Python words the answer.
 export function checkSite(tab, a) {
   if (a.site === undefined) return;
-  const shown = shownSite(tab);
+  const url = tab.url || tab.pendingUrl || "";
+  const shown = a.siteOf === "origin" ? originOf(url) : url;
   if (shown !== a.site)
     throw rpcError(ErrorCode.PAGE_CHANGED, `tab ${tab.id} shows ${shown || "nothing"}`, { tabId: tab.id, shown });
 }
@@ -76,15 +75,8 @@ export function checkSite(tab, a) {
 // What a frame shows, as Python read it from the same frame tree (core/browser/page_walk.py _frame_sites): its
 // URL's origin, else its document's (an about:blank frame's is its parent's).
 function frameShows(frame) {
-  for (const url of [frame.url, frame.securityOrigin]) {
-    try {
-      const origin = new URL(url).origin;
-      if (/^https?:/.test(origin)) return origin;
-    } catch {
-      // not a URL
-    }
-  }
-  return frame.url || "nothing";
+  const origin = [frame.url, frame.securityOrigin].map(originOf).find((o) => o !== "null");
+  return origin ?? (frame.url || "nothing");
 }
 
 function findFrame(tree, id) {
@@ -307,6 +299,15 @@ function runAt(state, command, results) {
   return runCommand(state, { ...command, params: { ...command.params, x: middle(0), y: middle(1) } });
 }
 
+// {objectOf: i}: the command calls on the object result i answered (DOM.resolveNode's or Runtime.evaluate's:
+// Python finds an element and calls on it in one list); none, and the list stops.
+function runOn(state, command, results) {
+  const answered = results[command.objectOf]?.result;
+  const objectId = answered?.object?.objectId ?? answered?.result?.objectId;
+  if (!objectId) return { error: "no object", noObject: true };
+  return runCommand(state, { ...command, params: { ...command.params, objectId } });
+}
+
 function describe(state, tab) {
   return {
     tab: { id: tab.id, url: tab.url || tab.pendingUrl || "", title: tab.title ?? "", status: tab.status },
@@ -316,7 +317,7 @@ function describe(state, tab) {
   };
 }
 
-// {commands: [{method, params?, session?, centerOf?}], parallel?, keepGoing?, unlessDialog?, epoch?, site?}: runs the commands (one after
+// {commands: [{method, params?, session?, centerOf?, objectOf?, endIfThrown?}], parallel?, keepGoing?, unlessDialog?, epoch?, site?}: runs the commands (one after
 // the other, or all at once) and answers their results in order, each {result} or {error} (or {dialog}).
 // Sequential runs stop at the first error unless keepGoing. With unlessDialog nothing runs while a dialog is
 // open. The answer also says the tab, its sessions, its document epoch and any open dialog.
@@ -332,9 +333,12 @@ export async function runCommands(tab, a, again = true) {
       results.push(...(await Promise.all(a.commands.map((c) => runCommand(state, c)))));
     } else {
       for (const command of a.commands) {
-        const outcome = command.centerOf === undefined ? await runCommand(state, command) : await runAt(state, command, results);
+        const outcome = command.centerOf !== undefined ? await runAt(state, command, results)
+          : command.objectOf !== undefined ? await runOn(state, command, results)
+          : await runCommand(state, command);
         results.push(outcome);
-        if (outcome.dialog || outcome.noBox || (outcome.error && !a.keepGoing)) break;
+        const thrown = command.endIfThrown && outcome.result?.exceptionDetails !== undefined;
+        if (outcome.dialog || outcome.noBox || outcome.noObject || thrown || (outcome.error && !a.keepGoing)) break;
       }
     }
   }

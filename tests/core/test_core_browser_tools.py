@@ -119,6 +119,7 @@ async def test_bad_arguments_are_answered_with_the_validation_message_and_never_
                 "timeoutMs": 15000,
                 "startMs": 2000,
                 "commitSeenMs": 2000,
+                "pollMs": 100,
                 "viaPage": True,
             },
         ),
@@ -132,6 +133,7 @@ async def test_bad_arguments_are_answered_with_the_validation_message_and_never_
                 "maxChars": 20000,
                 "offset": 0,
                 "site": "https://example.test",
+                "siteOf": "origin",
                 "siteChanged": TAB_MOVED,
                 "unlessDialog": True,
             },
@@ -317,7 +319,13 @@ class RecordedPage:
             return {"result": {"object": {"objectId": f"node-{params['backendNodeId']}"}}}
         if method == "Runtime.callFunctionOn":
             word = next((w for w in self.values if w in params["functionDeclaration"]), None)
-            return {"result": {"result": {"value": self.values.get(word) if word else None}}}
+            value = self.values.get(word) if word else None
+            if isinstance(value, dict) and "throws" in value:  # the function threw Error(throws)
+                thrown = {"exception": {"description": f"Error: {value['throws']}\n    at <anonymous>"}}
+                return {"result": {"exceptionDetails": thrown}}
+            if "return this;" in params["functionDeclaration"]:
+                return {"result": {"result": {"objectId": params["objectId"]}}}
+            return {"result": {"result": {"value": value}}}
         return {"result": {}}
 
     async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
@@ -341,6 +349,14 @@ class RecordedPage:
             return {**self._state(), "results": []}
         results: list[dict[str, Any]] = []
         for command in args["commands"]:
+            if "objectOf" in command:  # a call on an object an earlier command answered, as debugger.js
+                answered = results[command["objectOf"]].get("result", {})
+                object_id = answered.get("object", answered.get("result", {})).get("objectId")
+                if object_id is None:
+                    results.append({"error": "no object", "noObject": True})
+                    break
+                command = {**command, "params": {**command["params"], "objectId": object_id}}
+                del command["objectOf"]
             if "centerOf" in command:  # aimed at the middle of a box read earlier in the list, as debugger.js
                 quads = results[command["centerOf"]].get("result", {}).get("quads")
                 if not quads:
@@ -353,6 +369,8 @@ class RecordedPage:
             if command["method"] == "Page.navigate" and self.lands_on is not None:
                 self.url = self.lands_on
             results.append(self._answer(command["method"], command["params"]))
+            if command.get("endIfThrown") and "exceptionDetails" in results[-1].get("result", {}):
+                break
         return {**self._state(), "results": results}
 
     def methods(self, prefix: str = "") -> list[str]:
@@ -419,7 +437,7 @@ async def test_a_click_on_an_element_without_a_box_sends_no_input() -> None:
     assert await run(svc, "browser_dom", action="click", ref="e8") == (
         False, "e8 is not visible (it has no box on the page)"
     )  # fmt: skip
-    assert page.inputs() == []
+    assert page.inputs() == []  # the failed check ended the list before any key
 
 
 async def test_a_double_click_with_modifiers_presses_twice_with_the_keys_held() -> None:
@@ -469,7 +487,7 @@ async def test_a_ref_named_with_its_tab_is_checked_by_the_first_answer_about_it(
 
 async def test_typing_sends_real_keys_and_enter_carries_a_carriage_return() -> None:
     page = RecordedPage()
-    page.values = {"setSelectionRange": {"filled": False}, "this.value": "Ab"}
+    page.values = {"setSelectionRange": True, "this.value": "Ab"}
     svc = await snapshotted(page)
     success, text = await run(svc, "browser_dom", action="type", ref="e5", text="Ab\n", submit=False)
     # The value is the page's (its script may change what was typed): fenced.
@@ -485,9 +503,29 @@ async def test_typing_sends_real_keys_and_enter_carries_a_carriage_return() -> N
     ]  # fmt: skip
 
 
+async def test_typing_by_ref_is_one_command_list_in_one_round_trip_to_the_worker() -> None:
+    """The tab's facts, then one list: find the field, prepare it, clear, the keys, its value (issue 26)."""
+    page = RecordedPage()
+    page.values = {"setSelectionRange": True, "this.value": "hi"}
+    svc = await snapshotted(page)
+    page.tools.clear()
+    success, text = await run(svc, "browser_dom", action="type", tabId=5, ref="e5", text="hi", clear=True)
+    assert (success, fenced(text)) == (
+        True,
+        block('"hi"', before="Typed 2 character(s) into e5; its value is now:"),
+    )
+    assert page.tools == ["tab", "cdp"]
+    assert [c["method"] for c in page.sent] == [
+        "DOM.resolveNode", "Runtime.callFunctionOn", *["Input.dispatchKeyEvent"] * 6,
+        "Runtime.callFunctionOn",
+    ]  # fmt: skip
+
+
 async def test_typing_into_something_that_is_no_text_field_says_so() -> None:
     page = RecordedPage()
-    page.values = {"setSelectionRange": {"error": "is not a text field (input, textarea or contenteditable)"}}
+    page.values = {
+        "setSelectionRange": {"throws": "is not a text field (input, textarea or contenteditable)"}
+    }
     svc = await snapshotted(page)
     assert await run(svc, "browser_dom", action="type", ref="e8", text="x") == (
         False, "e8 is not a text field (input, textarea or contenteditable)"

@@ -1,0 +1,118 @@
+"""Typing into a text field as one debugger command list: find the field, prepare it, clear it, the keys and
+its value read back cost one round trip to the worker (issue 26, the shortest path)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from core.browser.context import PageContext
+from core.browser.elements import Element, gone_or, matched, query, verify
+from core.browser.executor import Answer, Command, CommandFailed, TabState
+from core.browser.keys import press_chord, type_text
+from core.calls.errors import RespondToModel
+from core.web.fence import PageText
+
+# Its checks throw (with one of `_NOT_TYPABLE`), which ends the typing's command list before any key.
+_NOT_TYPABLE = ("is not a text field (input, textarea or contenteditable)", "is disabled", "is read-only")
+_PREPARE_TYPING = """function (clear, reasons) {
+  const field = this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement;
+  if (!field && !this.isContentEditable) throw new Error(reasons[0]);
+  if (this.disabled) throw new Error(reasons[1]);
+  if (this.readOnly) throw new Error(reasons[2]);
+  this.focus();
+  if (field) {
+    const n = this.value.length;
+    try { this.setSelectionRange(clear ? 0 : n, n); } catch { if (clear) this.select(); }
+    return true;
+  }
+  const range = document.createRange();
+  range.selectNodeContents(this);
+  if (!clear) range.collapse(false);
+  getSelection().removeAllRanges();
+  getSelection().addRange(range);
+  return true;
+}"""
+_VALUE = "function () { return this.isContentEditable ? this.textContent : this.value; }"
+
+
+def _on_element(function: str, session: str | None, *args: Any, ends_if_thrown: bool = False) -> Command:
+    """A call of `function` on the element the list's first command found (see `_typing`)."""
+    params = {
+        "functionDeclaration": function,
+        "arguments": [{"value": a} for a in args],
+        "returnByValue": True,
+        "awaitPromise": True,
+    }
+    return Command("Runtime.callFunctionOn", params, session, object_of=0, ends_if_thrown=ends_if_thrown)
+
+
+def _typing(find: Command, session: str | None, text: str, *, clear: bool, submit: bool) -> list[Command]:
+    """Find the field (`find` answers its object), prepare it (focus; with `clear` all of it selected, which
+    Backspace then deletes: on an empty field that deletes nothing), the keys, its value read back: one list,
+    one round trip."""
+    keys = press_chord("Backspace", session) if clear else []
+    keys += type_text(text, session)
+    if submit:
+        keys += press_chord("Enter", session)
+    prepare = _on_element(_PREPARE_TYPING, session, clear, _NOT_TYPABLE, ends_if_thrown=True)
+    return [find, prepare, *keys, _on_element(_VALUE, session)]
+
+
+def _finder(element: Element) -> Command:
+    """The list's first command, which answers the element's object."""
+    if element.is_ref:
+        return Command("DOM.resolveNode", element.params, element.session)
+    params = {"functionDeclaration": "function () { return this; }", "objectId": element.params["objectId"]}
+    return Command("Runtime.callFunctionOn", params, element.session)
+
+
+def _not_typed(element_label: str, result: dict[str, Any]) -> RespondToModel | None:
+    """The field's check that failed (it threw one of `_NOT_TYPABLE`), else the page's exception, fenced."""
+    if "exceptionDetails" not in result:
+        return None
+    detail = result["exceptionDetails"].get("exception", {}).get("description", "error").splitlines()[0]
+    reason = detail.removeprefix("Error: ")
+    if reason in _NOT_TYPABLE:
+        return RespondToModel(f"{element_label} {reason}")
+    return RespondToModel(PageText(detail, before=f"{element_label}: the page threw:").render())
+
+
+async def type_into(
+    ctx: PageContext, state: TabState, element: Element, text: str, *, clear: bool, submit: bool
+) -> tuple[Answer, Any]:
+    """Types into `element`, found already; answers the list's answer and the field's value (None when the
+    page moved on: a dialog, a submitted form's next page)."""
+    commands = _typing(_finder(element), element.session, text, clear=clear, submit=submit)
+    answer = await ctx.cdp.run(state.tab_id, commands, epoch=state.epoch if element.unverified else None)
+    verify(answer, state, element)
+    try:
+        answer.result(0, "resolve")
+    except RespondToModel as error:
+        raise gone_or(element, error.message, "cannot reach") from None
+    return _typed(answer, commands, element.label, state.epoch)
+
+
+async def type_by_selector(
+    ctx: PageContext, tab_id: int | None, selector: str, text: str, *, clear: bool, submit: bool
+) -> tuple[Answer, Any]:
+    """Types into the first element `selector` matches, found by the list's first command. A frame's owner
+    is no text field, so nobody types into a frame's document by selector."""
+    commands = _typing(query(selector), None, text, clear=clear, submit=submit)
+    answer = await ctx.cdp.run(tab_id, commands)
+    matched(answer, selector)
+    return _typed(answer, commands, selector, answer.state.epoch)
+
+
+def _typed(answer: Answer, commands: list[Command], label: str, epoch: int) -> tuple[Answer, Any]:
+    refused = _not_typed(label, answer.result(1, label))
+    if refused is not None:
+        raise refused
+    whole = len(answer.results) == len(commands)  # else the keys stopped (a dialog, a failed key)
+    replace(answer, results=answer.results[2 : -1 if whole else None]).checked(f"type into {label}")
+    if answer.state.dialog is not None or answer.state.epoch != epoch or not whole:
+        return answer, None
+    value = answer.results[-1]
+    if isinstance(value, CommandFailed) or "exceptionDetails" in value:
+        return answer, None  # its document went away meanwhile
+    return answer, value.get("result", {}).get("value")
