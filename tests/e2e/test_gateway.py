@@ -371,7 +371,7 @@ def test_two_agents_each_see_only_their_own_tabs_in_their_own_groups(
         options = ext.context.new_page()
         options.goto(f"chrome-extension://{ext.id}/ui/options.html")
         rows = options.locator("li.agent")
-        rows.first.wait_for(timeout=30_000)
+        rows.first.wait_for()
         assert sorted(row.locator("strong").inner_text() for row in rows.all()) == sorted(
             f"{a['program']} “{a['name']}”"
             for a in listed_agents.values()  # program first, then name
@@ -488,7 +488,7 @@ def test_an_approval_pending_when_the_service_worker_stops_is_withdrawn_and_answ
         assert asked.running.outcome().is_error is True
         popup = open_popup(ext)
         shown = popup.locator("li.approval-withdrawn")
-        shown.wait_for(timeout=30_000)
+        shown.wait_for()
         assert "withdrawn" in shown.inner_text() and "“codex”" in shown.inner_text()
         assert popup.locator("li.approval").count() == 0
         time.sleep(0.5)

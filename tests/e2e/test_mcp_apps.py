@@ -84,7 +84,7 @@ def start_counter(page: Page, start: int, probe: str = "", leave: str = "", link
     page.locator("#raw-json").fill(json.dumps(arguments))
     page.get_by_role("button", name="Run", exact=True).click()
     expect(page.locator("#result .result")).to_contain_text(f"counter at {start}")  # the text stays shown
-    expect(page.locator(".app")).to_have_attribute("data-state", "ready", timeout=30_000)
+    expect(page.locator(".app")).to_have_attribute("data-state", "ready")
 
 
 def run_counter(page: Page, start: int, probe: str = "", link: str = "") -> FrameLocator:

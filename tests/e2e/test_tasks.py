@@ -76,10 +76,10 @@ def test_the_running_call_shows_the_tasks_progress_and_cancel_cancels_the_task(
     page = open_popup(ext)
     run_job(page, "watched")
     # The server's statusMessage of each poll, as the call's progress.
-    expect(page.locator("#progress-text")).to_contain_text("working on watched: poll", timeout=30_000)
+    expect(page.locator("#progress-text")).to_contain_text("working on watched: poll")
     page.locator("#cancel").click()
     result = page.locator("#result .result")
-    expect(result).to_have_attribute("data-kind", "cancelled", timeout=30_000)
+    expect(result).to_have_attribute("data-kind", "cancelled")
     task = job(state, "watched")
     wait_for(lambda: (state / f"cancelled-{task['taskId']}").exists(), "tasks/cancel on the server")
     assert job(state, "watched")["status"] == "cancelled"
@@ -91,7 +91,7 @@ def test_a_task_outlives_a_killed_host_and_its_result_is_in_the_history(
 ) -> None:
     page = open_popup(ext)
     run_job(page, "survivor")
-    expect(page.locator("#progress-text")).to_contain_text("working on survivor: poll", timeout=30_000)
+    expect(page.locator("#progress-text")).to_contain_text("working on survivor: poll")
     pids = host_pids(folder / "config.toml")
     assert pids, "the host Chromium started was not found"
     for pid in pids:

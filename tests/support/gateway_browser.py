@@ -88,7 +88,7 @@ def open_site_tab(ext: Extension, site: str) -> Page:
 def answer_in_popup(popup: Page, decision: str) -> str:
     """The person answers the first request the popup shows; returns what the request said."""
     request = popup.locator("li.approval").first
-    request.wait_for(timeout=60_000)
+    request.wait_for()
     text = request.inner_text()
     request.locator(f'button[data-decision="{decision}"]').click()
     return text
