@@ -23,6 +23,7 @@ from playwright.sync_api import Locator, Page, Playwright, ViewportSize, expect
 
 from tests.e2e.test_mcp import host_pids
 from tests.support.axe import assert_accessible, shoot_both_schemes
+from tests.support.bounds import SERVERS_UP_S
 from tests.support.browser import Extension, install_host, launch
 from tests.support.polling import history, wait_for
 
@@ -616,7 +617,7 @@ def ext_friendly(
     with launch(pw, profile, env=host_env) as ext:
         ext.wait_python_ready()
         assert ext.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + SERVERS_UP_S
         while not any(t["name"] == "mcp__friendly__erase" for t in ext.send({"type": "tools"})["tools"]):
             assert time.monotonic() < deadline, "the friendly server's tools were never offered"
             time.sleep(0.2)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Playwright, expect
 
+from tests.support.bounds import server_ready_s
 from tests.support.browser import launch_with_mcp
 
 pytestmark = pytest.mark.e2e
@@ -37,7 +38,7 @@ def test_a_server_whose_command_is_missing_is_failed_with_the_fix_and_retry_star
         command.chmod(0o755)
         retry.click()
         expect(retry).to_be_hidden()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + server_ready_s()
         while "mcp__later__echo" not in {tool["name"] for tool in ext.send({"type": "tools"})["tools"]}:
             assert time.monotonic() < deadline, "the fixed server's tools never came"
             time.sleep(0.2)
