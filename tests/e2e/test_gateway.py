@@ -40,6 +40,7 @@ from tests.support.agents import (
     text_of,
     wait_listed,
 )
+from tests.support.bounds import BROWSER_UP_S, HOST_CONNECT_S
 from tests.support.browser import Extension
 from tests.support.gateway_browser import (
     BUTTON_TITLE,
@@ -244,7 +245,7 @@ def test_two_agents_at_once_each_in_its_own_session(
         gateway(ext, False)
 
 
-async def call_until(client: Client, works: bool, timeout: float = 30) -> types.CallToolResult:
+async def call_until(client: Client, works: bool, timeout: float = HOST_CONNECT_S) -> types.CallToolResult:
     """Call `browser_tab query` until it works (or, `works=False`, until it fails): the agent's tools stay
     listed either way, so only a call tells where the agent stands."""
     with anyio.fail_after(timeout):
@@ -267,11 +268,11 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
         await call_until(client, works=True)
         tools = (await client.list_tools()).tools
         seen.append([tool.model_dump(by_alias=True, exclude_none=True) for tool in tools])
-        await anyio.to_thread.run_sync(closed.wait, 60)
+        await anyio.to_thread.run_sync(closed.wait, BROWSER_UP_S)
         seen.append(text_of(await call_until(client, works=False)))
         seen.append([tool.name for tool in (await client.list_tools()).tools])
-        await anyio.to_thread.run_sync(reopened.wait, 60)
-        seen.append((await call_until(client, works=True, timeout=60)).is_error)
+        await anyio.to_thread.run_sync(reopened.wait, BROWSER_UP_S)
+        seen.append((await call_until(client, works=True, timeout=BROWSER_UP_S)).is_error)
         assert any(isinstance(n, types.ToolListChangedNotification) for n in notices)
 
     running = AgentThread(params, body)

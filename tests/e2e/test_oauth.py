@@ -79,7 +79,7 @@ def whoami(ext: Extension, server: str) -> dict[str, Any]:
         "arguments": "{}",
         "call_id": f"w-{time.time()}",
     }
-    answer: dict[str, Any] = ext.send({"type": "dispatch", "item": item}, timeout_s=60)
+    answer: dict[str, Any] = ext.send({"type": "dispatch", "item": item})
     return answer
 
 

@@ -51,3 +51,5 @@ TOOL_CALL_S: Final = loaded(DEFAULT_TOOL_TIMEOUT_SEC + TIMEOUT_MARGIN_MS / 1000)
 # Pyodide's boot has no bound in the product (a bad CSP hangs it silently, so tests bound it): 60 s is ~70×
 # the measured boot of 0.88 s (README), already loaded.
 PYTHON_BOOT_S: Final = 60.0
+# Chromium with the extension opened again: Python booted and the host connected.
+BROWSER_UP_S: Final = PYTHON_BOOT_S + HOST_CONNECT_S
