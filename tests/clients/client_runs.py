@@ -53,7 +53,7 @@ def answer_while_running(ext: Extension, popup: Page, process: subprocess.Popen[
             else:
                 popup.reload()
                 shown = popup.locator("li.approval").first
-                shown.wait_for(timeout=30_000)
+                shown.wait_for()
                 shown.locator('button[data-decision="session"]').click()
             answered.append(question)
         time.sleep(0.1)

@@ -145,9 +145,7 @@ def test_the_popup_shows_both_agents_their_tabs_and_calls_and_stops_pauses_and_s
         # A running call shows in plain words with its time so far, and Stop ends it.
         steps["wait"].set()
         call = codex_card.locator("li.agent-call")
-        expect(call).to_contain_text(
-            f"wait until “never on this page” appears in tab {tab['id']}", timeout=30_000
-        )
+        expect(call).to_contain_text(f"wait until “never on this page” appears in tab {tab['id']}")
         expect(call).to_contain_text(f"on {site}")
         elapsed = call.locator(".elapsed")
         first = elapsed.inner_text()
@@ -160,7 +158,7 @@ def test_the_popup_shows_both_agents_their_tabs_and_calls_and_stops_pauses_and_s
         steps["click"].set()
         question = popup.locator("li.approval")
         expect(question).to_contain_text(
-            f"click the element matching “#buy” in tab {tab['id']} “{BUTTON_TITLE}” on {site}", timeout=30_000
+            f"click the element matching “#buy” in tab {tab['id']} “{BUTTON_TITLE}” on {site}"
         )
         expect(codex_card).to_contain_text("1 request(s) waiting above")
         expect(codex_card.locator("li.agent-call")).to_contain_text("waiting for your answer")

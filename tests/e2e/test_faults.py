@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import Page, Playwright
 
 from tests.core.fenced import unwrapped
+from tests.support.bounds import server_ready_s
 from tests.support.browser import Extension, grant_site_access, install_host, launch
 from tests.support.faults import (
     FAULT_SERVER,
@@ -84,6 +85,7 @@ def gates(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # extension page more than Playwright's 30 s to open.
 STARTUP_S = 60
 BOOT_S = 180
+SERVERS_READY_S = server_ready_s(STARTUP_S)  # what the host allows the servers with that startup limit
 SERVERS = ("fault", "exits", "killed", "held")  # `fault` for long and big calls, one per failure scenario
 
 
@@ -116,7 +118,7 @@ def ext(
         wait_for(
             lambda: server_states(extension) == dict.fromkeys(SERVERS, "ready"),
             "the servers ready",
-            STARTUP_S,
+            SERVERS_READY_S,
         )
         yield extension
 
@@ -124,7 +126,9 @@ def ext(
 @pytest.fixture
 def servers_up(ext: Extension) -> None:
     """Every server ready: a scenario that breaks nothing starts from a healthy chain, whatever ran before."""
-    wait_for(lambda: server_states(ext) == dict.fromkeys(SERVERS, "ready"), "the servers ready", STARTUP_S)
+    wait_for(
+        lambda: server_states(ext) == dict.fromkeys(SERVERS, "ready"), "the servers ready", SERVERS_READY_S
+    )
 
 
 @pytest.fixture
@@ -387,7 +391,9 @@ def ext_hung(
         extension.wait_python_ready(BOOT_S)
         assert extension.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
         wait_for(
-            lambda: server_states(extension).get("fault") == "ready", "the fault server ready", STARTUP_S
+            lambda: server_states(extension).get("fault") == "ready",
+            "the fault server ready",
+            SERVERS_READY_S,
         )
         yield extension
 

@@ -40,6 +40,7 @@ from tests.support.agents import (
     text_of,
     wait_listed,
 )
+from tests.support.bounds import BROWSER_UP_S, HOST_CONNECT_S
 from tests.support.browser import Extension
 from tests.support.gateway_browser import (
     BUTTON_TITLE,
@@ -244,7 +245,7 @@ def test_two_agents_at_once_each_in_its_own_session(
         gateway(ext, False)
 
 
-async def call_until(client: Client, works: bool, timeout: float = 30) -> types.CallToolResult:
+async def call_until(client: Client, works: bool, timeout: float = HOST_CONNECT_S) -> types.CallToolResult:
     """Call `browser_tab query` until it works (or, `works=False`, until it fails): the agent's tools stay
     listed either way, so only a call tells where the agent stands."""
     with anyio.fail_after(timeout):
@@ -268,20 +269,20 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
         tools = (await client.list_tools()).tools
         seen.append([tool.model_dump(by_alias=True, exclude_none=True) for tool in tools])
         listed.set()
-        await anyio.to_thread.run_sync(closed.wait, 60)
+        await anyio.to_thread.run_sync(closed.wait, BROWSER_UP_S)
         seen.append(text_of(await call_until(client, works=False)))
         seen.append([tool.name for tool in (await client.list_tools()).tools])
-        await anyio.to_thread.run_sync(reopened.wait, 60)
-        seen.append((await call_until(client, works=True, timeout=60)).is_error)
+        await anyio.to_thread.run_sync(reopened.wait, BROWSER_UP_S)
+        seen.append((await call_until(client, works=True, timeout=BROWSER_UP_S)).is_error)
         assert any(isinstance(n, types.ToolListChangedNotification) for n in notices)
 
     running = AgentThread(params, body)
     with browser(pw, profile, env) as ext:
         gateway(ext, True)
         running.start()
-        # The browser closes only once the agent has worked with it (its first call's own limit, and a
-        # little more for its list): a fixed pause lost that race on a busy machine.
-        if not listed.wait(35):
+        # The browser closes only once the agent has worked with it (its first call's own limit, and as
+        # long again for its list): a fixed pause lost that race on a busy machine.
+        if not listed.wait(2 * HOST_CONNECT_S):
             running.outcome()  # raises what stopped the agent
             raise AssertionError("the agent's first call did not work while the browser was open")
     closed.set()
@@ -376,7 +377,7 @@ def test_two_agents_each_see_only_their_own_tabs_in_their_own_groups(
         options = ext.context.new_page()
         options.goto(f"chrome-extension://{ext.id}/ui/options.html")
         rows = options.locator("li.agent")
-        rows.first.wait_for(timeout=30_000)
+        rows.first.wait_for()
         assert sorted(row.locator("strong").inner_text() for row in rows.all()) == sorted(
             f"{a['program']} “{a['name']}”"
             for a in listed_agents.values()  # program first, then name
@@ -493,7 +494,7 @@ def test_an_approval_pending_when_the_service_worker_stops_is_withdrawn_and_answ
         assert asked.running.outcome().is_error is True
         popup = open_popup(ext)
         shown = popup.locator("li.approval-withdrawn")
-        shown.wait_for(timeout=30_000)
+        shown.wait_for()
         assert "withdrawn" in shown.inner_text() and "“codex”" in shown.inner_text()
         assert popup.locator("li.approval").count() == 0
         time.sleep(0.5)

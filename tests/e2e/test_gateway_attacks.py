@@ -32,6 +32,7 @@ from tests.support.agents import (
     text_of,
     wait_listed,
 )
+from tests.support.bounds import SERVERS_UP_S
 from tests.support.browser import Extension, tabgate_host_bin
 from tests.support.gateway_browser import (
     agent_id,
@@ -249,7 +250,9 @@ def test_an_agent_with_no_tabs_lists_none_of_the_persons(
 def test_mcp_resources_are_neither_offered_nor_run_with_gateway_mcp_off(
     ext: Extension, codex: StdioServerParameters
 ) -> None:
-    deadline = time.monotonic() + 60  # the person's own list offers the server's tools and resources
+    deadline = (
+        time.monotonic() + SERVERS_UP_S
+    )  # the person's own list offers the server's tools and resources
     while "mcp__leaky__echo" not in {tool["name"] for tool in ext.send({"type": "tools"})["tools"]}:
         assert time.monotonic() < deadline, "the leaky server never started"
         time.sleep(0.2)

@@ -23,6 +23,7 @@ from playwright.sync_api import Page, Playwright
 from tests.core.fenced import unwrapped
 from tests.e2e.test_gateway_attacks import agent_params, answer
 from tests.support.agents import AgentThread, text_of, wait_listed
+from tests.support.bounds import BROWSER_CALL_S
 from tests.support.browser import Extension
 from tests.support.gateway_browser import browser, desktop_env, gateway, gateway_profile, wait_pending
 from tests.support.local_site import serve
@@ -102,7 +103,7 @@ def ref_of(outline: str, line_start: str) -> str:
 
 
 def tab_showing(ext: Extension, url: str) -> Page:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + BROWSER_CALL_S
     while True:
         pages = [p for p in ext.context.pages if p.url.startswith(url)]
         if pages:
@@ -111,7 +112,9 @@ def tab_showing(ext: Extension, url: str) -> Page:
         time.sleep(0.1)
 
 
-def asked_or_done(ext: Extension, running: AgentThread, timeout: float = 60) -> list[dict[str, Any]]:
+def asked_or_done(
+    ext: Extension, running: AgentThread, timeout: float = BROWSER_CALL_S
+) -> list[dict[str, Any]]:
     """The questions waiting, once there is one; [] when the agent finished without any."""
     deadline = time.monotonic() + timeout
     while not (pending := ext.send({"type": "approvals"})["pending"]):
@@ -176,13 +179,15 @@ def test_a_click_in_a_cross_site_frame_is_asked_for_the_frames_site_and_a_deny_k
 def test_tabs_an_agents_page_opens_are_its_own_and_acting_there_is_asked_for_their_site(
     ext: Extension, a: str, b: str, tmp_path: Path
 ) -> None:
-    async def listed(client: Client, count: int) -> list[dict[str, Any]]:
-        with anyio.fail_after(20):
+    async def listed(client: Client, *starts: str) -> list[dict[str, Any]]:
+        """The agent's tabs once one shows each of `starts`: a tab its page opened is about:blank until its
+        navigation commits, so the wait is for the URLs, bounded as a browser tool waits for a page."""
+        with anyio.fail_after(BROWSER_CALL_S):
             while True:
                 tabs = json.loads(
                     unwrapped(text_of(await client.call_tool("browser_tab", {"action": "query"})))
                 )
-                if len(tabs) >= count:
+                if all(any(t["url"].startswith(start) for t in tabs) for start in starts):
                     return list(tabs)
                 await anyio.sleep(0.2)
 
@@ -198,7 +203,7 @@ def test_tabs_an_agents_page_opens_are_its_own_and_acting_there_is_asked_for_the
         await client.call_tool("browser_dom", {"action": "wait_for", "tabId": tab_id, "text": "Open A"})
         await client.call_tool("browser_dom", {"action": "click", "tabId": tab_id, "selector": "#open"})
         await client.call_tool("browser_dom", {"action": "click", "tabId": tab_id, "selector": "#openb"})
-        tabs = await listed(client, 3)
+        tabs = await listed(client, f"{a}/opener", f"{a}/popup", f"{b}/widget")
         popup = next(t["id"] for t in tabs if t["url"].startswith(f"{a}/popup"))
         widget = next(t["id"] for t in tabs if t["url"].startswith(f"{b}/widget"))
         await client.call_tool("browser_dom", {"action": "wait_for", "tabId": popup, "text": "Buy in popup"})
@@ -207,8 +212,8 @@ def test_tabs_an_agents_page_opens_are_its_own_and_acting_there_is_asked_for_the
             "browser_dom", {"action": "click", "tabId": popup, "selector": "#buy"}
         )
         on_b = await client.call_tool("browser_dom", {"action": "click", "tabId": widget, "selector": "#buy"})
-        await anyio.to_thread.run_sync(person_opened.wait, 60)
-        later = await listed(client, 3)
+        await anyio.to_thread.run_sync(person_opened.wait, 3 * BROWSER_CALL_S)  # a question, a tab, a page
+        later = await listed(client, f"{a}/opener", f"{a}/popup", f"{b}/widget")
         return {"tabs": tabs, "read": read, "bought": bought, "on_b": on_b, "later": later}
 
     running = AgentThread(agent_params(tmp_path), body)

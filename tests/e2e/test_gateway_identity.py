@@ -91,7 +91,7 @@ def test_a_name_imitating_a_path_is_shown_cleaned_after_the_program(
     popup = open_popup(ext)
     agent = node_agent([str(script)], "codex — /opt/codex/bin/codex\u202e", site, tmp_path)
     request = popup.locator("li.approval").first
-    request.wait_for(timeout=60_000)
+    request.wait_for()
     who = request.locator(".approval-client")
     expect(who.locator(".agent-program")).to_have_text(program)
     expect(who.locator(".agent-name")).to_have_text(" “codex opt codex bin codex”")

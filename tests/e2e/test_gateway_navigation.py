@@ -27,6 +27,7 @@ from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from tests.core.fenced import unwrapped
 from tests.e2e.test_gateway_attacks import agent_params
 from tests.support.agents import AgentThread, text_of, wait_listed
+from tests.support.bounds import BROWSER_CALL_S
 from tests.support.browser import Extension
 from tests.support.gateway_browser import (
     agent_id,
@@ -129,7 +130,7 @@ def fresh_b() -> None:
 type Decide = Callable[[dict[str, Any]], str | None]
 
 
-def person(ext: Extension, decide: Decide, timeout: float = 60) -> dict[str, Any]:
+def person(ext: Extension, decide: Decide, timeout: float = BROWSER_CALL_S) -> dict[str, Any]:
     """The person answers questions as `decide` says until it says None: that question is returned, open."""
     answered: set[str] = set()
     deadline = time.monotonic() + timeout
@@ -237,7 +238,7 @@ def the_person_goes(ext: Extension, url: str) -> Callable[[Page], None]:
 
     def go(page: Page) -> None:
         time.sleep(OPENS_AFTER_CALL_S)  # the window the product holds a shared tab for, after the call
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + BROWSER_CALL_S
         while True:
             try:
                 page.goto(url)

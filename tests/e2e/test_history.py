@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Playwright, expect
 
+from tests.support.bounds import SERVERS_UP_S
 from tests.support.browser import Extension, launch_with_mcp
 from tests.support.polling import history, wait_for
 
@@ -39,7 +40,7 @@ def ext(
 @pytest.fixture
 def demo(ext: Extension) -> Extension:
     """The demo server is ready (a stopped service worker takes the host, and so the server, with it)."""
-    wait_for(lambda: demo_ready(ext), "the demo server to be ready", timeout_s=60)
+    wait_for(lambda: demo_ready(ext), "the demo server to be ready", SERVERS_UP_S)
     return ext
 
 
@@ -109,7 +110,6 @@ def test_a_calls_arguments_over_64_kib_are_kept_only_as_their_size(demo: Extensi
     entry = wait_for(
         lambda: next((e for e in history(demo) if e["id"] == large and "itemNotStored" in e), None),
         "the large call's arguments to be dropped",
-        timeout_s=5,
     )
     assert entry["item"] == {"type": "function_call", "name": "update_plan", "call_id": large}
     assert (
@@ -165,7 +165,6 @@ def test_a_write_over_the_storage_quota_leaves_the_outcome_without_the_answer(de
         entry = wait_for(
             lambda: next((e for e in history(demo) if e["id"] == call_id and "note" in e), None),
             "the entry to say its answer was not kept",
-            timeout_s=5,
         )
         assert entry["status"] == "done"
         assert "answer" not in entry
@@ -203,7 +202,7 @@ def test_the_popup_shows_the_outcome_of_a_call_whose_worker_stopped(demo: Extens
     expect(page.locator('#history .history-entry[data-status="running"]')).to_have_count(1)
     demo.stop_service_worker()
     result = page.locator("#result .result")
-    expect(result).to_have_attribute("data-kind", "interrupted", timeout=15_000)
+    expect(result).to_have_attribute("data-kind", "interrupted")
     expect(result).to_contain_text("outcome is unknown")
     expect(page.locator("#result")).not_to_contain_text("channel closed")
     expect(page.locator("#call")).to_be_hidden()
@@ -248,7 +247,7 @@ def test_the_open_popup_is_told_each_change_and_never_polls(demo: Extension) -> 
     start_call_in_page(demo, "mcp__demo__slow", {"seconds": 3, "steps": 3}, call_id)
     entry = page.locator(f'#history .history-entry[data-id="{call_id}"]')
     expect(entry).to_have_attribute("data-status", "running")
-    expect(entry).to_have_attribute("data-status", "done", timeout=15_000)
+    expect(entry).to_have_attribute("data-status", "done")
     page.wait_for_timeout(2000)
     assert worker.evaluate("self.__historyRequests") == 1  # the one read when the popup opened
     page.close()

@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import FrameLocator, Page, Playwright, ViewportSize, expect
 
 from tests.support.axe import assert_accessible
+from tests.support.bounds import BROWSER_CALL_S
 from tests.support.browser import Extension, launch_with_mcp
 from tests.support.local_site import serve
 
@@ -84,7 +85,7 @@ def start_counter(page: Page, start: int, probe: str = "", leave: str = "", link
     page.locator("#raw-json").fill(json.dumps(arguments))
     page.get_by_role("button", name="Run", exact=True).click()
     expect(page.locator("#result .result")).to_contain_text(f"counter at {start}")  # the text stays shown
-    expect(page.locator(".app")).to_have_attribute("data-state", "ready", timeout=30_000)
+    expect(page.locator(".app")).to_have_attribute("data-state", "ready")
 
 
 def run_counter(page: Page, start: int, probe: str = "", link: str = "") -> FrameLocator:
@@ -166,7 +167,7 @@ def test_a_view_that_navigates_its_own_frame_does_not_leave_its_policy(popup: Pa
         def left() -> bool:  # the View's frame has gone: to the site, or to the error page of a refusal
             return any(child.url not in ("about:srcdoc", "") for child in proxy.child_frames)
 
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + BROWSER_CALL_S  # a navigation, bounded as a browser tool waits for one
         while not left() and not PROBE_HITS:
             assert time.monotonic() < deadline, "the View's navigation never ended"
             popup.wait_for_timeout(50)

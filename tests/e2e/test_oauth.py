@@ -79,7 +79,7 @@ def whoami(ext: Extension, server: str) -> dict[str, Any]:
         "arguments": "{}",
         "call_id": f"w-{time.time()}",
     }
-    answer: dict[str, Any] = ext.send({"type": "dispatch", "item": item}, timeout_s=60)
+    answer: dict[str, Any] = ext.send({"type": "dispatch", "item": item})
     return answer
 
 
@@ -91,7 +91,7 @@ def answered_text(answer: dict[str, Any]) -> str:
 
 
 def sign_in_through_the_window(ext: Extension, popup: Page, server: str) -> None:
-    with ext.context.expect_page(timeout=30_000) as opened:
+    with ext.context.expect_page() as opened:
         row(popup, server).get_by_role("button", name=f"Sign in to {server}").click()
     window = opened.value
     window.wait_for_load_state()
@@ -101,31 +101,31 @@ def sign_in_through_the_window(ext: Extension, popup: Page, server: str) -> None
 
 def test_a_server_that_needs_signing_in_says_so_with_a_sign_in_button(popup: Page) -> None:
     for server in SERVERS:
-        expect(row(popup, server)).to_contain_text("sign-in needed", timeout=30_000)
+        expect(row(popup, server)).to_contain_text("sign-in needed")
         expect(row(popup, server).get_by_role("button", name=f"Sign in to {server}")).to_be_visible()
         expect(row(popup, server).locator(".server-error")).to_have_count(0)  # the row says it already
     shoot_both_schemes(popup, "popup-signin-required")
 
 
 def test_closing_the_sign_in_window_says_so_and_keeps_the_button(ext: Extension, popup: Page) -> None:
-    expect(row(popup, "cloud")).to_contain_text("sign-in needed", timeout=30_000)
-    with ext.context.expect_page(timeout=30_000) as opened:
+    expect(row(popup, "cloud")).to_contain_text("sign-in needed")
+    with ext.context.expect_page() as opened:
         row(popup, "cloud").get_by_role("button", name="Sign in to cloud").click()
     expect(row(popup, "cloud")).to_contain_text("signing in")
     opened.value.close()
     why = "sign-in to 'cloud' was not completed: The user did not approve access."
-    expect(row(popup, "cloud").locator(".server-error")).to_have_text(why, timeout=15_000)
+    expect(row(popup, "cloud").locator(".server-error")).to_have_text(why)
     expect(row(popup, "cloud").get_by_role("button", name="Sign in to cloud")).to_be_visible()
     later = ext.context.new_page()  # a popup opened afterwards hears why from the host's status
     later.goto(f"chrome-extension://{ext.id}/ui/popup.html")
-    expect(row(later, "cloud").locator(".server-error")).to_have_text(why, timeout=15_000)
+    expect(row(later, "cloud").locator(".server-error")).to_have_text(why)
     later.close()
 
 
 def test_signing_in_through_the_servers_page_makes_its_tools_work(ext: Extension, popup: Page) -> None:
-    expect(row(popup, "cloud")).to_contain_text("sign-in needed", timeout=30_000)
+    expect(row(popup, "cloud")).to_contain_text("sign-in needed")
     sign_in_through_the_window(ext, popup, "cloud")
-    expect(row(popup, "cloud")).to_contain_text("ready", timeout=30_000)
+    expect(row(popup, "cloud")).to_contain_text("ready")
     expect(row(popup, "cloud")).to_contain_text("signed in")
     expect(row(popup, "cloud").get_by_role("button", name="Sign out of cloud")).to_be_visible()
     assert answered_text(whoami(ext, "cloud")) == "signed in to notes-cloud"
@@ -135,9 +135,9 @@ def test_signing_in_through_the_servers_page_makes_its_tools_work(ext: Extension
 def test_an_expired_token_is_refreshed_without_asking_the_person_again(
     ext: Extension, popup: Page, origins: dict[str, str]
 ) -> None:
-    expect(row(popup, "brief")).to_contain_text("sign-in needed", timeout=30_000)
+    expect(row(popup, "brief")).to_contain_text("sign-in needed")
     row(popup, "brief").get_by_role("button", name="Sign in to brief").click()  # approved without a window
-    expect(row(popup, "brief")).to_contain_text("signed in", timeout=30_000)
+    expect(row(popup, "brief")).to_contain_text("signed in")
     assert answered_text(whoami(ext, "brief")) == "signed in to notes-cloud"
     time.sleep(2.5)  # the access token is dead now
     assert answered_text(whoami(ext, "brief")) == "signed in to notes-cloud"
@@ -148,31 +148,31 @@ def test_an_expired_token_is_refreshed_without_asking_the_person_again(
 def test_a_revoked_sign_in_shows_the_sign_in_button_again(
     ext: Extension, popup: Page, origins: dict[str, str]
 ) -> None:
-    expect(row(popup, "cloud")).to_contain_text("signed in", timeout=30_000)
+    expect(row(popup, "cloud")).to_contain_text("signed in")
     httpx2.post(f"{origins['cloud']}/admin/revoke")
     answer = whoami(ext, "cloud")
     assert answer["success"] is False
     assert "needs you to sign in" in answer["output"]["result"]["Err"]  # the call says why, and what to do
-    expect(row(popup, "cloud").get_by_role("button", name="Sign in to cloud")).to_be_visible(timeout=30_000)
+    expect(row(popup, "cloud").get_by_role("button", name="Sign in to cloud")).to_be_visible()
     sign_in_through_the_window(ext, popup, "cloud")
-    expect(row(popup, "cloud")).to_contain_text("signed in", timeout=30_000)
+    expect(row(popup, "cloud")).to_contain_text("signed in")
     assert answered_text(whoami(ext, "cloud")) == "signed in to notes-cloud"
 
 
 def test_signing_out_takes_the_sign_in_back_and_says_when_the_server_cannot(
     popup: Page, origins: dict[str, str]
 ) -> None:
-    expect(row(popup, "cloud")).to_contain_text("signed in", timeout=30_000)
+    expect(row(popup, "cloud")).to_contain_text("signed in")
     revoked = stats(origins["cloud"])["revocations"]
     row(popup, "cloud").get_by_role("button", name="Sign out of cloud").click()
-    expect(row(popup, "cloud").get_by_role("button", name="Sign in to cloud")).to_be_visible(timeout=30_000)
+    expect(row(popup, "cloud").get_by_role("button", name="Sign in to cloud")).to_be_visible()
     assert stats(origins["cloud"])["revocations"] == revoked + 2  # the refresh token and the access token
     expect(row(popup, "cloud").locator(".server-note")).to_have_count(0)
 
-    expect(row(popup, "brief")).to_contain_text("signed in", timeout=30_000)
+    expect(row(popup, "brief")).to_contain_text("signed in")
     row(popup, "brief").get_by_role("button", name="Sign out of brief").click()
     expect(row(popup, "brief").locator(".server-note")).to_contain_text(
-        "remove Tabgate's access in your account", timeout=30_000
+        "remove Tabgate's access in your account"
     )
     expect(row(popup, "brief").get_by_role("button", name="Sign in to brief")).to_be_visible()
     shoot_both_schemes(popup, "popup-signed-out-not-revoked")

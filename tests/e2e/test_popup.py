@@ -23,6 +23,7 @@ from playwright.sync_api import Locator, Page, Playwright, ViewportSize, expect
 
 from tests.e2e.test_mcp import host_pids
 from tests.support.axe import assert_accessible, shoot_both_schemes
+from tests.support.bounds import SERVERS_UP_S
 from tests.support.browser import Extension, install_host, launch
 from tests.support.polling import history, wait_for
 
@@ -616,7 +617,7 @@ def ext_friendly(
     with launch(pw, profile, env=host_env) as ext:
         ext.wait_python_ready()
         assert ext.send({"type": "config/set", "patch": {"mcpTools": True}})["mcpTools"] is True
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + SERVERS_UP_S
         while not any(t["name"] == "mcp__friendly__erase" for t in ext.send({"type": "tools"})["tools"]):
             assert time.monotonic() < deadline, "the friendly server's tools were never offered"
             time.sleep(0.2)
@@ -795,7 +796,7 @@ def test_a_cancelled_call_shows_as_cancelled_not_failed(open_friendly: OpenPopup
     expect(page.locator("#call")).to_be_visible()
     page.get_by_role("button", name="Cancel").click()
     result = page.locator("#result .result")
-    expect(result).to_have_attribute("data-kind", "cancelled", timeout=10_000)
+    expect(result).to_have_attribute("data-kind", "cancelled")
     expect(result.locator(".badge")).to_have_text("Cancelled")
     expect(page.locator("#result .result-error")).to_have_count(0)
 
@@ -808,9 +809,9 @@ def test_an_exited_host_is_reconnected_with_a_button(open_friendly: OpenPopup, f
     pids = host_pids(friendly_config)
     assert len(pids) == 1, pids
     os.kill(pids[0], signal.SIGKILL)
-    expect(page.locator("#status")).to_have_text("Python ready · host exited", timeout=10_000)
+    expect(page.locator("#status")).to_have_text("Python ready · host exited")
     page.get_by_role("button", name="Reconnect").click()
-    expect(page.locator("#status")).to_have_text("Python ready · host connected", timeout=15_000)
+    expect(page.locator("#status")).to_have_text("Python ready · host connected")
     expect(page.get_by_role("button", name="Reconnect")).to_be_hidden()
     assert host_pids(friendly_config) not in ([], pids)
 

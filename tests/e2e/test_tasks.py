@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Page, Playwright, expect
 
 from tests.e2e.test_mcp import host_pids
+from tests.support.bounds import SERVERS_UP_S
 from tests.support.browser import Extension, launch_with_mcp
 from tests.support.polling import wait_for
 
@@ -76,10 +77,10 @@ def test_the_running_call_shows_the_tasks_progress_and_cancel_cancels_the_task(
     page = open_popup(ext)
     run_job(page, "watched")
     # The server's statusMessage of each poll, as the call's progress.
-    expect(page.locator("#progress-text")).to_contain_text("working on watched: poll", timeout=30_000)
+    expect(page.locator("#progress-text")).to_contain_text("working on watched: poll")
     page.locator("#cancel").click()
     result = page.locator("#result .result")
-    expect(result).to_have_attribute("data-kind", "cancelled", timeout=30_000)
+    expect(result).to_have_attribute("data-kind", "cancelled")
     task = job(state, "watched")
     wait_for(lambda: (state / f"cancelled-{task['taskId']}").exists(), "tasks/cancel on the server")
     assert job(state, "watched")["status"] == "cancelled"
@@ -91,7 +92,7 @@ def test_a_task_outlives_a_killed_host_and_its_result_is_in_the_history(
 ) -> None:
     page = open_popup(ext)
     run_job(page, "survivor")
-    expect(page.locator("#progress-text")).to_contain_text("working on survivor: poll", timeout=30_000)
+    expect(page.locator("#progress-text")).to_contain_text("working on survivor: poll")
     pids = host_pids(folder / "config.toml")
     assert pids, "the host Chromium started was not found"
     for pid in pids:
@@ -100,14 +101,14 @@ def test_a_task_outlives_a_killed_host_and_its_result_is_in_the_history(
     (state / "release").write_text("")  # the job finishes while no host follows it
     # The next MCP call starts a host again; it resumes the task and tells the browser the outcome.
     quick = {"type": "function_call", "name": QUICK, "arguments": json.dumps({"text": "hi"}), "call_id": "q1"}
-    wait_for(lambda: ext.dispatch(quick).get("success") is True, "a new host answering", timeout_s=60)
+    wait_for(lambda: ext.dispatch(quick).get("success") is True, "a new host answering", SERVERS_UP_S)
     wait_for(
         lambda: any(
             e["name"] == TOOL and e["status"] == "done" and "resumed" in e.get("note", "")
             for e in ext.send({"type": "history"})
         ),
         "the resumed task's entry in the history",
-        timeout_s=60,
+        SERVERS_UP_S,
     )
     page = open_popup(ext)
     entry = page.locator('#history .history-entry[data-status="done"]').filter(has_text=TOOL).first

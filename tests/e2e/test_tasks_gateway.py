@@ -59,7 +59,7 @@ def test_an_agent_gets_the_tasks_progress_then_its_result(
         seen.append(message or "")
 
     async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
-        await wait_listed(client, lambda names: TOOL in names, timeout=60)
+        await wait_listed(client, lambda names: TOOL in names)
         return await client.call_tool(TOOL, {"label": "agent"}, progress_callback=progressed)
 
     running = AgentThread(codex, body)

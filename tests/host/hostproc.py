@@ -20,11 +20,14 @@ from pathlib import Path
 from typing import Any, Final
 
 from native_host.config.identity import EXTENSION_ORIGIN
+from tests.support.bounds import TOOL_CALL_S, server_ready_s
 from tests.support.default_place import kept_apart
 
 HEADER = struct.Struct("=I")
 FRAME_LIMIT = 1024 * 1024
-DEFAULT_TIMEOUT = 60.0
+# A request may run as long as a tool call does; a server settles within the starts the host allows it.
+DEFAULT_TIMEOUT = TOOL_CALL_S
+SETTLE_TIMEOUT = server_ready_s()
 
 
 class HostError(Exception):
@@ -185,7 +188,7 @@ class HostProcess:
             return value
 
     def wait_servers(
-        self, predicate: Callable[[dict[str, dict[str, Any]]], bool], *, timeout: float = DEFAULT_TIMEOUT
+        self, predicate: Callable[[dict[str, dict[str, Any]]], bool], *, timeout: float = SETTLE_TIMEOUT
     ) -> dict[str, dict[str, Any]]:
         """Wait until the server statuses (from servers/list, then notifications) satisfy predicate."""
         current = {s["name"]: s for s in self.call("servers/list")["servers"]}
@@ -202,7 +205,7 @@ class HostProcess:
         result: dict[str, dict[str, Any]] = self.wait_for(check, timeout=timeout)
         return result
 
-    def wait_ready(self, *names: str, timeout: float = DEFAULT_TIMEOUT) -> dict[str, dict[str, Any]]:
+    def wait_ready(self, *names: str, timeout: float = SETTLE_TIMEOUT) -> dict[str, dict[str, Any]]:
         """Wait until no server is still starting (and the named ones are ready)."""
         return self.wait_servers(
             lambda s: (

@@ -33,7 +33,7 @@ def raw_server(name: str, extra: str = "") -> str:
 
 
 def server_status(host: HostProcess, name: str, state: str) -> dict[str, Any]:
-    servers = host.wait_servers(lambda s: s.get(name, {}).get("status") == state, timeout=60)
+    servers = host.wait_servers(lambda s: s.get(name, {}).get("status") == state)
     return servers[name]
 
 
@@ -123,7 +123,7 @@ def test_a_line_that_never_ends_fails_that_server_only(host_dirs: HostDirs) -> N
             host.call("tools/call", {"server": "flood", "tool": "endless"}, timeout=120)
         assert caught.value.code == -32000 and caught.value.data["server"] == "flood"
         # Announced as a closed connection at once; the transport's reason follows when it has closed.
-        failed = host.wait_servers(lambda s: "64 MiB" in s["flood"].get("error", ""), timeout=60)["flood"]
+        failed = host.wait_servers(lambda s: "64 MiB" in s["flood"].get("error", ""))["flood"]
         assert failed["status"] == "restarting" and "flood" in failed["error"]
         assert host.call("ping") == {}
         echoed = host.call("tools/call", {"server": "bystander", "tool": "echo", "arguments": {"text": "ok"}})
@@ -138,7 +138,7 @@ def test_a_message_over_64_mib_fails_that_server_only(host_dirs: HostDirs) -> No
         with pytest.raises(HostError) as caught:
             host.call("tools/call", {"server": "flood", "tool": "huge"}, timeout=120)
         assert caught.value.code == -32000 and caught.value.data["server"] == "flood"
-        failed = host.wait_servers(lambda s: "64 MiB" in s["flood"].get("error", ""), timeout=60)["flood"]
+        failed = host.wait_servers(lambda s: "64 MiB" in s["flood"].get("error", ""))["flood"]
         assert failed["status"] == "restarting"
         echoed = host.call("tools/call", {"server": "bystander", "tool": "echo", "arguments": {"text": "ok"}})
         assert echoed["content"][0]["text"] == "ok"

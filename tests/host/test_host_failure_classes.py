@@ -21,7 +21,7 @@ QUICK = 15.0
 
 
 def settled(host: HostProcess, name: str, state: str) -> dict[str, Any]:
-    return host.wait_servers(lambda s: s.get(name, {}).get("status") == state, timeout=60)[name]
+    return host.wait_servers(lambda s: s.get(name, {}).get("status") == state)[name]
 
 
 def assert_failed_for_good(host: HostProcess, name: str, *fix: str) -> dict[str, Any]:
@@ -101,7 +101,6 @@ def test_a_server_that_crashes_at_start_is_still_restarting(host_dirs: HostDirs)
         host.initialize()
         down = host.wait_servers(
             lambda s: s.get("crash", {}).get("status") == "restarting" and "retryInMs" in s["crash"],
-            timeout=60,
         )["crash"]
         assert down["restarts"] >= 1 and down["error"]
 
@@ -120,7 +119,7 @@ def test_restart_tries_a_failed_server_again_and_it_is_ready_once_fixed(host_dir
         script.parent.mkdir(parents=True, exist_ok=True)
         script.write_text(f"#!/bin/sh\nexec {PYTHON} -P {SERVERS / 'demo_server.py'}\n")
         script.chmod(0o755)
-        answer = host.call("servers/restart", {"server": "later"}, timeout=60)
+        answer = host.call("servers/restart", {"server": "later"})
         assert answer["server"] == "later" and answer["status"]["status"] == "ready"
         assert host.call("tools/call", {"server": "later", "tool": "echo", "arguments": {"text": "hi"}})[
             "content"
@@ -132,7 +131,7 @@ def test_restart_reads_the_servers_config_again(host_dirs: HostDirs) -> None:
         host.initialize()
         settled(host, "moved", "failed")
         host_dirs.config.write_text(stdio_server("moved", "demo_server.py"))
-        assert host.call("servers/restart", {"server": "moved"}, timeout=60)["status"]["status"] == "ready"
+        assert host.call("servers/restart", {"server": "moved"})["status"]["status"] == "ready"
 
         with pytest.raises(HostError) as caught:
             host.call("servers/restart", {"server": "nope"})
@@ -165,7 +164,7 @@ def test_auto_reaches_an_initialize_only_server_as_legacy_does(host_dirs: HostDi
         config = legacy_table("auto", "auto", mode, origin) + legacy_table("legacy", "legacy", mode, origin)
         with running_host(host_dirs, config) as host:
             host.initialize()
-            servers = host.wait_ready("auto", "legacy", timeout=60)
+            servers = host.wait_ready("auto", "legacy")
             assert servers["auto"]["tools"] == servers["legacy"]["tools"] == 1
             answer = host.call("tools/call", {"server": "auto", "tool": "echo", "arguments": {"text": "hi"}})
             assert answer["content"] == [{"type": "text", "text": "hi"}]
@@ -185,7 +184,7 @@ def test_auto_reaches_a_modern_server_that_starts_slower_than_the_probe_bound(ho
     ) + stdio_server("quick", "demo_server.py", extra=auto)
     with running_host(host_dirs, config) as host:
         host.initialize()
-        host.wait_ready("slow", "quick", timeout=60)
+        host.wait_ready("slow", "quick")
         for name in ("slow", "quick"):
             answer = host.call("tools/call", {"server": name, "tool": "echo", "arguments": {"text": name}})
             assert answer["content"][0]["text"] == name

@@ -25,7 +25,7 @@ SILENT = Path(__file__).parent / "servers" / "silent_server.py"
 
 
 def status_of(host: HostProcess, name: str, state: str) -> dict[str, object]:
-    servers = host.wait_servers(lambda s: s.get(name, {}).get("status") == state, timeout=60)
+    servers = host.wait_servers(lambda s: s.get(name, {}).get("status") == state)
     return servers[name]
 
 

@@ -26,6 +26,7 @@ from mcp import Client, StdioServerParameters
 
 from native_host.gateway.catalogue import fixed_tools
 from native_host.gateway.interpreters import runs_of
+from tests.support.bounds import HOST_CONNECT_S
 
 pytestmark = pytest.mark.host
 
@@ -87,7 +88,9 @@ def this_program() -> dict[str, Any]:
     return {"executable": executable, "runs": None if runs is None else runs.model_dump()}
 
 
-def wait_until(predicate: Callable[[], object], what: str, timeout: float = 20) -> None:
+def wait_until(predicate: Callable[[], object], what: str, timeout: float = HOST_CONNECT_S) -> None:
+    """By default as long as the core waits for the host: the socket comes once the host's event loop runs,
+    after it has imported the MCP SDK, which a busy machine made take over 20 s."""
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:

@@ -19,6 +19,7 @@ from hostproc import HostError, HostProcess
 from native_host.config.redact import Scrubber, scrub_data
 from native_host.servers.connection import retry_delay
 from native_host.servers.transports import url_secrets
+from tests.support.bounds import server_ready_s
 from tests.support.http_servers import free_port
 
 pytestmark = pytest.mark.host
@@ -52,7 +53,7 @@ def first_two_backoffs(host: HostProcess, name: str) -> list[dict[str, Any]]:
                     seen.append(server)
         return seen[:2] if len(seen) >= 2 else None
 
-    backoffs: list[dict[str, Any]] = host.wait_for(found, timeout=90)
+    backoffs: list[dict[str, Any]] = host.wait_for(found)
     return backoffs
 
 
@@ -63,7 +64,7 @@ def test_a_killed_server_comes_back_by_itself_and_its_tools_stay_listed(host_dir
     ) + stdio_server("bystander", "demo_server.py")
     with running_host(host_dirs, config) as host:
         host.initialize()
-        host.wait_ready("victim", "bystander")
+        host.wait_ready("victim", "bystander", timeout=server_ready_s(90))
         pid = host.call("tools/call", {"server": "victim", "tool": "pid"})["structuredContent"]["result"]
         os.kill(pid, signal.SIGKILL)
         killed = time.monotonic()
@@ -82,7 +83,7 @@ def test_a_killed_server_comes_back_by_itself_and_its_tools_stay_listed(host_dir
         assert "; restarting " in caught.value.message
 
         # Nobody calls: the host starts it again on its own.
-        host.wait_servers(lambda s: s["victim"]["status"] == "ready", timeout=90)
+        host.wait_servers(lambda s: s["victim"]["status"] == "ready", timeout=server_ready_s(90))
         print(f"killed server ready again after {time.monotonic() - killed:.2f} s")
         again = host.call("tools/call", {"server": "victim", "tool": "pid"})["structuredContent"]["result"]
         assert again != pid
@@ -123,7 +124,7 @@ def test_a_hung_server_holds_up_no_listing_and_no_other_server(host_dirs: HostDi
     )
     with running_host(host_dirs, config) as host:
         host.initialize()
-        host.wait_servers(lambda s: s["fine"]["status"] == "ready", timeout=60)
+        host.wait_servers(lambda s: s["fine"]["status"] == "ready")
 
         tools = host.call("tools/list", timeout=QUICK)["tools"]
         assert {t["server"] for t in tools} == {"fine"}
@@ -159,7 +160,9 @@ def test_startup_timeout_governs_the_handshake_and_tool_timeout_the_calls(host_d
     )
     with running_host(host_dirs, config) as host:
         host.initialize()
-        sluggish = host.wait_servers(lambda s: s["sluggish"]["status"] != "starting", timeout=60)["sluggish"]
+        sluggish = host.wait_servers(
+            lambda s: s["sluggish"]["status"] != "starting", timeout=server_ready_s(60)
+        )["sluggish"]
         assert sluggish["status"] == "ready", sluggish
         assert (sluggish["startupTimeoutSec"], sluggish["toolTimeoutSec"]) == (60, 0.5)
         with pytest.raises(HostError) as caught:
@@ -175,9 +178,7 @@ def test_secrets_stay_out_of_error_data_statuses_and_logs(host_dirs: HostDirs) -
     ) + (f"[mcp_servers.remote]\nurl = {toml_str(remote)}\nstartup_timeout_sec = 2\n")
     with running_host(host_dirs, config) as host:
         host.initialize()
-        host.wait_servers(
-            lambda s: s["leaky"]["status"] == "ready" and s["remote"]["status"] != "starting", timeout=60
-        )
+        host.wait_servers(lambda s: s["leaky"]["status"] == "ready" and s["remote"]["status"] != "starting")
         with pytest.raises(HostError) as caught:
             host.call("tools/call", {"server": "leaky", "tool": "leak"})
         error = caught.value

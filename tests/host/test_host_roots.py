@@ -71,7 +71,7 @@ def test_the_filesystem_servers_folders_follow_the_configured_roots(tmp_path: Pa
         assert allowed(host, "plain") == [str(given)]  # no roots: its command line's folders, as before
 
         dirs.config.write_text(filesystem("rooted", given, [later]) + filesystem("plain", given, None))
-        answer = host.call("servers/restart", {"server": "rooted"}, timeout=60)
+        answer = host.call("servers/restart", {"server": "rooted"})
         assert answer["status"]["status"] == "ready"
         allowed_become(host, "rooted", [later])
     starts = server_log_path(dirs.logs, "rooted").read_text().count("--- starting")
@@ -86,7 +86,7 @@ def test_a_change_that_declares_roots_restarts_the_server(tmp_path: Path) -> Non
         host.wait_ready("fs")
         assert allowed(host, "fs") == [str(given)]
         dirs.config.write_text(filesystem("fs", given, [root]))
-        host.call("servers/restart", {"server": "fs"}, timeout=60)
+        host.call("servers/restart", {"server": "fs"})
         allowed_become(host, "fs", [root])
     assert server_log_path(dirs.logs, "fs").read_text().count("--- starting") == 2
 

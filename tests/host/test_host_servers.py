@@ -81,7 +81,7 @@ def host(
         )
         with running_host(dirs, config, env={"DEMO_BEARER": TOKEN}) as started:
             started.initialize()
-            started.wait_ready(*(SERVER_NAMES - {"off"}), timeout=90)
+            started.wait_ready(*(SERVER_NAMES - {"off"}))
             yield started
 
 

@@ -13,12 +13,14 @@ import pytest
 from conftest import HostDirs, stdio_server
 from hostproc import FakeBrowserSide, HostProcess, install
 
+from tests.support.bounds import TOOL_CALL_S
+
 pytestmark = pytest.mark.host
 
 CANCELLED = -32800
 # Bounds from the product: a task poll is at most 0.1 s apart at the server's suggestion; a server starts
 # within its startup limit (10 s by default); these leave the busy machine room.
-WAIT = 60.0
+WAIT = TOOL_CALL_S  # a task runs as a tool call does
 
 
 def config(state: Path) -> str:

@@ -22,6 +22,7 @@ from mcp import Client, StdioServerParameters
 
 from native_host.gateway.place import ENV_RUNTIME_DIR, socket_paths
 from tests.support import default_place
+from tests.support.bounds import SERVERS_UP_S
 from tests.support.browser import tabgate_host_bin
 
 # What codex on Linux passes to a stdio server beside the SDKs' HOME, LOGNAME, PATH, SHELL, TERM, USER.
@@ -146,9 +147,10 @@ def text_of(result: types.CallToolResult) -> str:
 
 
 async def wait_listed(
-    client: Client, predicate: Callable[[list[str]], bool], timeout: float = 30
+    client: Client, predicate: Callable[[list[str]], bool], timeout: float = SERVERS_UP_S
 ) -> list[str]:
-    """List the agent's tools until `predicate(names)` holds."""
+    """List the agent's tools until `predicate(names)` holds (by default as long as the host may take to come
+    back with its servers ready: the browser's tools and the servers' come through it)."""
     with anyio.fail_after(timeout):
         while True:
             names = [tool.name for tool in (await client.list_tools()).tools]

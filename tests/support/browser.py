@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import BrowserContext, Page, Playwright
+from playwright.sync_api import BrowserContext, Page, Playwright, expect
+
+from tests.support.bounds import BROWSER_CALL_S, PYTHON_BOOT_S, SERVERS_UP_S, TOOL_CALL_S
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTENSION_DIR = ROOT / "dist" / "extension"
@@ -26,7 +28,10 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-PYTHON_BOOT_TIMEOUT_S = 60
+PYTHON_BOOT_TIMEOUT_S = PYTHON_BOOT_S
+# A page reaching a state (a popup drawing what the worker knows, an element appearing) is bounded like a
+# browser tool's wait: Playwright's own 5 s (expect) and 30 s (actions) are guesses for a quiet machine.
+expect.set_options(timeout=BROWSER_CALL_S * 1000)
 
 
 class BrowserUnavailable(RuntimeError):
@@ -60,7 +65,7 @@ class Extension:
     id: str
     page: Page  # an extension page: chrome.runtime.sendMessage works from here exactly as from the popup
 
-    def send(self, message: dict[str, Any], timeout_s: float = 60) -> Any:
+    def send(self, message: dict[str, Any], timeout_s: float = TOOL_CALL_S) -> Any:
         return self.page.evaluate(
             """async ([m, t]) => {
                 const timer = new Promise((_, rej) =>
@@ -130,7 +135,7 @@ def launch(
     """Chromium with the extension; `env` joins the environment Chromium passes on to the native host;
     `extra_args` are more Chromium flags (e.g. --host-resolver-rules for sites of other names); `bfcache`
     keeps Chrome's back/forward cache on, as a person's Chrome has it (Playwright turns it off);
-    `open_timeout_ms` bounds opening the extension page (Playwright's 30 s when None)."""
+    `open_timeout_ms` bounds opening the extension page (`BROWSER_CALL_S` when None)."""
     if not (extension_dir / "manifest.json").exists():
         raise AssertionError(f"{extension_dir} is not built; run python3 build.py")
     context = pw.chromium.launch_persistent_context(
@@ -146,6 +151,7 @@ def launch(
         env={**os.environ, **(env or {})},
         ignore_default_args=["--disable-back-forward-cache"] if bfcache else None,
     )
+    context.set_default_timeout(BROWSER_CALL_S * 1000)
     try:
         worker = (
             context.service_workers[0] if context.service_workers else context.wait_for_event("serviceworker")
@@ -166,7 +172,7 @@ def launch_with_mcp(
     env: dict[str, str],
     *,
     offering: frozenset[str] = frozenset(),
-    timeout_s: float = 60,
+    timeout_s: float = SERVERS_UP_S,
 ) -> Iterator[Extension]:
     """Chromium with the extension and the real host reading `config_text`, MCP tools switched on, once the
     tools named in `offering` are offered."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from native_host.config.identity import EXTENSION_ORIGIN
 from tests.host.hostproc import HEADER
+from tests.support.bounds import server_ready_s
 
 
 class FramesClient:
@@ -40,7 +41,7 @@ class FramesClient:
     def pid(self) -> int:
         return self._process.pid
 
-    def wait_ready(self, server: str, timeout: float = 60.0) -> None:
+    def wait_ready(self, server: str, timeout: float = server_ready_s()) -> None:
         deadline = time.monotonic() + timeout
         while {s["name"]: s["status"] for s in self.call("servers/list")["servers"]}.get(server) != "ready":
             if time.monotonic() > deadline:

@@ -18,6 +18,7 @@ from native_host.gateway.place import socket_paths
 from native_host.gateway.standing import Where, diagnose
 from tests.core.fenced import unwrapped
 from tests.support.agents import default_place_free, served
+from tests.support.bounds import BROWSER_CALL_S, HOST_CONNECT_S, server_ready_s
 from tests.support.browser import Extension, grant_site_access, install_host, launch
 from tests.support.local_site import serve
 
@@ -33,11 +34,12 @@ def browser(
     default_place_free()
     with launch(pw, profile, env=env, extra_args=extra_args, bfcache=bfcache) as ext:
         ext.wait_python_ready()
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + HOST_CONNECT_S
         while ext.send({"type": "status"})["host"] != "connected":
             assert time.monotonic() < deadline, "the host did not connect"
             time.sleep(0.1)
         # "connected" comes before the host's loop starts (it imports mcp first); agents read its state file
+        deadline = time.monotonic() + HOST_CONNECT_S
         while diagnose([path.parent for path in socket_paths()]).where is Where.NO_BROWSER:
             assert time.monotonic() < deadline, "the host did not write its state for agents"
             time.sleep(0.05)
@@ -72,7 +74,7 @@ def gateway(ext: Extension, on: bool) -> None:
     """Switch *Let agents use Tabgate*; on, until the host serves agents (they list Tabgate's fixed tools
     before that too, so listing does not tell a test the browser is reachable)."""
     assert ext.send({"type": "config/set", "patch": {"gateway": on}})["gateway"] is on
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + HOST_CONNECT_S
     while on and not any(served(path) for path in socket_paths()):
         assert time.monotonic() < deadline, "the host did not start serving agents"
         time.sleep(0.05)
@@ -88,7 +90,7 @@ def open_site_tab(ext: Extension, site: str) -> Page:
 def answer_in_popup(popup: Page, decision: str) -> str:
     """The person answers the first request the popup shows; returns what the request said."""
     request = popup.locator("li.approval").first
-    request.wait_for(timeout=60_000)
+    request.wait_for()
     text = request.inner_text()
     request.locator(f'button[data-decision="{decision}"]').click()
     return text
@@ -97,7 +99,7 @@ def answer_in_popup(popup: Page, decision: str) -> str:
 def approve_all(ext: Extension, count: int, decision: str = "once") -> list[dict[str, Any]]:
     """The person answers the next `count` requests (through the runtime API, as the popup does)."""
     answered: dict[str, dict[str, Any]] = {}
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + BROWSER_CALL_S  # each request comes from an agent's browser call
     while len(answered) < count:
         assert time.monotonic() < deadline, f"only {len(answered)} of {count} requests came"
         for request in ext.send({"type": "approvals"})["pending"]:
@@ -123,7 +125,8 @@ def person_tab_id(ext: Extension, url: str) -> int:
 
 
 def agent_id(ext: Extension, name: str) -> str:
-    deadline = time.monotonic() + 30
+    # `tabgate-host mcp` starting and saying hello: one start of a server, as an agent's client bounds it.
+    deadline = time.monotonic() + server_ready_s(starts=1)
     while True:
         agents = [a for a in ext.send({"type": "agents"})["agents"] if a["name"] == name and a["connected"]]
         if agents:
@@ -132,7 +135,7 @@ def agent_id(ext: Extension, name: str) -> str:
         time.sleep(0.1)
 
 
-def wait_pending(ext: Extension, timeout: float = 60) -> list[dict[str, Any]]:
+def wait_pending(ext: Extension, timeout: float = BROWSER_CALL_S) -> list[dict[str, Any]]:
     """The requests waiting for the person, once there is one."""
     deadline = time.monotonic() + timeout
     while not (pending := ext.send({"type": "approvals"})["pending"]):

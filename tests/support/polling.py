@@ -7,11 +7,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from tests.support.bounds import SERVERS_UP_S
 from tests.support.browser import Extension
 
 
-def wait_for(predicate: Callable[[], Any], what: str, timeout_s: float = 30, every_s: float = 0.1) -> Any:
-    """Poll until `predicate()` is truthy and return it; fail naming `what` after `timeout_s`."""
+def wait_for(
+    predicate: Callable[[], Any], what: str, timeout_s: float = SERVERS_UP_S, every_s: float = 0.1
+) -> Any:
+    """Poll until `predicate()` is truthy and return it; fail naming `what` after `timeout_s` (by default the
+    longest of the chain's usual steps: the host back and its servers ready, `bounds`)."""
     deadline = time.monotonic() + timeout_s
     while True:
         value = predicate()

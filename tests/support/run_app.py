@@ -16,6 +16,7 @@ from typing import Any
 
 from playwright.sync_api import sync_playwright
 
+from tests.support.bounds import SERVERS_UP_S
 from tests.support.browser import Extension, install_host, launch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +53,7 @@ def call(ext: Extension, name: str, arguments: dict[str, Any]) -> dict[str, Any]
 
 def headless_tour(ext: Extension) -> int:
     status = ext.wait_python_ready()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + SERVERS_UP_S
     while status["host"] == "connected" and any(s["status"] == "starting" for s in status["servers"]):
         if time.monotonic() > deadline:
             break
