@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
+import random
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Final
@@ -43,13 +44,17 @@ log = logging.getLogger(__name__)
 
 FIRST_RETRY_SECONDS: Final = 1.0
 MAX_RETRY_SECONDS: Final = 60.0
+RETRY_SPREAD: Final = 0.25
 HEALTHY_SECONDS: Final = 60.0  # a server up this long starts its backoff over when it next goes away
 CLOSED_REASON: Final = "connection closed"
 
 
-def retry_delay(failures: int) -> float:
-    """The wait before the next start after `failures` (>= 1) runs in a row that ended badly."""
-    return min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2.0 ** min(failures - 1, 16))
+def retry_delay(failures: int, jitter: float = 0.0) -> float:
+    """The wait before the next start after `failures` (>= 1) runs in a row that ended badly, lengthened by up
+    to `RETRY_SPREAD` of itself as `jitter` (0–1) goes: servers that failed together (all out of their start
+    limit on a busy machine) must not start again together and fail together again."""
+    base = min(MAX_RETRY_SECONDS, FIRST_RETRY_SECONDS * 2.0 ** min(failures - 1, 16))
+    return base * (1.0 + RETRY_SPREAD * jitter)
 
 
 class Connection:
@@ -344,7 +349,7 @@ class Connection:
             return
         self._failures += 1
         self._restarts += 1
-        delay = retry_delay(self._failures)
+        delay = retry_delay(self._failures, random.random())
         self._retry_at = now + delay
         self._state = "restarting"
         log.warning("server %s: %s; restarting in %g s", self.name, self._error, delay)

@@ -219,6 +219,12 @@ def test_backoff_doubles_from_1_s_up_to_60_s() -> None:
     assert retry_delay(10_000) == 60
 
 
+def test_servers_that_failed_together_do_not_all_start_again_together() -> None:
+    """Each wait is lengthened by up to a quarter of itself, so starts spread apart, never shorter."""
+    assert [retry_delay(3, jitter) for jitter in (0.0, 0.5, 1.0)] == [4, 4.5, 5]
+    assert retry_delay(10_000, 1.0) == 75
+
+
 def test_url_passwords_and_query_values_count_as_secrets() -> None:
     found = url_secrets("https://me:p%40ss-word@example.com/mcp?token=t0k3n&x=")
     assert {"p%40ss-word", "p@ss-word", "t0k3n"} <= set(found) and "" not in found

@@ -37,7 +37,9 @@ def server_ready_s(
     """A configured MCP server ready: `starts` runs, each bounded by its `startup_timeout_sec`, with the
     host's backoff between them (`retry_delay`). The host starts its servers side by side, so this bounds
     several servers as well as one."""
-    return loaded(starts * startup_timeout_s + sum(retry_delay(failures) for failures in range(1, starts)))
+    return loaded(
+        starts * startup_timeout_s + sum(retry_delay(failures, jitter=1.0) for failures in range(1, starts))
+    )
 
 
 # The extension has (re)started the native host: the core waits this long for it on a call (facade).
