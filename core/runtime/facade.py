@@ -109,8 +109,8 @@ class Service:
         return self._routes
 
     @staticmethod
-    def _sync(answer: Callable[[Message], Answer]) -> Callable[[Message], Awaitable[Answer]]:
-        async def route(message: Message) -> Answer:
+    def _sync[M](answer: Callable[[M], Answer]) -> Callable[[M], Awaitable[Answer]]:
+        async def route(message: M) -> Answer:
             return answer(message)
 
         return route
