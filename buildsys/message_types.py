@@ -12,7 +12,8 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Annotated, Any, Literal, TypeAliasType, Union, get_args, get_origin
 
 from buildsys.project import ROOT, run
 
@@ -27,7 +28,19 @@ _JS_TYPES = {"str": "string", "bool": "boolean", "int": "number", "float": "numb
 
 
 def _field_type(annotation: Any) -> str:
-    text = getattr(annotation, "__name__", str(annotation)).removesuffix(" | None")
+    origin, args = get_origin(annotation), get_args(annotation)
+    if isinstance(annotation, TypeAliasType):
+        return _field_type(annotation.__value__)
+    if origin is Annotated:  # StrictStr, a bounded int: the type under the checks
+        return _field_type(args[0])
+    if origin in (Union, UnionType):  # optional: the field's `?` says it may be left out
+        kept = [arg for arg in args if arg is not type(None)]
+        return _field_type(kept[0]) if len(kept) == 1 else "*"
+    if origin is Literal:
+        return "|".join(json.dumps(arg) for arg in args)
+    if hasattr(annotation, "model_fields"):  # a nested model
+        return "Object"
+    text = getattr(annotation, "__name__", str(annotation))
     if text in _JS_TYPES:
         return _JS_TYPES[text]
     if text.startswith("dict") or "dict[" in text:

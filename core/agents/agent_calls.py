@@ -28,7 +28,7 @@ from core.agents.agent_tabs import AgentTabs
 from core.agents.call_checks import PAUSED, CallChecks, Refusal, action_of
 from core.agents.call_result import AgentCallResult, from_dispatch
 from core.agents.created_tab import as_loaded, first_load, without_url
-from core.agents.gateway_messages import CallParams, SessionParams, listed_tool
+from core.agents.gateway_messages import listed_tool
 from core.agents.identity import AgentBook, AgentIdentity, AgentState, RunningCall, TabGroups
 from core.agents.tool_service import ToolService
 from core.calls.capabilities import BrowserCapability, McpErrorCode, McpRequestError
@@ -167,10 +167,12 @@ class AgentGateway:
         if config.get("gateway") is not True:
             return {"tools": []}
         try:
-            params = SessionParams.model_validate(message.to_wire())
+            identity = AgentIdentity.model_validate(message.agent)
         except ValidationError as error:
-            return McpRequestError(McpErrorCode.INVALID_PARAMS, format_validation_error(error)).to_wire()
-        self._seen(params.agent, params.session)
+            return McpRequestError(
+                McpErrorCode.INVALID_PARAMS, f"agent: {format_validation_error(error)}"
+            ).to_wire()
+        self._seen(identity, message.session)
         return {"tools": [listed_tool(tool) for tool in (await self._visible_tools(config)).values()]}
 
     # -- one call ----------------------------------------------------------------------------------------
@@ -179,22 +181,24 @@ class AgentGateway:
         """`{answer: CallToolResult, record}`: the agent's answer and what the history keeps of the call."""
         call_id = str(message.callId or f"gateway:{uuid.uuid4().hex[:12]}")
         try:
-            params = CallParams.model_validate(message.to_wire())
+            identity = AgentIdentity.model_validate(message.agent)
         except ValidationError as error:
-            invalid = Refusal(f"invalid gateway call: {format_validation_error(error)}").internal(call_id)
+            invalid = Refusal(f"invalid gateway call: agent: {format_validation_error(error)}").internal(
+                call_id
+            )
             return self._envelope(invalid | {"outcome": Outcome.REJECTED.value})
-        agent = self._seen(params.agent, params.session)
+        agent = self._seen(identity, message.session)
         item = {
             "type": "function_call",
-            "name": params.name,
-            "arguments": json.dumps(params.arguments),
+            "name": message.name,
+            "arguments": json.dumps(message.arguments),
             "call_id": call_id,
         }
-        self._emit(GatewayStarted(callId=call_id, name=params.name, item=item, caller=agent.label).to_wire())
+        self._emit(GatewayStarted(callId=call_id, name=message.name, item=item, caller=agent.label).to_wire())
         ends: dict[str, Any] = {}  # what _run learns: the outcome when refused, the tab it acted on
-        task = asyncio.ensure_future(self._run(agent, params, call_id, ends))
+        task = asyncio.ensure_future(self._run(agent, message, call_id, ends))
         running = RunningCall(
-            call_id, params.session, params.name, action_of(params.arguments), None, time.time(), task
+            call_id, message.session, message.name, action_of(message.arguments), None, time.time(), task
         )
         agent.running[call_id] = running
         try:
@@ -253,7 +257,9 @@ class AgentGateway:
         result: AgentCallResult = from_dispatch(internal)
         return {"answer": result.to_wire(), "record": record_for(internal)}
 
-    async def _run(self, agent: AgentState, params: CallParams, call_id: str, ends: dict[str, Any]) -> Answer:
+    async def _run(
+        self, agent: AgentState, params: m.GatewayCall, call_id: str, ends: dict[str, Any]
+    ) -> Answer:
         try:
             config = await self._config()
             if config.get("gateway") is not True:

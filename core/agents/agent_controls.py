@@ -108,9 +108,9 @@ class AgentControls:
         return {"ok": True}
 
     async def stop(self, message: Message) -> Answer:
-        agent = self._book.get(str(message.get("id")))
+        agent = self._book.get(message["id"])
         if agent is None:
-            raise _no_agent(message.get("id"))
+            raise _no_agent(message["id"])
         stopped = agent.cancel_running(STOPPED, outcome=Outcome.STOPPED)
         stopped += self._consent.withdraw(STOPPED, agent_id=agent.id)
         self._changed()
@@ -123,9 +123,9 @@ class AgentControls:
 
     async def forget(self, message: Message) -> Answer:
         """Its grants and its trust go; the answer carries the config for the worker to store."""
-        agent = self._book.get(str(message.get("id")))
+        agent = self._book.get(message["id"])
         if agent is None:
-            raise _no_agent(message.get("id"))
+            raise _no_agent(message["id"])
         self._consent.forget(agent.id)
         trusted = await self._trusted()
         kept = [entry for entry in trusted if entry != agent.identity.trust_entry]
@@ -137,13 +137,7 @@ class AgentControls:
         return self._consent.listed()
 
     async def answer(self, message: Message) -> Answer:
-        try:
-            decision = Decision(str(message.get("decision")))
-        except ValueError:
-            raise McpRequestError(
-                McpErrorCode.INVALID_PARAMS, "decision must be one of once, session, deny"
-            ) from None
-        approval_id = str(message.get("id"))
+        decision, approval_id = Decision(message["decision"]), message["id"]
         outcome = self._consent.answer(approval_id, decision)
         if outcome is AnswerOutcome.WITHDRAWN:
             raise McpRequestError(

@@ -115,8 +115,8 @@ class AgentTabs:
     async def created(self, message: Message) -> Answer:
         """`tabs/created`: a tab the page of `sourceTabId` opened is that tab's agent's, in its group, when
         the agent was at work there; otherwise the person opened it (or the page did on its own)."""
-        tab_id, source = message.get("tabId"), message.get("sourceTabId")
-        if isinstance(tab_id, int) and isinstance(source, int) and self._at_work(source):
+        tab_id, source = message["tabId"], message["sourceTabId"]
+        if self._at_work(source):
             owner = self._book.tab_created(tab_id, source)
             if owner is not None:
                 await self._group(owner, tab_id)
@@ -134,9 +134,8 @@ class AgentTabs:
 
     async def removed(self, message: Message) -> Answer:
         """`tabs/removed`: the tab is nobody's any more."""
-        if isinstance(message.get("tabId"), int):
-            self._book.tab_removed(message["tabId"])
-            self._worked.pop(message["tabId"], None)
+        self._book.tab_removed(message["tabId"])
+        self._worked.pop(message["tabId"], None)
         return {"ok": True}
 
     async def _group(self, agent: AgentState, tab_id: int) -> None:

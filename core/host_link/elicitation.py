@@ -219,17 +219,17 @@ class Questions:
 
     def answer(self, message: dict[str, Any]) -> dict[str, Any]:
         """The person's answer → `{answered: action, result: ElicitResult}`, or the fields that do not fit."""
-        question = self._pending.get(str(message.get("id")))
+        question = self._pending.get(message["id"])
         if question is None:
             raise McpRequestError(McpErrorCode.INVALID_PARAMS, GONE)
         schema = question.request.get("requestedSchema")
         result = check_answer({**message, "schema": schema})["result"]
-        self._done(str(message["id"]))
+        self._done(message["id"])
         return {"answered": result["action"], "result": result}
 
     def expire(self, message: dict[str, Any]) -> dict[str, Any]:
         """The worker's timer ran out: the question is dropped (the worker answers the server)."""
-        question_id = str(message.get("id"))
+        question_id = message["id"]
         return {"expired": question_id in self._pending and self._done(question_id)}
 
     def window_closed(self, message: dict[str, Any]) -> dict[str, Any]:

@@ -1,25 +1,24 @@
-"""Every runtime message (contract §5, §11): what extension pages and the service worker send, as one model
-each, defined here once.
+"""Every runtime message (contract §5, §11): what extension pages and the service worker send, one model each.
 
-Python parses each incoming message into its model (`parse_runtime_message`) and dispatches on the model's
-class through one table (core/runtime/facade.py, core/agents/agent_calls.py). The build writes the type
-names, as constants and JSDoc types, into the extension (`message_types.js`) and the table of
-docs/protocol.md (buildsys/message_types.py). Events the core and the worker emit are in
-core/messages/event_messages.py.
-
-A model lists the fields its handler reads. Extra fields are kept (a handler deeper in may read the
-message as it came); the handlers' own checks of a field's finer shape stay where the rule lives.
+Python parses each incoming message into its model (`parse_runtime_message`: a wrong field is -32602 naming
+it) and dispatches on the model's class (core/runtime/facade.py, core/agents/agent_calls.py). The build writes
+the names and JSDoc types into `message_types.js` and docs/protocol.md (buildsys/message_types.py). Events are
+in core/messages/event_messages.py. A model types every field its handler reads; extra fields are kept. A
+field whose content another wing's model checks (an agent's identity, a config patch) is typed as its JSON
+shape, and that model is named beside it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, ClassVar, Literal, cast
+from typing import Any, ClassVar, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from core.calls.capabilities import McpErrorCode, McpRequestError
+from core.calls.tab_scope import CallTarget
 from core.calls.validation import format_validation_error
+from core.messages.message_parts import Count, HistoryMeta, Ms, ServerEntry, SessionId, Theme
 
 # Who answers a message: Python (through the bridge), or the service worker itself.
 type AnsweredBy = Literal["python", "worker"]
@@ -27,8 +26,7 @@ type Answer = dict[str, Any]
 
 
 class Typed(BaseModel):
-    """A message or an event: `TYPE` is its `type`, `DOC` what it is for, `BY` who answers (a message) or
-    emits (an event) it."""
+    """A message or event: `TYPE` its `type`, `DOC` what it is for, `BY` who answers or emits it."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
     TYPE: ClassVar[str]
@@ -61,12 +59,11 @@ class RuntimeMessage(Typed):
         return self.model_dump(exclude_unset=True)
 
 
-MESSAGES: dict[str, type[RuntimeMessage]] = {}
+type Model = type[RuntimeMessage]
+MESSAGES: dict[str, Model] = {}
 
 
-def message(
-    kind: str, doc: str, *, answered_by: AnsweredBy = "python"
-) -> Callable[[type[RuntimeMessage]], type[RuntimeMessage]]:
+def message(kind: str, doc: str, *, answered_by: AnsweredBy = "python") -> Callable[[Model], Model]:
     return registers(MESSAGES, kind, doc, answered_by)
 
 
@@ -121,7 +118,7 @@ class ToolsFilter(RuntimeMessage):
 class Dispatch(RuntimeMessage):
     item: Any = None  # checked by core/calls/items.py: a malformed item is refused, recorded `rejected`
     turn: StrictStr | None = None
-    target: Any = None  # checked by core/calls/tab_scope.py `CallTarget`
+    target: CallTarget | None = None
 
 
 @message("plan", "the current `update_plan` plan")
@@ -136,7 +133,7 @@ class Cancel(RuntimeMessage):
 
 @message("task/finished", "a task the host resumed has ended: its history entry and record")
 class TaskFinished(RuntimeMessage):
-    task: Any = None
+    task: dict[str, Any]  # its fields checked by core/records/resumed_tasks.py `FinishedTask` (a wing above)
 
 
 # --- config and status ------------------------------------------------------------------------------------
@@ -154,23 +151,23 @@ class ConfigGet(RuntimeMessage):
 
 @message("config/set", "change the config by `patch`; the new config")
 class ConfigSet(RuntimeMessage):
-    patch: Any = None
+    patch: dict[str, Any]  # its keys checked by the config model (core/runtime/config.py)
 
 
 @message("config/load", "the config the worker stored, at start")
 class ConfigLoad(RuntimeMessage):
-    config: Any = None
+    config: dict[str, Any]  # as stored; checked by the config model
 
 
 @message("host/state", "the worker's host port connected, was replaced or went away")
 class HostStateMessage(RuntimeMessage):
-    connected: Any = None
-    servers: Any = None
+    connected: StrictBool
+    servers: list[ServerEntry] | None = None  # None: no host, so no servers
 
 
 @message("host/servers", "a server started, stopped or failed: the servers' statuses")
 class HostServers(RuntimeMessage):
-    servers: Any = None
+    servers: list[ServerEntry]
 
 
 @message("host/request", "one host JSON-RPC request (`method`, `params`)", answered_by="worker")
@@ -189,8 +186,8 @@ class WorkerHello(RuntimeMessage):
 
 @message("history", "the recent calls, newest first", answered_by="worker")
 class History(RuntimeMessage):
-    since: Any = None
-    limit: Any = None
+    since: Ms | None = None
+    limit: Count | None = None
 
 
 @message("history/clear", "forget the history", answered_by="worker")
@@ -200,24 +197,24 @@ class HistoryClear(RuntimeMessage):
 
 @message("history/load", "the stored history's index, at start")
 class HistoryLoad(RuntimeMessage):
-    index: Any = None
-    fresh: Any = None
+    index: list[HistoryMeta]
+    fresh: StrictBool
 
 
 @message("history/changed", "entries were written: their sizes")
 class HistoryChanged(RuntimeMessage):
-    metas: Any = None
+    metas: list[HistoryMeta]
 
 
 @message("history/refused", "storage refused an entry")
 class HistoryRefused(RuntimeMessage):
-    id: Any = None
-    hasAnswer: Any = None
+    id: StrictStr
+    hasAnswer: StrictBool
 
 
 @message("history/removed", "entries were dropped")
 class HistoryRemoved(RuntimeMessage):
-    ids: Any = None
+    ids: list[StrictStr]
 
 
 # --- MCP servers, their views and questions ---------------------------------------------------------------
@@ -225,57 +222,57 @@ class HistoryRemoved(RuntimeMessage):
 
 @message("prompts", "the host's `prompts/list`, of one `server` or all")
 class Prompts(RuntimeMessage):
-    server: Any = None
+    server: StrictStr | None = None
 
 
 @message("prompt/get", "the host's `prompts/get` of `server`'s prompt `name`")
 class PromptGet(RuntimeMessage):
-    server: Any = None
-    name: Any = None
-    arguments: Any = None
+    server: StrictStr
+    name: StrictStr
+    arguments: dict[str, StrictStr] | None = None
 
 
 @message("server/logs", "what `server` logged lately")
 class ServerLogs(RuntimeMessage):
-    server: Any = None
+    server: StrictStr
 
 
 @message("servers/signIn", "sign in to `server` (OAuth); answered once the person did")
 class ServersSignIn(RuntimeMessage):
-    server: Any = None
+    server: StrictStr
 
 
 @message("servers/signOut", "sign out of `server`")
 class ServersSignOut(RuntimeMessage):
-    server: Any = None
+    server: StrictStr
 
 
 @message("servers/enable", "turn `server` on or off (`enabled`)")
 class ServersEnable(RuntimeMessage):
-    server: Any = None
-    enabled: Any = None
+    server: StrictStr
+    enabled: StrictBool
 
 
 @message("servers/restart", "start `server` again (*Retry*)")
 class ServersRestart(RuntimeMessage):
-    server: Any = None
+    server: StrictStr
 
 
 @message("elicitation/ask", "a server asks the person (`request`, `pagesOpen`, `windowOpen`)")
 class ElicitationAsk(RuntimeMessage):
-    request: Any = None
-    pagesOpen: Any = None
-    windowOpen: Any = None
+    request: dict[str, Any]  # the server's `elicitation/create` params, as the host relayed them
+    pagesOpen: StrictBool
+    windowOpen: StrictBool
 
 
 @message("elicitation/answer", "the person's answer to question `id`")
 class ElicitationAnswer(RuntimeMessage):
-    id: Any = None
+    id: StrictStr
 
 
 @message("elicitation/expire", "question `id`'s time ran out")
 class ElicitationExpire(RuntimeMessage):
-    id: Any = None
+    id: StrictStr
 
 
 @message("elicitation/windowClosed", "the person closed the questions' window")
@@ -293,18 +290,23 @@ class Elicitations(RuntimeMessage):
 
 @message("app/view", "the App view of a `tool`'s call")
 class AppView(RuntimeMessage):
-    tool: Any = None
+    tool: StrictStr  # the App's tool, by its qualified name
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    answer: dict[str, Any] | None = None  # the popup's `dispatch` answer, when the call completed
+    cancelled: StrictBool = False
 
 
 @message("app/request", "one JSON-RPC `message` from an App view")
 class AppRequest(RuntimeMessage):
-    tool: Any = None
-    message: Any = None
+    tool: StrictStr
+    message: dict[str, Any]  # checked as JSON-RPC by core/mcp_apps/app_bridge.py
+    theme: Theme = "light"
+    version: StrictStr = "0"  # the extension's, from its manifest
 
 
 @message("app/theme", "the popup's theme changed")
 class AppTheme(RuntimeMessage):
-    theme: Any = None
+    theme: Theme
 
 
 # --- agents -----------------------------------------------------------------------------------------------
@@ -312,27 +314,25 @@ class AppTheme(RuntimeMessage):
 
 @message("gateway/tools", "an agent's `tools/list` (`session`, `agent`)")
 class GatewayTools(RuntimeMessage):
-    session: Any = None
-    agent: Any = None
+    session: SessionId
+    agent: dict[str, Any]  # checked by core/agents/identity.py `AgentIdentity` (a wing above)
 
 
 @message("gateway/call", "an agent's `tools/call` (`session`, `agent`, `name`, `arguments`, `callId`)")
-class GatewayCall(RuntimeMessage):
-    session: Any = None
-    agent: Any = None
-    name: Any = None
-    arguments: Any = None
-    callId: Any = None
+class GatewayCall(GatewayTools):
+    name: StrictStr
+    arguments: dict[str, Any] = Field(default_factory=dict)  # the tool's, checked by its schema
+    callId: StrictStr | None = None
 
 
 @message("gateway/closed", "an agent's gateway `session` ended")
 class GatewayClosed(RuntimeMessage):
-    session: Any = None
+    session: StrictStr
 
 
 @message("agents", "every agent as the popup shows it (how each stands to `activeTabId`)")
 class Agents(RuntimeMessage):
-    activeTabId: Any = None
+    activeTabId: StrictInt | None = None
 
 
 @message("gateway/agents", "`agents` by its first name (the gateway bench counts calls with it)")
@@ -342,14 +342,14 @@ class GatewayAgents(Agents):
 
 @message("agents/share", "share tab `tabId` with agent `id`, or stop sharing it (`shared`)")
 class AgentsShare(RuntimeMessage):
-    id: Any = None
-    tabId: Any = None
-    shared: Any = None
+    id: StrictStr
+    tabId: StrictInt
+    shared: StrictBool
 
 
 @message("agents/stop", "stop agent `id`'s calls and questions")
 class AgentsStop(RuntimeMessage):
-    id: Any = None
+    id: StrictStr
 
 
 @message("agents/pause", "pause every agent's acting calls (`paused`)")
@@ -359,18 +359,18 @@ class AgentsPause(RuntimeMessage):
 
 @message("agents/forget", "forget agent `id`: its grants and trust; the new config")
 class AgentsForget(RuntimeMessage):
-    id: Any = None
+    id: StrictStr
 
 
 @message("agents/activity", "the activity log, of agent `id` or all, the last `limit` entries")
 class AgentsActivity(RuntimeMessage):
     id: StrictStr | None = None
-    limit: Annotated[StrictInt, Field(ge=0)] | None = None
+    limit: Count | None = None
 
 
 @message("agents/activity/load", "the activity log the worker kept, at start")
 class AgentsActivityLoad(RuntimeMessage):
-    entries: Any = None
+    entries: list[dict[str, Any]]  # each checked by core/records/activity_log.py
 
 
 @message("approvals", "the agents' calls waiting for the person")
@@ -380,21 +380,21 @@ class Approvals(RuntimeMessage):
 
 @message("approval/answer", "the person's `decision` on approval `id`")
 class ApprovalAnswer(RuntimeMessage):
-    id: Any = None
-    decision: Any = None
+    id: StrictStr
+    decision: Literal["once", "session", "deny"]
 
 
 @message("tabs/created", "tab `tabId` was opened from tab `sourceTabId`")
 class TabsCreated(RuntimeMessage):
-    tabId: Any = None
-    sourceTabId: Any = None
+    tabId: StrictInt
+    sourceTabId: StrictInt
 
 
 @message("tabs/removed", "tab `tabId` was closed")
 class TabsRemoved(RuntimeMessage):
-    tabId: Any = None
+    tabId: StrictInt
 
 
 @message("nav/paused", "a navigation of tab `tabId` is held: continue or fail it")
 class NavPaused(RuntimeMessage):
-    tabId: Any = None
+    tabId: StrictInt

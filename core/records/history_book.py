@@ -12,10 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr
-
 from core.calls.outcome import Outcome
-from core.host_link.host_requests import parse_message
+from core.messages.runtime_messages import HistoryChanged, HistoryLoad, HistoryRefused, HistoryRemoved
 
 MAX_ENTRIES = 100
 MAX_BYTES = 5 * 1024 * 1024
@@ -26,43 +24,6 @@ INTERRUPTED_NOTE = (
     "not. Check what the tool does before running it again."
 )
 NOT_KEPT_NOTE = "The answer was not kept: the extension's session storage is full."
-
-
-class Meta(BaseModel):
-    """One entry as the index holds it: `bytes` its stored size, `itemBytes` its call's arguments'."""
-
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    id: StrictStr
-    status: StrictStr
-    bytes: StrictInt
-    itemBytes: StrictInt = 0
-
-
-class _Load(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    index: list[Meta]
-    fresh: StrictBool
-
-
-class _Changed(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    metas: list[Meta]
-
-
-class _Refused(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    id: StrictStr
-    hasAnswer: StrictBool
-
-
-class _Removed(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    ids: list[StrictStr]
 
 
 @dataclass(slots=True)
@@ -77,11 +38,10 @@ class HistoryBook:
     def __init__(self) -> None:
         self._index: list[_Entry] = []
 
-    def load(self, message: dict[str, Any]) -> dict[str, Any]:
+    def load(self, load: HistoryLoad) -> dict[str, Any]:
         """`history/load {index, fresh}`: the worker's index. A fresh worker's (`fresh`) entries still
         `running` were left by the stopped one: they end with `status` (the outcome `interrupted`) and the
         note."""
-        load = parse_message(_Load, message)
         self._index = [_Entry(meta.id, meta.bytes) for meta in load.index]
         running = [meta.id for meta in load.index if meta.status == "running"] if load.fresh else []
         return {
@@ -91,14 +51,14 @@ class HistoryBook:
             "evict": self._evict(None),
         }
 
-    def changed(self, message: dict[str, Any]) -> dict[str, Any]:
+    def changed(self, message: HistoryChanged) -> dict[str, Any]:
         """`history/changed {metas}` (the changes since the last, oldest first; the worker batches them like
         its writes) → `{evict, dropItems}`: after each change the oldest entries past the bounds go (never
         the one that changed); `dropItems` maps a kept entry whose call's arguments are too large to the note
         to keep instead."""
         evicted: list[str] = []
         too_large: dict[str, str] = {}
-        for meta in parse_message(_Changed, message).metas:
+        for meta in message.metas:
             self._index = [entry for entry in self._index if entry.id != meta.id]
             self._index.insert(0, _Entry(meta.id, meta.bytes))
             evicted += self._evict(meta.id)
@@ -108,18 +68,17 @@ class HistoryBook:
         drops = {key: note for key, note in too_large.items() if key in kept}
         return {"evict": [key for key in evicted if key not in kept], "dropItems": drops}
 
-    def refused(self, message: dict[str, Any]) -> dict[str, Any]:
+    def refused(self, refused: HistoryRefused) -> dict[str, Any]:
         """`history/refused {id, hasAnswer}`: the storage refused the entry alone. Kept without its answer
         (with a note) when it has one, else dropped: nothing is left `running` for lack of room."""
-        refused = parse_message(_Refused, message)
         if refused.hasAnswer:
             return {"keep": "withoutAnswer", "note": NOT_KEPT_NOTE}
         self._forget({refused.id})
         return {"keep": "nothing"}
 
-    def removed(self, message: dict[str, Any]) -> dict[str, Any]:
+    def removed(self, message: HistoryRemoved) -> dict[str, Any]:
         """`history/removed {ids}`: entries the worker took out (cleared, dropped)."""
-        self._forget(set(parse_message(_Removed, message).ids))
+        self._forget(set(message.ids))
         return {"ok": True}
 
     def _forget(self, ids: set[str]) -> None:

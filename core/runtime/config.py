@@ -83,10 +83,8 @@ class ToolsConfig(BaseModel):
             wire["uploadDirs"] = list(self.uploadDirs)
         return wire
 
-    def patched(self, patch: object) -> ToolsConfig:
+    def patched(self, patch: dict[str, Any]) -> ToolsConfig:
         """A new config with `patch` applied over this one; raises `ConfigError` naming the bad key."""
-        if not isinstance(patch, dict):
-            raise ConfigError("config patch must be an object")
         return load_config(self.to_wire() | patch)
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from core.browser.tool_table import BROWSER_TOOLS
 from core.calls.capabilities import (
     BrowserCapability,
@@ -19,8 +17,6 @@ from core.calls.errors import Fatal
 from core.calls.items import FunctionCallOutputItem, ItemError, parse_response_item
 from core.calls.outcome import Outcome, dispatch_answer
 from core.calls.output import Pages
-from core.calls.tab_scope import CallTarget
-from core.calls.validation import format_validation_error
 from core.host_link.elicitation import Questions
 from core.host_link.host_views import prompt_get, prompts, server_logs
 from core.host_link.mcp_tools import McpTool, McpToolDirectory
@@ -95,10 +91,10 @@ class Service:
                 routed(m.ElicitationExpire, wire(self._sync(self._questions.expire))),
                 routed(m.ElicitationWindowClosed, wire(self._sync(self._questions.window_closed))),
                 routed(m.Elicitations, wire(self._sync(lambda message: self._questions.listed()))),
-                routed(m.HistoryLoad, wire(self._sync(self._history.load))),
-                routed(m.HistoryChanged, wire(self._sync(self._history.changed))),
-                routed(m.HistoryRefused, wire(self._sync(self._history.refused))),
-                routed(m.HistoryRemoved, wire(self._sync(self._history.removed))),
+                routed(m.HistoryLoad, self._sync(self._history.load)),
+                routed(m.HistoryChanged, self._sync(self._history.changed)),
+                routed(m.HistoryRefused, self._sync(self._history.refused)),
+                routed(m.HistoryRemoved, self._sync(self._history.removed)),
                 routed(m.ToolsFilter, self._tools_filter),
                 routed(m.TaskFinished, wire(self._sync(finished_task))),
             ]
@@ -113,8 +109,8 @@ class Service:
         return self._routes
 
     @staticmethod
-    def _sync(answer: Callable[[Message], Answer]) -> Callable[[Message], Awaitable[Answer]]:
-        async def route(message: Message) -> Answer:
+    def _sync[M](answer: Callable[[M], Answer]) -> Callable[[M], Awaitable[Answer]]:
+        async def route(message: M) -> Answer:
             return answer(message)
 
         return route
@@ -267,13 +263,7 @@ class Service:
             item = parse_response_item(message.item)
         except ItemError as error:
             raise McpRequestError(McpErrorCode.INVALID_PARAMS, str(error)) from None
-        turn = message.turn
-        try:
-            target = None if message.target is None else CallTarget.model_validate(message.target)
-        except ValidationError as error:
-            raise McpRequestError(
-                McpErrorCode.INVALID_PARAMS, f"target: {format_validation_error(error)}"
-            ) from None
+        turn, target = message.turn, message.target
         registry = self._registry_now()
         name = tool_name_of(item)
         if not registry.knows(name):

@@ -1016,7 +1016,7 @@ async def test_a_malformed_target_is_refused(target: Any) -> None:
         {**dispatch(function_call("browser_tab", '{"action":"query"}')), "target": target}
     )
     assert answer["error"]["code"] == McpErrorCode.INVALID_PARAMS
-    assert answer["error"]["message"].startswith("target: ")
+    assert answer["error"]["message"].startswith("dispatch: target")
     assert browser.calls == []
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from core.calls.capabilities import McpErrorCode, McpRequestError
+from core.messages.runtime_messages import parse_runtime_message
 from core.records.history_book import INTERRUPTED_NOTE, MAX_BYTES, MAX_ITEM_BYTES, NOT_KEPT_NOTE, HistoryBook
 
 pytestmark = pytest.mark.unit
@@ -20,7 +21,7 @@ def meta(entry_id: str, size: int = 100, status: str = "done", item_bytes: int =
 
 
 def changed(book: HistoryBook, entry: dict[str, Any]) -> dict[str, Any]:
-    return book.changed({"type": "history/changed", "metas": [entry]})
+    return book.changed(parse_runtime_message({"type": "history/changed", "metas": [entry]}))
 
 
 def test_the_101st_entry_evicts_the_oldest() -> None:
@@ -63,33 +64,45 @@ def test_arguments_over_64_kib_are_replaced_by_a_note_naming_their_size() -> Non
 def test_a_refused_write_keeps_the_outcome_without_the_answer_else_nothing() -> None:
     book = HistoryBook()
     changed(book, meta("a"))
-    assert book.refused({"id": "a", "hasAnswer": True}) == {"keep": "withoutAnswer", "note": NOT_KEPT_NOTE}
-    assert book.refused({"id": "a", "hasAnswer": False}) == {"keep": "nothing"}
+    assert book.refused(parse_runtime_message({"type": "history/refused", "id": "a", "hasAnswer": True})) == {
+        "keep": "withoutAnswer",
+        "note": NOT_KEPT_NOTE,
+    }
+    assert book.refused(
+        parse_runtime_message({"type": "history/refused", "id": "a", "hasAnswer": False})
+    ) == {"keep": "nothing"}
 
 
 def test_a_fresh_worker_finds_the_calls_the_stopped_one_left_running_interrupted() -> None:
     book = HistoryBook()
     index = [meta("r", status="running"), meta("d")]
-    assert book.load({"index": index, "fresh": True}) == {
+    assert book.load(parse_runtime_message({"type": "history/load", "index": index, "fresh": True})) == {
         "interrupted": ["r"],
         "status": "interrupted",
         "note": INTERRUPTED_NOTE,
         "evict": [],
     }
     # A new Python document with the same worker: its running calls are running.
-    assert book.load({"index": index, "fresh": False})["interrupted"] == []
+    assert (
+        book.load(parse_runtime_message({"type": "history/load", "index": index, "fresh": False}))[
+            "interrupted"
+        ]
+        == []
+    )
 
 
 def test_a_loaded_index_over_the_bounds_is_cut_from_the_oldest() -> None:
     index = [meta(f"e{n}") for n in range(102)]  # newest first
-    assert HistoryBook().load({"index": index, "fresh": False})["evict"] == ["e101", "e100"]
+    assert HistoryBook().load(
+        parse_runtime_message({"type": "history/load", "index": index, "fresh": False})
+    )["evict"] == ["e101", "e100"]
 
 
 def test_removed_entries_no_longer_count() -> None:
     book = HistoryBook()
     for n in range(100):
         changed(book, meta(f"e{n}"))
-    book.removed({"ids": ["e5"]})
+    book.removed(parse_runtime_message({"type": "history/removed", "ids": ["e5"]}))
     assert changed(book, meta("new"))["evict"] == []
 
 
@@ -99,6 +112,6 @@ def test_removed_entries_no_longer_count() -> None:
 )
 def test_a_malformed_change_is_refused_naming_the_field(message: dict[str, Any]) -> None:
     with pytest.raises(McpRequestError) as refused:
-        HistoryBook().changed({"type": "history/changed", **message})
+        parse_runtime_message({"type": "history/changed", **message})
     assert refused.value.code == McpErrorCode.INVALID_PARAMS
     assert refused.value.message.startswith("history/changed: ")

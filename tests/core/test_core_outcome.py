@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from core.calls.outcome import Outcome
-from core.messages.runtime_messages import Dispatch
+from core.messages.runtime_messages import Dispatch, parse_runtime_message
 from core.records.history import record_for
 from core.records.history_book import HistoryBook
 from tests.core.test_core_gateway import CODEX, SHOP, Setup
@@ -136,6 +136,8 @@ async def test_a_running_call_whose_agent_goes_away_is_withdrawn_everywhere() ->
 def test_a_call_a_stopped_worker_left_running_is_interrupted() -> None:
     """No answer exists for it: history ends it with the outcome Python names."""
     index = [{"id": "r", "status": "running", "bytes": 10}]
-    loaded = HistoryBook().load({"index": index, "fresh": True})
+    loaded = HistoryBook().load(
+        parse_runtime_message({"type": "history/load", "index": index, "fresh": True})
+    )
     assert loaded["interrupted"] == ["r"]
     assert Outcome(loaded["status"]) is Outcome.INTERRUPTED

@@ -206,7 +206,7 @@ async def test_config_set_applies_a_valid_patch_and_returns_the_new_config() -> 
         ({"disabledTools": "update_plan"}, "invalid config: disabledTools: Input should be a valid tuple"),
         ({"disabledTools": [1]}, "invalid config: disabledTools.0: Input should be a valid string"),
         ({"mcpTools": True, "colour": "red"}, "invalid config: colour: Extra inputs are not permitted"),
-        (["mcpTools"], "config patch must be an object"),
+        (["mcpTools"], "config/set: patch: Input should be a valid dictionary"),
         ({"approvalTimeoutSec": 0}, "invalid config: approvalTimeoutSec: Input should be greater than 0"),
         ({"gateway": "on"}, "invalid config: gateway: Input should be a valid boolean"),
     ],
