@@ -18,6 +18,8 @@ from conftest import HostDirs
 from hostproc import HostProcess
 
 from native_host.config.identity import HOST_NAME
+from native_host.config.preview import DEFAULT_STARTUP_TIMEOUT_SEC
+from tests.support.bounds import loaded
 
 pytestmark = pytest.mark.host
 
@@ -120,6 +122,11 @@ def test_install_for_a_browser_and_uninstall(host_dirs: HostDirs, user_env: dict
 
 def test_doctor_says_what_to_fix(host_dirs: HostDirs, user_env: dict[str, str]) -> None:
     tabgate("install", "--user-data-dir", str(host_dirs.profile), env=user_env)
+    # The doctor starts the notes server once, within its start limit: on a busy machine the default 10 s
+    # can run out (this test failed once at load 15), so the config allows it what a test waits for a start.
+    limit = f"startup_timeout_sec = {loaded(DEFAULT_STARTUP_TIMEOUT_SEC):g}"
+    config = host_dirs.config.read_text()
+    host_dirs.config.write_text(config.replace("[mcp_servers.notes]", f"[mcp_servers.notes]\n{limit}\n", 1))
     doctor = ["doctor", "--user-data-dir", str(host_dirs.profile)]
     healthy = tabgate(*doctor, env=user_env)
     assert "everything looks right" in healthy.stdout and "server notes: ready" in healthy.stdout
