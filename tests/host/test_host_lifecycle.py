@@ -97,7 +97,8 @@ def test_a_server_that_keeps_exiting_backs_off_longer_each_time(host_dirs: HostD
         host.initialize()
         first, second = first_two_backoffs(host, "flaky")
         assert (first["restarts"], second["restarts"]) == (1, 2)
-        assert 0 < first["retryInMs"] <= 1000 < second["retryInMs"] <= 2000
+        longest_first, longest_second = (retry_delay(n, jitter=1.0) * 1000 for n in (1, 2))
+        assert 0 < first["retryInMs"] <= longest_first < second["retryInMs"] <= longest_second
         assert first["error"] and second["error"]
 
 
