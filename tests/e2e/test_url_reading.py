@@ -1,6 +1,7 @@
 """One reading of every URL, checked against Chrome itself (contract §8.2): the whole corpus goes through
 `new URL()` in the extension's own page, and for every URL the site Python reads is Chrome's `URL.origin` —
-and the executor's `shownSite` (extension/worker/debugger.js) spells it alike — or Python refuses the URL."""
+and the executor's `originOf` (extension/worker/debugger.js, what it compares a web page's site by when Python
+sends `siteOf: "origin"`) spells it alike — or Python refuses the URL."""
 
 from __future__ import annotations
 
@@ -16,18 +17,18 @@ from tests.support.browser import Extension
 pytestmark = pytest.mark.e2e
 
 READ_IN_CHROME = """async (inputs) => {
-  const { shownSite } = await import("../worker/debugger.js");
+  const { originOf } = await import("../worker/debugger.js");
   return inputs.map((url) => {
     let origin = null;
     try { origin = new URL(url).origin; } catch { /* Chrome fails the URL */ }
-    return { origin, shown: shownSite({ url }) };
+    return { origin, shown: originOf(url) };
   });
 }"""
 
 
 @pytest.fixture(scope="module")
 def chrome(ext_without_host: Extension) -> dict[str, dict[str, Any]]:
-    """Chrome's reading of every URL of the corpus: its origin (None where it fails) and `shownSite`."""
+    """Chrome's reading of every URL of the corpus: its origin (None where it fails) and `originOf`."""
     inputs = sorted({case["input"] for case in [*DIFFERENTIAL, *WPT]})
     answers = ext_without_host.page.evaluate(READ_IN_CHROME, inputs)
     return dict(zip(inputs, answers, strict=True))
@@ -55,7 +56,7 @@ def test_every_site_python_reads_is_the_origin_chrome_reads(chrome: dict[str, di
 
 def test_the_executor_spells_every_site_python_reads_alike(chrome: dict[str, dict[str, Any]]) -> None:
     wrong = [
-        f"{url!r}: Python {_python(shown_site, url)!r}, shownSite {read['shown']!r}"
+        f"{url!r}: Python {_python(shown_site, url)!r}, originOf {read['shown']!r}"
         for url, read in chrome.items()
         if _python(site_of, url) is not None and _python(shown_site, url) != read["shown"]
     ]
