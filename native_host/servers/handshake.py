@@ -44,6 +44,12 @@ class _Probe:
         self.answered = anyio.Event()
         self.cut_short = False  # the bound answered it for the server
         self.initialize_id: types.RequestId | None = None  # the initialize sent after that
+        self.stood_in = False  # the bound's stand-in answer has been passed on
+        self.handed_over = False  # the pump has stopped: the transport is read directly
+
+    def settled(self) -> bool:
+        """Nothing more can come from the bound: what is left to do reads one message at a time."""
+        return self.answered.is_set() or self.stood_in
 
 
 class _WatchedWrite:
@@ -102,6 +108,49 @@ def _as_seen(item: SessionMessage | Exception, probe: _Probe) -> SessionMessage 
     return item
 
 
+class _ProbedRead:
+    """The transport's read stream as the SDK sees it: through the probe's pump until the probe is settled
+    (answered, or answered for the server), then read directly, so the rest of the connection's life has no
+    task or stream between the session and the transport (a pump there cost each message a task switch)."""
+
+    def __init__(self, read: Any, forwarded: Any, probe: _Probe) -> None:
+        self._read = read
+        self._forwarded = forwarded
+        self._probe = probe
+        self._direct = False
+
+    async def receive(self) -> SessionMessage | Exception:
+        if not self._direct:
+            try:
+                return await self._forwarded.receive()
+            except anyio.EndOfStream:
+                if not self._probe.handed_over:
+                    raise  # the transport ended while the pump read it
+                self._direct = True
+        while True:  # a late probe answer is dropped: read on
+            seen = _as_seen(await self._read.receive(), self._probe)
+            if seen is not None:
+                return seen
+
+    async def aclose(self) -> None:
+        await self._forwarded.aclose()
+
+    def __aiter__(self) -> _ProbedRead:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except (anyio.EndOfStream, anyio.BrokenResourceError):
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _ProbedRead:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
 @asynccontextmanager
 async def bounded_probe(
     transport: Any, *, abort_post: bool, seconds: float = PROBE_SECONDS
@@ -133,19 +182,25 @@ async def bounded_probe(
                 )
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 pass  # the connection is over: nobody waits for the probe
+            probe.stood_in = True
 
         async def pump() -> None:
+            # Only until the probe is settled: then `_ProbedRead` reads the transport itself.
             async with forward:
                 try:
-                    async for item in read:
-                        seen = _as_seen(item, probe)
+                    while not probe.settled():
+                        seen = _as_seen(await read.receive(), probe)
                         if seen is not None:
                             await forward.send(seen)
-                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    probe.handed_over = True
+                except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                     pass
 
         group.start_soon(pump)
         try:
-            yield receive, _WatchedWrite(write, probe, lambda rid: group.start_soon(bound, rid))
+            yield (
+                _ProbedRead(read, receive, probe),
+                _WatchedWrite(write, probe, lambda rid: group.start_soon(bound, rid)),
+            )
         finally:
             group.cancel_scope.cancel()
