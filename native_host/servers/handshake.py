@@ -24,6 +24,7 @@ from typing import Any, Final
 import anyio
 import anyio.abc
 import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.shared.message import SessionMessage
 from mcp_types.version import LATEST_MODERN_VERSION
 
@@ -113,7 +114,9 @@ class _ProbedRead:
     (answered, or answered for the server), then read directly, so the rest of the connection's life has no
     task or stream between the session and the transport (a pump there cost each message a task switch)."""
 
-    def __init__(self, read: Any, forwarded: Any, probe: _Probe) -> None:
+    def __init__(
+        self, read: Any, forwarded: MemoryObjectReceiveStream[SessionMessage | Exception], probe: _Probe
+    ) -> None:
         self._read = read
         self._forwarded = forwarded
         self._probe = probe
