@@ -1,6 +1,5 @@
 """The event loop thread: it imports mcp (close to a second) and runs every MCP connection, while the main
-thread reads frames and answers `initialize` and `ping` straight away; once the loop runs, it reads the
-frames itself (FrameInput)."""
+thread keeps reading frames and answering `initialize` and `ping` straight away."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .process.frame_input import FrameInput
 from .process.jsonrpc import ErrorCode, McpRequestError, Notification, Request, Response
 from .process.outbox import Outbox
 from .servers.status import StatusBoard
@@ -49,14 +47,11 @@ class Engine:
         self._failure: str | None = None
         self._thread = threading.Thread(target=self._run, name="event-loop", daemon=True)
         self._go = threading.Event()
-        self._frames: FrameInput | None = None
 
     def first_answer_sent(self) -> None:
         self._go.set()
 
-    def start(self, frames: FrameInput) -> None:
-        """Run the loop; it takes over reading `frames` once it runs, and gives them back when it stops."""
-        self._frames = frames
+    def start(self) -> None:
         self._thread.start()
 
     def submit(self, message: Message) -> None:
@@ -67,9 +62,6 @@ class Engine:
                     self._backlog.append(message)
                     return
                 reason = self._failure or "the host is shutting down"
-            elif threading.current_thread() is self._thread:  # read by the loop itself: start it in this turn
-                self._tasks.start_soon(self._dispatcher.handle, message)
-                return
             else:
                 try:
                     self._loop.call_soon_threadsafe(self._tasks.start_soon, self._dispatcher.handle, message)
@@ -118,9 +110,6 @@ class Engine:
                 backlog, self._backlog = self._backlog, []
             for message in backlog:
                 self._reject(message, self._failure)
-        finally:
-            if self._frames is not None:
-                self._frames.take_back()
 
     async def _main(self) -> None:
         import anyio
@@ -148,8 +137,6 @@ class Engine:
             requests.start_soon(gateway.run)
             for message in backlog:
                 requests.start_soon(dispatcher.handle, message)
-            if self._frames is not None:
-                self._frames.lend(asyncio.get_running_loop())
             await stop.wait()
             with self._lock:
                 self._loop = self._tasks = None

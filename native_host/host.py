@@ -1,4 +1,4 @@
-"""The host process as Chrome runs it: check the caller, then serve frames until the browser hangs up."""
+"""The host process as Chrome runs it: check the caller, then read frames until the browser hangs up."""
 
 from __future__ import annotations
 
@@ -16,8 +16,7 @@ from .config.paths import default_config_path, log_dir
 from .config.preview import preview_statuses
 from .engine import Engine
 from .methods.protocol import answer_early
-from .process.frame_input import FrameInput, InputEnd
-from .process.framing import FrameWriter
+from .process.framing import FrameWriter, FramingError, read_frame
 from .process.jsonrpc import ErrorCode, McpRequestError, Notification, Response, parse_message
 from .process.logs import setup_host_logging
 from .process.method_table import LOOP_NOTIFICATIONS
@@ -43,7 +42,7 @@ def _parse(argv: list[str]) -> tuple[str, Path | None]:
     return options.origin, options.config
 
 
-def _claim_stdio() -> tuple[int, BinaryIO]:
+def _claim_stdio() -> tuple[BinaryIO, BinaryIO]:
     """Private copies of Chrome's pipes; fd 0 and 1 then point elsewhere, so neither a stray print nor a child
     process can ever write a non-frame byte to the browser or steal its input."""
     frames_in, frames_out = os.dup(0), os.dup(1)
@@ -57,7 +56,7 @@ def _claim_stdio() -> tuple[int, BinaryIO]:
     os.close(null)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    return frames_in, os.fdopen(frames_out, "wb")
+    return os.fdopen(frames_in, "rb"), os.fdopen(frames_out, "wb")
 
 
 def run(argv: list[str]) -> int:
@@ -89,9 +88,8 @@ def run(argv: list[str]) -> int:
     board = StatusBoard(publish)
     board.replace(preview_statuses(config_path), publish=False)
     engine = Engine(config_path, board, outbox)
-    frames = FrameInput(frames_in, lambda body: _handle(body, board, outbox, engine), outbox)
-    engine.start(frames)
-    code = EXIT_OK if frames.serve() is InputEnd.CLOSED else EXIT_PROTOCOL
+    engine.start()
+    code = _serve(frames_in, board, outbox, engine)
     writer.release()  # the browser has gone: answers still being sent must not wait for it
     engine.stop(SHUTDOWN_SECONDS)
     if killed := RUNNING.kill_all():
@@ -101,26 +99,38 @@ def run(argv: list[str]) -> int:
     return code
 
 
-def _handle(body: bytes, board: StatusBoard, outbox: Outbox, engine: Engine) -> None:
-    """One frame from the browser, on the thread that read it (the main thread, later the event loop's)."""
-    try:
-        message = parse_message(body)
-        if message is None:
-            log.debug("ignoring a response frame without a usable id")
-        elif isinstance(message, Response):
-            engine.submit(message)  # the browser answering an agent gateway request
-        elif isinstance(message, Notification):
-            if message.method in LOOP_NOTIFICATIONS:
+def _serve(frames_in: BinaryIO, board: StatusBoard, outbox: Outbox, engine: Engine) -> int:
+    while True:
+        outbox.wait_for_room()  # backpressure: no new requests while the browser has 64 MiB unread
+        try:
+            body = read_frame(frames_in)
+        except FramingError as exc:
+            log.error("stopping: %s", exc)
+            return EXIT_PROTOCOL
+        except OSError as exc:
+            log.error("stopping: cannot read from the browser: %s", exc)
+            return EXIT_PROTOCOL
+        if body is None:
+            log.info("the browser closed the connection")
+            return EXIT_OK
+        try:
+            message = parse_message(body)
+            if message is None:
+                log.debug("ignoring a response frame without a usable id")
+            elif isinstance(message, Response):
+                engine.submit(message)  # the browser answering an agent gateway request
+            elif isinstance(message, Notification):
+                if message.method in LOOP_NOTIFICATIONS:
+                    engine.submit(message)
+                else:
+                    log.debug("ignoring notification %r", message.method)
+            elif not answer_early(message, board, outbox):
                 engine.submit(message)
-            else:
-                log.debug("ignoring notification %r", message.method)
-        elif not answer_early(message, board, outbox):
-            engine.submit(message)
-    except McpRequestError as exc:
-        log.info("bad message: %s", exc.message)
-        outbox.error(exc.request_id, exc)
-    except Exception as exc:  # a bug must cost one request, never the connection
-        log.exception("internal error handling a frame")
-        outbox.error(None, McpRequestError(ErrorCode.INTERNAL_ERROR, f"internal error: {exc!r}"))
-    finally:
-        engine.first_answer_sent()
+        except McpRequestError as exc:
+            log.info("bad message: %s", exc.message)
+            outbox.error(exc.request_id, exc)
+        except Exception as exc:  # a bug must cost one request, never the connection
+            log.exception("internal error handling a frame")
+            outbox.error(None, McpRequestError(ErrorCode.INTERNAL_ERROR, f"internal error: {exc!r}"))
+        finally:
+            engine.first_answer_sent()

@@ -8,7 +8,7 @@ import select
 import struct
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import BinaryIO, Final
 
 HEADER: Final = struct.Struct("=I")  # "=": native byte order, standard 4-byte size
@@ -27,43 +27,20 @@ def encode_frame(body: bytes) -> bytes:
     return HEADER.pack(len(body)) + body
 
 
-class FrameReader:
-    """Frame bodies out of input that arrives in pieces of any size: a piece may hold several frames, or part
-    of one. What is left of a frame stays here until the rest comes, so whoever reads next (the main thread
-    first, then the event loop) carries on exactly where the last read stopped."""
-
-    def __init__(self) -> None:
-        self._buffer = bytearray()
-        self._length: int | None = None  # the body length of the frame being read, once its header is in
-
-    def feed(self, data: bytes) -> Iterator[bytes]:
-        """The frames `data` completes, in order, each before the next is cut (so a frame ahead of a bad
-        length prefix is still served); raises FramingError for a frame over MAX_INCOMING."""
-        self._buffer += data
-        while True:
-            if self._length is None:
-                if len(self._buffer) < HEADER.size:
-                    return
-                (length,) = HEADER.unpack_from(self._buffer)
-                if length > MAX_INCOMING:
-                    raise FramingError(f"frame length {length} exceeds the {MAX_INCOMING}-byte limit")
-                del self._buffer[: HEADER.size]
-                self._length = length
-            if len(self._buffer) < self._length:
-                return
-            body = bytes(self._buffer[: self._length])
-            del self._buffer[: self._length]
-            self._length = None
-            yield body
-
-    def end(self) -> None:
-        """The input has ended: clean between frames, else FramingError naming where it stopped."""
-        if self._length is not None:
-            raise FramingError(f"input ended inside a frame ({len(self._buffer)} of {self._length} bytes)")
-        if self._buffer:
-            raise FramingError(
-                f"input ended inside a length prefix ({len(self._buffer)} of {HEADER.size} bytes)"
-            )
+def read_frame(stream: BinaryIO) -> bytes | None:
+    """The next frame body, or None on a clean end of input (EOF exactly between frames)."""
+    header = stream.read(HEADER.size)
+    if not header:
+        return None
+    if len(header) < HEADER.size:
+        raise FramingError(f"input ended inside a length prefix ({len(header)} of {HEADER.size} bytes)")
+    (length,) = HEADER.unpack(header)
+    if length > MAX_INCOMING:
+        raise FramingError(f"frame length {length} exceeds the {MAX_INCOMING}-byte limit")
+    body = stream.read(length)
+    if len(body) < length:
+        raise FramingError(f"input ended inside a frame ({len(body)} of {length} bytes)")
+    return body
 
 
 class FrameWriter:
@@ -125,12 +102,7 @@ class FrameWriter:
     def wait_for_room(self) -> None:
         """Block while the browser has `limit` bytes to read, or a sender is waiting for room."""
         with self._changed:
-            self._changed.wait_for(self._room)
-
-    def has_room(self) -> bool:
-        """What `wait_for_room` waits for, now."""
-        with self._changed:
-            return self._room()
+            self._changed.wait_for(lambda: self._free() or (self._unread < self._limit and not self._waiting))
 
     def release(self) -> None:
         """The host is stopping: from now on nobody waits for the browser to read."""
@@ -148,9 +120,6 @@ class FrameWriter:
 
     def _free(self) -> bool:
         return self._broken or self._released
-
-    def _room(self) -> bool:
-        return self._free() or (self._unread < self._limit and not self._waiting)
 
     def _run(self) -> None:
         while True:

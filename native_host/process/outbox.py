@@ -29,9 +29,6 @@ class Outbox:
     def wait_for_room(self) -> None:
         self._writer.wait_for_room()
 
-    def has_room(self) -> bool:
-        return self._writer.has_room()
-
     def result(self, request_id: RequestId, result: object) -> None:
         try:
             body = dumps(result_message(request_id, result))

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from native_host.process.framing import FrameReader, FrameWriter
+from native_host.process.framing import FrameWriter, read_frame
 from native_host.process.process_tree import ProcessTree
 from native_host.servers.stdio_transport import LineSplitter, MessageTooLarge
 
@@ -52,9 +52,8 @@ def test_the_writer_holds_at_most_its_budget_and_then_makes_senders_wait(pipe: t
     room.start()
     time.sleep(0.2)
     assert room.is_alive()  # the reader would not take new requests now
-    frames, received = FrameReader(), []
-    while len(received) < 40:
-        received += frames.feed(os.read(read_end, 64 * KIB))
+    with os.fdopen(read_end, "rb", closefd=False) as stream:
+        received = [read_frame(stream) for _ in range(40)]
     producer.join(10)
     room.join(10)
     assert [frame[:8].strip() for frame in received if frame] == [str(i).encode() for i in range(40)]
