@@ -134,10 +134,15 @@ class HostProcess:
 
     def submit_raw(self, body: bytes, id: Any) -> Future[dict[str, Any]]:
         """Send a hand-made frame body whose answer will carry `id`."""
+        future = self.expect(id)
+        self.send_frame(body)
+        return future
+
+    def expect(self, id: Any) -> Future[dict[str, Any]]:
+        """The answer that will carry `id`, to a request sent by hand (`send_raw`)."""
         future: Future[dict[str, Any]] = Future()
         with self._lock:
             self._pending[id] = future
-        self.send_frame(body)
         return future
 
     def request(

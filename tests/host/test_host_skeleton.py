@@ -148,6 +148,29 @@ def test_truncated_frame_body_ends_the_host(start_host: StartHost, host_dirs: Ho
     assert "inside a frame" in (host_dirs.logs / "host.log").read_text()
 
 
+def test_frames_in_any_pieces_once_the_loop_runs_are_all_served_and_a_cut_frame_ends_the_host(
+    start_host: StartHost, host_dirs: HostDirs
+) -> None:
+    host = start_host()
+    host.call("tools/list")  # answered on the event loop: it runs (where a change of reader would start)
+
+    def ping(request_id: str) -> bytes:
+        return frame(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "ping"}).encode())
+
+    answers = [host.expect(f"p{index}") for index in range(5)]
+    host.send_raw(ping("p0") + ping("p1") + ping("p2")[:9])  # two frames and part of a third in one write
+    host.send_raw(ping("p2")[9:] + ping("p3")[:2])
+    host.send_raw(ping("p3")[2:] + ping("p4"))
+    assert [answer.result(30)["result"] for answer in answers] == [{}] * 5
+    host.send_raw(struct.pack("=I", 100) + b'{"jsonrpc"')
+    assert host.close() == 1
+    assert "inside a frame (10 of 100 bytes)" in (host_dirs.logs / "host.log").read_text()
+
+
+def frame(body: bytes) -> bytes:
+    return struct.pack("=I", len(body)) + body
+
+
 def test_logs_go_to_the_log_dir_not_stdout(start_host: StartHost, host_dirs: HostDirs) -> None:
     host = start_host()
     host.send_frame(b"{broken")
