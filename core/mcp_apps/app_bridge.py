@@ -22,6 +22,14 @@ from core.host_link.app_meta import APP_MIME_TYPE, callable_by_app, ui_of, view_
 from core.host_link.host_requests import ask_host, parse_message
 from core.host_link.servers import ServerBoard
 from core.mcp_apps.app_words import call_question, link_question
+from core.messages.host_methods import (
+    RESOURCES_READ,
+    TOOLS_CALL,
+    CallParams,
+    HostMethod,
+    HostParams,
+    ReadParams,
+)
 from core.tools.registry import ToolRegistry
 from core.tools.tool_facts import needs_yes
 from core.web.web_url import UrlRefused, read_web_url
@@ -125,7 +133,7 @@ class AppBridge:
             )
         return mcp
 
-    async def _ask(self, method: str, params: Answer, server: str) -> Any:
+    async def _ask[P: HostParams](self, method: HostMethod[P], params: P, server: str) -> Any:
         return await ask_host(self._host(), method, params, limit_ms=self._servers.request_limit_ms(server))
 
     # --- app/view -----------------------------------------------------------------------------------------
@@ -138,7 +146,7 @@ class AppBridge:
             raise McpRequestError(McpErrorCode.INVALID_PARAMS, f"the tool {parsed.tool!r} has no App")
         server = tool["server"]
         try:
-            read = await self._ask("resources/read", {"server": server, "uri": ui.resourceUri}, server)
+            read = await self._ask(RESOURCES_READ, ReadParams(server=server, uri=ui.resourceUri), server)
         except (McpRequestError, DeadlineExceeded) as error:
             raise McpRequestError(
                 McpErrorCode.SERVER_UNAVAILABLE, f"reading {ui.resourceUri}: {error}"
@@ -230,25 +238,26 @@ class AppBridge:
             if approved is False:
                 return _refuse(rpc.id, McpErrorCode.INVALID_PARAMS, "the person did not allow this call")
             return {"action": "ask", "question": call_question(app, target, arguments)}
-        params = {"server": server, "tool": name, "arguments": arguments}
-        return await self._relay(rpc.id, "tools/call", params, server)
+        params = CallParams(server=server, tool=name, arguments=arguments)
+        return await self._relay(rpc.id, TOOLS_CALL, params, server)
 
     async def _read(self, app: Answer, rpc: JsonRpc) -> Answer:
         assert rpc.id is not None
         uri = rpc.params.get("uri")
         if not isinstance(uri, str):
             return _refuse(rpc.id, McpErrorCode.INVALID_PARAMS, "resources/read needs a `uri`")
-        return await self._relay(
-            rpc.id, "resources/read", {"server": app["server"], "uri": uri}, app["server"]
-        )
+        server = app["server"]
+        return await self._relay(rpc.id, RESOURCES_READ, ReadParams(server=server, uri=uri), server)
 
-    async def _relay(self, request_id: str | int, method: str, params: Answer, server: str) -> Answer:
+    async def _relay[P: HostParams](
+        self, request_id: str | int, method: HostMethod[P], params: P, server: str
+    ) -> Answer:
         try:
             result = await self._ask(method, params, server)
         except McpRequestError as error:
             return _refuse(request_id, error.code, error.message)
         except DeadlineExceeded as error:
-            return _refuse(request_id, McpErrorCode.TIMED_OUT, f"{method}: {error}")
+            return _refuse(request_id, McpErrorCode.TIMED_OUT, f"{method.name}: {error}")
         return _reply(request_id, result if isinstance(result, dict) else {})
 
     def _open(self, app: Answer, rpc: JsonRpc, approved: bool | None) -> Answer:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
+from pydantic import BaseModel, ConfigDict
+
 from core.messages.runtime_messages import Typed, registers
 
 # Who emits an event: the Python core, the service worker, or a page for itself.
@@ -20,8 +22,20 @@ class RuntimeEvent(Typed):
     BY: ClassVar[EmittedBy] = "python"
 
     def to_wire(self) -> dict[str, Any]:
-        # Shallow: an event carries what Python built (the activity log, a call's result) as it is, uncopied.
-        return {"type": self.TYPE, **self.__dict__, **(self.__pydantic_extra__ or {})}
+        # Shallow: an event carries what Python built (the activity log, a call's result) as it is, uncopied;
+        # only a part that is a model of its own (an MCP call's invocation) is dumped.
+        fields = {k: v.model_dump() if isinstance(v, BaseModel) else v for k, v in self.__dict__.items()}
+        return {"type": self.TYPE, **fields, **(self.__pydantic_extra__ or {})}
+
+
+class McpInvocation(BaseModel):
+    """What an MCP call asked, as its events carry it (codex `McpInvocation`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    server: str
+    tool: str
+    arguments: Any
 
 
 EVENTS: dict[str, type[RuntimeEvent]] = {}
@@ -36,13 +50,13 @@ def event(
 @event("McpToolCallBegin", "an MCP tool call began (`call_id`, `invocation`)")
 class McpToolCallBegin(RuntimeEvent):
     call_id: str
-    invocation: dict[str, Any]
+    invocation: McpInvocation
 
 
 @event("McpToolCallEnd", "an MCP tool call ended (`duration_ms`, `result`)")
 class McpToolCallEnd(RuntimeEvent):
     call_id: str
-    invocation: dict[str, Any]
+    invocation: McpInvocation
     duration_ms: int
     result: Any
 
