@@ -22,6 +22,7 @@ from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.host_link.host_requests import parse_message
 from core.messages.emit import Emit
 from core.messages.event_messages import Elicitation, ElicitationDone
+from core.messages.runtime_messages import ElicitationAsk
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
@@ -164,16 +165,6 @@ DEFAULT_TIMEOUT_MS = 10 * 60 * 1000
 GONE = "This question was already answered, or its time ran out."
 
 
-class _Ask(BaseModel):
-    """`{type:"elicitation/ask", request, pagesOpen, windowOpen}` from the service worker."""
-
-    model_config = ConfigDict(extra="ignore", strict=True, populate_by_name=True)
-
-    request: dict[str, Any]
-    pages_open: bool = Field(alias="pagesOpen")
-    window_open: bool = Field(alias="windowOpen")
-
-
 @dataclass(slots=True)
 class _Question:
     request: dict[str, Any]
@@ -197,13 +188,12 @@ class Questions:
         self._emit = emit
         self._pending: dict[str, _Question] = {}
 
-    def ask(self, message: dict[str, Any]) -> dict[str, Any]:
+    def ask(self, ask: ElicitationAsk) -> dict[str, Any]:
         """→ `{id, limitMs, openWindow, timeout: {code, message}}`: the worker shows it in a window when no
         extension page is open or the questions' window already is; `timeout` is what the server hears."""
-        ask = parse_message(_Ask, message)
         limit_ms = _limit_ms(ask.request.get("timeoutMs"))
         question_id = uuid.uuid4().hex
-        in_window = ask.window_open or not ask.pages_open
+        in_window = ask.windowOpen or not ask.pagesOpen
         self._pending[question_id] = _Question(ask.request, in_window)
         self._emit(Elicitation(id=question_id, request=ask.request).to_wire())
         words = f"nobody answered within {round(limit_ms / 1000)} s"

@@ -13,15 +13,16 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from core.calls.capabilities import McpCapability, McpErrorCode, McpRequestError
 from core.calls.deadline import DeadlineExceeded
 from core.calls.names import qualified_mcp_tool_name
 from core.host_link.app_meta import APP_MIME_TYPE, callable_by_app, ui_of, view_document, view_policy
-from core.host_link.host_requests import ask_host, parse_message
+from core.host_link.host_requests import ask_host
 from core.host_link.servers import ServerBoard
 from core.mcp_apps.app_words import call_question, link_question
+from core.messages import runtime_messages as m
 from core.messages.host_methods import (
     RESOURCES_READ,
     TOOLS_CALL,
@@ -43,31 +44,6 @@ MIN_HEIGHT, MAX_HEIGHT = 60, 2000  # px: what a View's size-changed may ask for
 # Methods of the spec a host may decline; they are refused with -32000 naming them, never left unanswered.
 DECLINED: Final = frozenset({"ui/message", "ui/update-model-context", "ui/request-display-mode"})
 TEARDOWN_ID: Final = "tabgate-teardown"
-
-
-class ViewMessage(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    tool: StrictStr  # the App's tool, by its qualified name
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    answer: dict[str, Any] | None = None  # the popup's `dispatch` answer, when the call completed
-    cancelled: StrictBool = False
-
-
-class AppRequestMessage(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    tool: StrictStr
-    message: dict[str, Any]
-    theme: Literal["light", "dark"] = "light"
-    version: StrictStr = "0"  # the extension's, from its manifest
-    approved: StrictBool | None = None  # the person's answer to the question this message was asked
-
-
-class ThemeMessage(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    theme: Literal["light", "dark"]
 
 
 class JsonRpc(BaseModel):
@@ -138,8 +114,7 @@ class AppBridge:
 
     # --- app/view -----------------------------------------------------------------------------------------
 
-    async def view(self, message: Answer) -> Answer:
-        parsed = parse_message(ViewMessage, message)
+    async def view(self, parsed: m.AppView) -> Answer:
         tool = await self._tool(parsed.tool)
         ui = ui_of(tool)
         if ui is None:
@@ -171,15 +146,14 @@ class AppBridge:
         }
 
     @staticmethod
-    def theme_changed(message: Answer) -> Answer:
+    def theme_changed(message: m.AppTheme) -> Answer:
         """`app/theme`: the notification telling an initialized View the popup's theme changed."""
-        theme = parse_message(ThemeMessage, message).theme
+        theme = message.theme
         return {"notification": _notification("ui/notifications/host-context-changed", {"theme": theme})}
 
     # --- app/request --------------------------------------------------------------------------------------
 
-    async def request(self, message: Answer) -> Answer:
-        parsed = parse_message(AppRequestMessage, message)
+    async def request(self, parsed: m.AppRequest) -> Answer:
         if len(json.dumps(parsed.message)) > MAX_MESSAGE_CHARS:
             return {"action": "ignore", "why": f"a View message over {MAX_MESSAGE_CHARS} characters"}
         try:

@@ -110,41 +110,16 @@ class ElicitationDone(RuntimeEvent):
     id: str
 
 
-@event("status", "Python's or the host's state changed", emitted_by="worker")
-class StatusEvent(RuntimeEvent):
-    pass
-
-
-@event("progress", "an MCP call's progress (`call_id`, `progress`, `total`, `message`)", emitted_by="worker")
-class Progress(RuntimeEvent):
-    pass
-
-
-@event("history", "a history `entry` was written", emitted_by="worker")
-class HistoryEvent(RuntimeEvent):
-    pass
-
-
-@event("history/removed", "history entries `ids` were dropped", emitted_by="worker")
-class HistoryRemovedEvent(RuntimeEvent):
-    pass
-
-
-@event("serverLog", "a server logged a line", emitted_by="worker")
-class ServerLog(RuntimeEvent):
-    pass
-
-
-@event("listChanged", "a server's `kind` list (tools, prompts, resources) changed", emitted_by="worker")
-class ListChanged(RuntimeEvent):
-    pass
-
-
-@event("agents/activity/changed", "the stored activity log changed", emitted_by="worker")
-class AgentsActivityChanged(RuntimeEvent):
-    pass
-
-
-@event("reconnected", "the page's `events` port came back (made by the page itself)", emitted_by="page")
-class Reconnected(RuntimeEvent):
-    pass
+# Events the service worker or a page makes itself: Python only names them, their fields are the worker's.
+_NAMED_ONLY: tuple[tuple[str, str, EmittedBy], ...] = (
+    ("status", "Python's or the host's state changed", "worker"),
+    ("progress", "an MCP call's progress (`call_id`, `progress`, `total`, `message`)", "worker"),
+    ("history", "a history `entry` was written", "worker"),
+    ("history/removed", "history entries `ids` were dropped", "worker"),
+    ("serverLog", "a server logged a line", "worker"),
+    ("listChanged", "a server's `kind` list (tools, prompts, resources) changed", "worker"),
+    ("agents/activity/changed", "the stored activity log changed", "worker"),
+    ("reconnected", "the page's `events` port came back (made by the page itself)", "page"),
+)
+for _kind, _doc, _by in _NAMED_ONLY:
+    event(_kind, _doc, emitted_by=_by)(type(_kind, (RuntimeEvent,), {"__doc__": _doc}))

@@ -3,9 +3,8 @@
 Python parses each incoming message into its model (`parse_runtime_message`: a wrong field is -32602 naming
 it) and dispatches on the model's class (core/runtime/facade.py, core/agents/agent_calls.py). The build writes
 the names and JSDoc types into `message_types.js` and docs/protocol.md (buildsys/message_types.py). Events are
-in core/messages/event_messages.py. A model types every field its handler reads; extra fields are kept. A
-field whose content another wing's model checks (an agent's identity, a config patch) is typed as its JSON
-shape, and that model is named beside it.
+in core/messages/event_messages.py. A model types every field its handler reads (extra fields kept); a field
+another wing's model checks (an agent's identity, a config patch) is its JSON shape, that model named beside.
 """
 
 from __future__ import annotations
@@ -302,6 +301,7 @@ class AppRequest(RuntimeMessage):
     message: dict[str, Any]  # checked as JSON-RPC by core/mcp_apps/app_bridge.py
     theme: Theme = "light"
     version: StrictStr = "0"  # the extension's, from its manifest
+    approved: StrictBool | None = None  # the person's answer to the question this message was asked
 
 
 @message("app/theme", "the popup's theme changed")

@@ -72,9 +72,9 @@ class Service:
         wire = wired
         self._routes: dict[type[RuntimeMessage], Route] = dict(
             [
-                routed(m.AppView, wire(apps.view)),
-                routed(m.AppRequest, wire(apps.request)),
-                routed(m.AppTheme, wire(self._sync(apps.theme_changed))),
+                routed(m.AppView, apps.view),
+                routed(m.AppRequest, apps.request),
+                routed(m.AppTheme, self._sync(apps.theme_changed)),
                 routed(m.Tools, self._tools),
                 routed(m.Dispatch, self._dispatch),
                 routed(m.ConfigGet, self._config_get),
@@ -90,7 +90,7 @@ class Service:
                 routed(m.ServersSignOut, self._host_view(sign_out)),
                 routed(m.ServersEnable, self._host_view(enable)),
                 routed(m.ServersRestart, self._host_view(restart)),
-                routed(m.ElicitationAsk, wire(self._sync(self._questions.ask))),
+                routed(m.ElicitationAsk, self._sync(self._questions.ask)),
                 routed(m.ElicitationAnswer, wire(self._sync(self._questions.answer))),
                 routed(m.ElicitationExpire, wire(self._sync(self._questions.expire))),
                 routed(m.ElicitationWindowClosed, wire(self._sync(self._questions.window_closed))),
