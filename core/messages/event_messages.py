@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from core.messages.runtime_messages import Typed, registers
+from core.messages.typed import Typed, registers
 
 # Who emits an event: the Python core, the service worker, or a page for itself.
 type EmittedBy = Literal["python", "worker", "page"]

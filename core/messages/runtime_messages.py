@@ -12,38 +12,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
+from pydantic import Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.calls.tab_scope import CallTarget
 from core.calls.validation import format_validation_error
-from core.messages.message_parts import Count, HistoryMeta, Ms, ServerEntry, SessionId, Theme
+from core.messages.message_parts import Count, HistoryMeta, Ms, PageUrl, ServerEntry, SessionId, Theme
+from core.messages.typed import Typed, registers
 
 # Who answers a message: Python (through the bridge), or the service worker itself.
 type AnsweredBy = Literal["python", "worker"]
 type Answer = dict[str, Any]
-
-
-class Typed(BaseModel):
-    """A message or event: `TYPE` its `type`, `DOC` what it is for, `BY` who answers or emits it."""
-
-    model_config = ConfigDict(frozen=True, extra="allow")
-    TYPE: ClassVar[str]
-    DOC: ClassVar[str]
-    BY: ClassVar[str]
-
-
-def registers[T: type[Typed]](table: dict[str, T], kind: str, doc: str, by: str) -> Callable[[T], T]:
-    """A class decorator: the class becomes the one model of `{type: kind}` in `table`."""
-
-    def register(model: T) -> T:
-        if kind in table:
-            raise ValueError(f"{kind!r} has two models")
-        model.TYPE, model.DOC, model.BY = kind, doc, by
-        table[kind] = model
-        return model
-
-    return register
 
 
 class RuntimeMessage(Typed):
@@ -397,4 +376,14 @@ class TabsRemoved(RuntimeMessage):
 
 @message("nav/paused", "a navigation of tab `tabId` is held: continue or fail it")
 class NavPaused(RuntimeMessage):
+    """What the worker reports of one held document request and its tab (core/consent/nav_guard.py judges)."""
+
     tabId: StrictInt
+    url: PageUrl
+    method: StrictStr = Field(default="GET", max_length=20)
+    body: StrictBool = False  # it carries a body (a form's POST)
+    top: StrictBool = True  # the tab's own page, not a frame in it
+    redirect: StrictBool = False  # a hop of a server redirect
+    restored: StrictBool = False  # a page the back/forward cache restored: committed, with no request
+    shown: PageUrl = ""  # the URL the tab shows now (left, if restored)
+    title: StrictStr = Field(default="", max_length=1000)  # the tab's title now (for the person's question)
