@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
 from core.calls.capabilities import McpCapability, McpErrorCode, McpRequestError
 from core.calls.deadline import DeadlineExceeded, within
-from core.calls.validation import format_validation_error
 from core.messages.host_methods import HostMethod, HostParams
 
 
@@ -23,23 +20,6 @@ async def ask_host[P: HostParams](
         raise TypeError(f"{method.name} is sent with {method.params.__name__}, not {type(params).__name__}")
     wire = params.to_wire()
     return await within(mcp.request(method.name, wire, timeout_ms=limit_ms, call_id=call_id), limit_ms)
-
-
-class HostMessage(BaseModel):
-    """A runtime message answered by a host request: extra fields ignored, types strict."""
-
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-
-def parse_message[M: BaseModel](model: type[M], message: dict[str, Any]) -> M:
-    """The message as `model`, or INVALID_PARAMS naming the message type and the wrong fields."""
-    try:
-        return model.model_validate(message)
-    except ValidationError as error:
-        kind = message.get("type")
-        raise McpRequestError(
-            McpErrorCode.INVALID_PARAMS, f"{kind}: {format_validation_error(error)}"
-        ) from None
 
 
 async def ask_for_object[P: HostParams](

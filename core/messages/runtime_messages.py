@@ -246,6 +246,10 @@ class ElicitationAsk(RuntimeMessage):
 @message("elicitation/answer", "the person's answer to question `id`")
 class ElicitationAnswer(RuntimeMessage):
     id: StrictStr
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = (
+        None  # checked against the question's form (core/host_link/elicitation.py)
+    )
 
 
 @message("elicitation/expire", "question `id`'s time ran out")

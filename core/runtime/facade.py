@@ -69,7 +69,6 @@ class Service:
         # What the cached registry was built from: the MCP table and the error of its last fetch.
         self._registry_table: tuple[dict[str, McpTool] | None, str | None] = (None, None)
         apps = AppBridge(registry=self._registry_with_mcp_tools, mcp=self._mcp, servers=self._servers)
-        wire = wired
         self._routes: dict[type[RuntimeMessage], Route] = dict(
             [
                 routed(m.AppView, apps.view),
@@ -91,16 +90,16 @@ class Service:
                 routed(m.ServersEnable, self._host_view(enable)),
                 routed(m.ServersRestart, self._host_view(restart)),
                 routed(m.ElicitationAsk, self._sync(self._questions.ask)),
-                routed(m.ElicitationAnswer, wire(self._sync(self._questions.answer))),
-                routed(m.ElicitationExpire, wire(self._sync(self._questions.expire))),
-                routed(m.ElicitationWindowClosed, wire(self._sync(self._questions.window_closed))),
-                routed(m.Elicitations, wire(self._sync(lambda message: self._questions.listed()))),
+                routed(m.ElicitationAnswer, self._sync(self._questions.answer)),
+                routed(m.ElicitationExpire, self._sync(self._questions.expire)),
+                routed(m.ElicitationWindowClosed, self._sync(self._questions.window_closed)),
+                routed(m.Elicitations, self._sync(lambda message: self._questions.listed())),
                 routed(m.HistoryLoad, self._sync(self._history.load)),
                 routed(m.HistoryChanged, self._sync(self._history.changed)),
                 routed(m.HistoryRefused, self._sync(self._history.refused)),
                 routed(m.HistoryRemoved, self._sync(self._history.removed)),
                 routed(m.ToolsFilter, self._tools_filter),
-                routed(m.TaskFinished, wire(self._sync(finished_task))),
+                routed(m.TaskFinished, wired(self._sync(finished_task))),
             ]
         )
 
