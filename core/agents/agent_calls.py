@@ -105,7 +105,7 @@ class AgentGateway:
                 routed(m.AgentsPause, self._controls.pause),
                 routed(m.AgentsForget, wired(self._controls.forget)),
                 routed(m.TabsCreated, wired(self._tabs.created)),
-                routed(m.NavPaused, wired(self._nav.paused)),
+                routed(m.NavPaused, self._nav.paused),
                 routed(m.TabsRemoved, wired(self._tabs.removed)),
                 routed(m.WorkerHello, self._worker_hello),
                 routed(m.AgentsActivity, self._activity),

@@ -22,16 +22,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
-
 from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from core.agents.identity import AgentBook, AgentState
 from core.agents.plain_words import summarize
-from core.calls.capabilities import BrowserCapability, BrowserToolError, McpErrorCode, McpRequestError
+from core.calls.capabilities import BrowserCapability, BrowserToolError
 from core.calls.tab_scope import site_of
-from core.calls.validation import format_validation_error
 from core.consent.board import ConsentBoard, ConsentRefused, Question
-from core.consent.nav_guard import Outcome, PausedNavigation, Standing, decide, stopped_words
+from core.consent.nav_guard import Outcome, Standing, decide, stopped_words
+from core.messages.runtime_messages import NavPaused
 
 type Answer = dict[str, Any]
 type Config = Callable[[], Awaitable[Answer]]
@@ -156,12 +154,8 @@ class AgentNavigation:
         text = "\n\n".join([output["output"], *notes])
         return answer | {"output": output | {"output": text}}
 
-    async def paused(self, message: Answer) -> Answer:
+    async def paused(self, paused: NavPaused) -> Answer:
         """`nav/paused`: continue or fail one held request (an unknown tab's goes on: it is nobody's)."""
-        try:
-            paused = PausedNavigation.model_validate(message)
-        except ValidationError as error:
-            raise McpRequestError(McpErrorCode.INVALID_PARAMS, format_validation_error(error)) from None
         agent = next((a for a in self._book.all() if self._holds(a, paused.tabId)), None)
         tab = self._tabs.get(paused.tabId)
         if agent is None or tab is None:
@@ -187,9 +181,7 @@ class AgentNavigation:
     def _note(self, agent: AgentState, words: str) -> None:
         self._notes.setdefault(agent.id, deque(maxlen=NOTES_KEPT)).append(words)
 
-    def _ask(
-        self, agent: AgentState, session: str, paused: PausedNavigation, site: str, timeout_s: float
-    ) -> None:
+    def _ask(self, agent: AgentState, session: str, paused: NavPaused, site: str, timeout_s: float) -> None:
         """The person is asked for the site in the background; one question per tab and site at a time."""
         tab = self._tabs.setdefault(paused.tabId, _Tab())
         if site in tab.asking:
@@ -212,7 +204,7 @@ class AgentNavigation:
         task.add_done_callback(self._asking.discard)
 
 
-def _question(agent: AgentState, paused: PausedNavigation | None, site: str) -> Question:
+def _question(agent: AgentState, paused: NavPaused | None, site: str) -> Question:
     """The board's question for going to `site` in the paused load's tab (its scope: the site)."""
     arguments = {"url": paused.url} if paused is not None else {}
     where = (paused.tabId, paused.title) if paused is not None else None

@@ -19,6 +19,7 @@ from core.calls.capabilities import McpRequestError
 from core.calls.deadline import DeadlineExceeded
 from core.calls.errors import RespondToModel
 from core.host_link.host_requests import ask_host
+from core.messages.host_methods import FILES_CHECK_UPLOAD, UploadParams
 from core.web.fence import PageText, fence
 
 _BUTTON_BITS = {"left": 1, "right": 2, "middle": 4}
@@ -285,12 +286,8 @@ async def _checked_paths(ctx: PageContext, paths: list[str]) -> list[str]:
             "(run `tabgate-host doctor` to see why)."
         )
     try:
-        checked = await ask_host(
-            ctx.host,
-            "files/checkUpload",
-            {"paths": paths, "folders": list(ctx.upload_dirs)},
-            limit_ms=CHECK_UPLOAD_LIMIT_MS,
-        )
+        params = UploadParams(paths=paths, folders=list(ctx.upload_dirs))
+        checked = await ask_host(ctx.host, FILES_CHECK_UPLOAD, params, limit_ms=CHECK_UPLOAD_LIMIT_MS)
     except McpRequestError as error:
         raise RespondToModel(f"upload refused: {error.message}. {how}") from None
     except DeadlineExceeded:

@@ -16,29 +16,9 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
-
 from core.calls.tab_scope import site_of
+from core.messages.runtime_messages import NavPaused
 from core.web.fence import PageText
-
-MAX_URL = 8192  # longer addresses are refused rather than read (Chrome's own limit is 2 MB)
-
-
-class PausedNavigation(BaseModel):
-    """`nav/paused`: what the service worker reports of one held document request and its tab."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    type: StrictStr = "nav/paused"
-    tabId: StrictInt
-    url: StrictStr = Field(max_length=MAX_URL)
-    method: StrictStr = Field(default="GET", max_length=20)
-    body: StrictBool = False  # it carries a body (a form's POST)
-    top: StrictBool = True  # the tab's own page, not a frame in it
-    redirect: StrictBool = False  # a hop of a server redirect
-    restored: StrictBool = False  # a page the back/forward cache restored: committed, with no request
-    shown: StrictStr = Field(default="", max_length=MAX_URL)  # the URL the tab shows now (left, if restored)
-    title: StrictStr = Field(default="", max_length=1000)  # the tab's title now (for the person's question)
 
 
 class Outcome(StrEnum):
@@ -75,7 +55,7 @@ class Verdict:
 GO = Verdict(Outcome.GO)
 
 
-def decide(paused: PausedNavigation, standing: Standing) -> Verdict:
+def decide(paused: NavPaused, standing: Standing) -> Verdict:
     site = site_of(paused.url)
     if site is None:
         # Not a web page (data:, about:, an extension's page): no site to grant; the navigation tools send a
@@ -88,7 +68,7 @@ def decide(paused: PausedNavigation, standing: Standing) -> Verdict:
     return Verdict(Outcome.BLOCK, site) if paused.body else GO
 
 
-def stopped_words(paused: PausedNavigation) -> str:
+def stopped_words(paused: NavPaused) -> str:
     """What the agent is told of a stopped load, the address it tried fenced (the page chose it)."""
     if not paused.top:
         words = (

@@ -14,27 +14,20 @@ import math
 import re
 import uuid
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
 
 from core.calls.capabilities import McpErrorCode, McpRequestError
-from core.host_link.host_requests import parse_message
 from core.messages.emit import Emit
 from core.messages.event_messages import Elicitation, ElicitationDone
+from core.messages.runtime_messages import (
+    ElicitationAnswer,
+    ElicitationAsk,
+    ElicitationExpire,
+    ElicitationWindowClosed,
+)
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
-
-
-class ElicitationCheck(BaseModel):
-    """The popup's answer `{action, content?}` with the `schema` the server asked for."""
-
-    model_config = ConfigDict(extra="ignore", strict=True, populate_by_name=True)
-
-    requested_schema: dict[str, Any] | None = Field(default=None, alias="schema")
-    action: Literal["accept", "decline", "cancel"]
-    content: dict[str, Any] | None = None
 
 
 class FieldErrors(McpRequestError):
@@ -133,14 +126,14 @@ def field_error(value: object, schema: dict[str, Any]) -> str | None:
             return f"this form asks for an unsupported type {other!r}"
 
 
-def check_answer(message: dict[str, Any]) -> dict[str, Any]:
-    """The `ElicitResult` to send for the popup's answer; raises FieldErrors when the content does not fit."""
-    check = parse_message(ElicitationCheck, message)
-    if check.action != "accept" or check.requested_schema is None:
-        return {"result": {"action": check.action}}
-    properties = check.requested_schema.get("properties") or {}
-    required = set(check.requested_schema.get("required") or [])
-    content = check.content or {}
+def check_answer(answer: ElicitationAnswer, schema: dict[str, Any] | None) -> dict[str, Any]:
+    """The `ElicitResult` to send for the popup's answer to a question asking for `schema`; raises
+    FieldErrors when the content does not fit."""
+    if answer.action != "accept" or schema is None:
+        return {"result": {"action": answer.action}}
+    properties = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    content = answer.content or {}
     errors: dict[str, str] = {}
     for name in content.keys() - properties.keys():
         errors[name] = "the server did not ask for this"
@@ -162,16 +155,6 @@ def check_answer(message: dict[str, Any]) -> dict[str, Any]:
 # A question whose server gave no time limit waits this long for the person.
 DEFAULT_TIMEOUT_MS = 10 * 60 * 1000
 GONE = "This question was already answered, or its time ran out."
-
-
-class _Ask(BaseModel):
-    """`{type:"elicitation/ask", request, pagesOpen, windowOpen}` from the service worker."""
-
-    model_config = ConfigDict(extra="ignore", strict=True, populate_by_name=True)
-
-    request: dict[str, Any]
-    pages_open: bool = Field(alias="pagesOpen")
-    window_open: bool = Field(alias="windowOpen")
 
 
 @dataclass(slots=True)
@@ -197,13 +180,12 @@ class Questions:
         self._emit = emit
         self._pending: dict[str, _Question] = {}
 
-    def ask(self, message: dict[str, Any]) -> dict[str, Any]:
+    def ask(self, ask: ElicitationAsk) -> dict[str, Any]:
         """→ `{id, limitMs, openWindow, timeout: {code, message}}`: the worker shows it in a window when no
         extension page is open or the questions' window already is; `timeout` is what the server hears."""
-        ask = parse_message(_Ask, message)
         limit_ms = _limit_ms(ask.request.get("timeoutMs"))
         question_id = uuid.uuid4().hex
-        in_window = ask.window_open or not ask.pages_open
+        in_window = ask.windowOpen or not ask.pagesOpen
         self._pending[question_id] = _Question(ask.request, in_window)
         self._emit(Elicitation(id=question_id, request=ask.request).to_wire())
         words = f"nobody answered within {round(limit_ms / 1000)} s"
@@ -217,22 +199,26 @@ class Questions:
     def listed(self) -> dict[str, Any]:
         return {"pending": [{"id": key, "request": q.request} for key, q in self._pending.items()]}
 
-    def answer(self, message: dict[str, Any]) -> dict[str, Any]:
+    def answer(self, message: ElicitationAnswer) -> dict[str, Any]:
         """The person's answer → `{answered: action, result: ElicitResult}`, or the fields that do not fit."""
-        question = self._pending.get(message["id"])
+        question = self._pending.get(message.id)
         if question is None:
             raise McpRequestError(McpErrorCode.INVALID_PARAMS, GONE)
         schema = question.request.get("requestedSchema")
-        result = check_answer({**message, "schema": schema})["result"]
-        self._done(message["id"])
+        if schema is not None and not isinstance(schema, dict):
+            raise McpRequestError(
+                McpErrorCode.INVALID_PARAMS, "the question's requestedSchema is not an object"
+            )
+        result = check_answer(message, schema)["result"]
+        self._done(message.id)
         return {"answered": result["action"], "result": result}
 
-    def expire(self, message: dict[str, Any]) -> dict[str, Any]:
+    def expire(self, message: ElicitationExpire) -> dict[str, Any]:
         """The worker's timer ran out: the question is dropped (the worker answers the server)."""
-        question_id = message["id"]
+        question_id = message.id
         return {"expired": question_id in self._pending and self._done(question_id)}
 
-    def window_closed(self, message: dict[str, Any]) -> dict[str, Any]:
+    def window_closed(self, message: ElicitationWindowClosed) -> dict[str, Any]:
         """The person closed the questions' window: what it showed is cancelled."""
         shown = [key for key, q in self._pending.items() if q.in_window]
         for question_id in shown:

@@ -8,44 +8,34 @@ from __future__ import annotations
 from typing import Any
 
 from core.calls.capabilities import McpCapability
-from core.host_link.host_requests import HostMessage, ask_for_object, parse_message
+from core.host_link.host_requests import ask_for_object
 from core.host_link.servers import ServerBoard
+from core.messages import runtime_messages as m
+from core.messages.host_methods import (
+    PROMPTS_GET,
+    PROMPTS_LIST,
+    SERVERS_LOGS,
+    AnyServerParams,
+    PromptParams,
+    ServerParams,
+)
 
 
-class PromptsMessage(HostMessage):
-    server: str | None = None
-
-
-class PromptGetMessage(HostMessage):
-    server: str
-    name: str
-    arguments: dict[str, str] | None = None
-
-
-class ServerLogsMessage(HostMessage):
-    server: str
-
-
-async def prompts(mcp: McpCapability, servers: ServerBoard, message: dict[str, Any]) -> dict[str, Any]:
+async def prompts(mcp: McpCapability, servers: ServerBoard, message: m.Prompts) -> dict[str, Any]:
     """`{type:"prompts", server?}` → the host's `prompts/list`."""
-    parsed = parse_message(PromptsMessage, message)
-    if parsed.server is None:
-        return await ask_for_object(mcp, "prompts/list", {}, servers.all_servers_limit_ms())
-    return await ask_for_object(
-        mcp, "prompts/list", {"server": parsed.server}, servers.request_limit_ms(parsed.server)
-    )
+    params = AnyServerParams(server=message.server)
+    if message.server is None:
+        return await ask_for_object(mcp, PROMPTS_LIST, params, servers.all_servers_limit_ms())
+    return await ask_for_object(mcp, PROMPTS_LIST, params, servers.request_limit_ms(message.server))
 
 
-async def prompt_get(mcp: McpCapability, servers: ServerBoard, message: dict[str, Any]) -> dict[str, Any]:
+async def prompt_get(mcp: McpCapability, servers: ServerBoard, message: m.PromptGet) -> dict[str, Any]:
     """`{type:"prompt/get", server, name, arguments?}` → the host's `prompts/get`: a GetPromptResult."""
-    parsed = parse_message(PromptGetMessage, message)
-    params: dict[str, Any] = {"server": parsed.server, "name": parsed.name}
-    if parsed.arguments is not None:
-        params["arguments"] = parsed.arguments
-    return await ask_for_object(mcp, "prompts/get", params, servers.request_limit_ms(parsed.server))
+    params = PromptParams(server=message.server, name=message.name, arguments=message.arguments)
+    return await ask_for_object(mcp, PROMPTS_GET, params, servers.request_limit_ms(message.server))
 
 
-async def server_logs(mcp: McpCapability, servers: ServerBoard, message: dict[str, Any]) -> dict[str, Any]:
+async def server_logs(mcp: McpCapability, servers: ServerBoard, message: m.ServerLogs) -> dict[str, Any]:
     """`{type:"server/logs", server}` → the host's `servers/logs`: answered from what the host keeps."""
-    parsed = parse_message(ServerLogsMessage, message)
-    return await ask_for_object(mcp, "servers/logs", {"server": parsed.server}, servers.tools_list_limit_ms())
+    params = ServerParams(server=message.server)
+    return await ask_for_object(mcp, SERVERS_LOGS, params, servers.tools_list_limit_ms())

@@ -17,6 +17,7 @@ from core.calls.spec import ToolSpec, mcp_parameters_schema
 from core.calls.validation import format_validation_error
 from core.host_link.app_meta import ToolUi, read_tool_ui
 from core.host_link.host_requests import ask_host
+from core.messages.host_methods import TOOLS_LIST, AnyServerParams
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +128,6 @@ class McpToolDirectory:
 
 async def _list_tools(mcp: McpCapability, limit_ms: int) -> Any:
     try:
-        return await ask_host(mcp, "tools/list", {}, limit_ms=limit_ms)
+        return await ask_host(mcp, TOOLS_LIST, AnyServerParams(), limit_ms=limit_ms)
     except (McpRequestError, DeadlineExceeded) as error:
         raise McpToolListError(f"tools/list failed: {error}") from None

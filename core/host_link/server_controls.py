@@ -8,15 +8,22 @@ keep their code and message. What a sign-out the server could not revoke leaves 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from core.calls.capabilities import McpCapability
-from core.host_link.host_requests import HostMessage, ask_for_object, parse_message
+from core.host_link.host_requests import ask_for_object
 from core.host_link.servers import ServerBoard
+from core.messages import runtime_messages as m
+from core.messages.host_methods import (
+    SERVERS_RESTART,
+    SERVERS_SET_ENABLED,
+    SERVERS_SIGN_IN,
+    SERVERS_SIGN_OUT,
+    EnableParams,
+    ServerParams,
+)
 
 type Answer = dict[str, Any]
-type Control = Callable[[McpCapability, ServerBoard, dict[str, Any]], Awaitable[Answer]]
 
 # How long the host waits for the person on the server's sign-in page (native_host/signin.py).
 SIGN_IN_WAIT_MS = 600_000
@@ -33,49 +40,31 @@ def _settled_ms(servers: ServerBoard, server: str) -> int:
     return STOP_ROOM_MS + servers.startup_limit_ms(server)
 
 
-class ServerMessage(HostMessage):
-    server: str
-
-
-class EnableMessage(ServerMessage):
-    enabled: bool
-
-
-async def sign_in(mcp: McpCapability, servers: ServerBoard, message: dict[str, Any]) -> Answer:
+async def sign_in(mcp: McpCapability, servers: ServerBoard, message: m.ServersSignIn) -> Answer:
     """`{type:"servers/signIn", server}` → `{server, signedIn, status}` once the person signed in and the
     server's start settled: the person's time on the page plus the server's start."""
-    server = parse_message(ServerMessage, message).server
-    limit_ms = SIGN_IN_WAIT_MS + _settled_ms(servers, server)
-    return await ask_for_object(mcp, "servers/signIn", {"server": server}, limit_ms)
+    limit_ms = SIGN_IN_WAIT_MS + _settled_ms(servers, message.server)
+    return await ask_for_object(mcp, SERVERS_SIGN_IN, ServerParams(server=message.server), limit_ms)
 
 
-async def sign_out(mcp: McpCapability, servers: ServerBoard, message: dict[str, Any]) -> Answer:
+async def sign_out(mcp: McpCapability, servers: ServerBoard, message: m.ServersSignOut) -> Answer:
     """`{type:"servers/signOut", server}` → `{server, signedOut, revoked, note?}`: `note` says what the
     person still has to do when the server could not take the tokens back."""
-    server = parse_message(ServerMessage, message).server
-    answer = await ask_for_object(mcp, "servers/signOut", {"server": server}, _settled_ms(servers, server))
+    limit_ms = _settled_ms(servers, message.server)
+    answer = await ask_for_object(mcp, SERVERS_SIGN_OUT, ServerParams(server=message.server), limit_ms)
     if answer.get("signedOut") is True and answer.get("revoked") is False:
         return answer | {"note": NOT_REVOKED}
     return answer
 
 
-async def enable(mcp: McpCapability, servers: ServerBoard, message: dict[str, Any]) -> Answer:
+async def enable(mcp: McpCapability, servers: ServerBoard, message: m.ServersEnable) -> Answer:
     """`{type:"servers/enable", server, enabled}` → `{server, enabled}`: written to the host's config, the
     server stopped or started."""
-    parsed = parse_message(EnableMessage, message)
-    params = {"server": parsed.server, "enabled": parsed.enabled}
-    return await ask_for_object(mcp, "servers/setEnabled", params, _settled_ms(servers, parsed.server))
+    params = EnableParams(server=message.server, enabled=message.enabled)
+    return await ask_for_object(mcp, SERVERS_SET_ENABLED, params, _settled_ms(servers, message.server))
 
 
-async def restart(mcp: McpCapability, servers: ServerBoard, message: dict[str, Any]) -> Answer:
+async def restart(mcp: McpCapability, servers: ServerBoard, message: m.ServersRestart) -> Answer:
     """`{type:"servers/restart", server}` → `{server, status}` once the new start settled."""
-    server = parse_message(ServerMessage, message).server
-    return await ask_for_object(mcp, "servers/restart", {"server": server}, _settled_ms(servers, server))
-
-
-CONTROLS: dict[str, Control] = {
-    "servers/signIn": sign_in,
-    "servers/signOut": sign_out,
-    "servers/enable": enable,
-    "servers/restart": restart,
-}
+    limit_ms = _settled_ms(servers, message.server)
+    return await ask_for_object(mcp, SERVERS_RESTART, ServerParams(server=message.server), limit_ms)

@@ -13,15 +13,24 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 from core.calls.capabilities import McpCapability, McpErrorCode, McpRequestError
 from core.calls.deadline import DeadlineExceeded
 from core.calls.names import qualified_mcp_tool_name
 from core.host_link.app_meta import APP_MIME_TYPE, callable_by_app, ui_of, view_document, view_policy
-from core.host_link.host_requests import ask_host, parse_message
+from core.host_link.host_requests import ask_host
 from core.host_link.servers import ServerBoard
 from core.mcp_apps.app_words import call_question, link_question
+from core.messages import runtime_messages as m
+from core.messages.host_methods import (
+    RESOURCES_READ,
+    TOOLS_CALL,
+    CallParams,
+    HostMethod,
+    HostParams,
+    ReadParams,
+)
 from core.tools.registry import ToolRegistry
 from core.tools.tool_facts import needs_yes
 from core.web.web_url import UrlRefused, read_web_url
@@ -35,31 +44,6 @@ MIN_HEIGHT, MAX_HEIGHT = 60, 2000  # px: what a View's size-changed may ask for
 # Methods of the spec a host may decline; they are refused with -32000 naming them, never left unanswered.
 DECLINED: Final = frozenset({"ui/message", "ui/update-model-context", "ui/request-display-mode"})
 TEARDOWN_ID: Final = "tabgate-teardown"
-
-
-class ViewMessage(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    tool: StrictStr  # the App's tool, by its qualified name
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    answer: dict[str, Any] | None = None  # the popup's `dispatch` answer, when the call completed
-    cancelled: StrictBool = False
-
-
-class AppRequestMessage(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    tool: StrictStr
-    message: dict[str, Any]
-    theme: Literal["light", "dark"] = "light"
-    version: StrictStr = "0"  # the extension's, from its manifest
-    approved: StrictBool | None = None  # the person's answer to the question this message was asked
-
-
-class ThemeMessage(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    theme: Literal["light", "dark"]
 
 
 class JsonRpc(BaseModel):
@@ -125,20 +109,19 @@ class AppBridge:
             )
         return mcp
 
-    async def _ask(self, method: str, params: Answer, server: str) -> Any:
+    async def _ask[P: HostParams](self, method: HostMethod[P], params: P, server: str) -> Any:
         return await ask_host(self._host(), method, params, limit_ms=self._servers.request_limit_ms(server))
 
     # --- app/view -----------------------------------------------------------------------------------------
 
-    async def view(self, message: Answer) -> Answer:
-        parsed = parse_message(ViewMessage, message)
+    async def view(self, parsed: m.AppView) -> Answer:
         tool = await self._tool(parsed.tool)
         ui = ui_of(tool)
         if ui is None:
             raise McpRequestError(McpErrorCode.INVALID_PARAMS, f"the tool {parsed.tool!r} has no App")
         server = tool["server"]
         try:
-            read = await self._ask("resources/read", {"server": server, "uri": ui.resourceUri}, server)
+            read = await self._ask(RESOURCES_READ, ReadParams(server=server, uri=ui.resourceUri), server)
         except (McpRequestError, DeadlineExceeded) as error:
             raise McpRequestError(
                 McpErrorCode.SERVER_UNAVAILABLE, f"reading {ui.resourceUri}: {error}"
@@ -163,15 +146,14 @@ class AppBridge:
         }
 
     @staticmethod
-    def theme_changed(message: Answer) -> Answer:
+    def theme_changed(message: m.AppTheme) -> Answer:
         """`app/theme`: the notification telling an initialized View the popup's theme changed."""
-        theme = parse_message(ThemeMessage, message).theme
+        theme = message.theme
         return {"notification": _notification("ui/notifications/host-context-changed", {"theme": theme})}
 
     # --- app/request --------------------------------------------------------------------------------------
 
-    async def request(self, message: Answer) -> Answer:
-        parsed = parse_message(AppRequestMessage, message)
+    async def request(self, parsed: m.AppRequest) -> Answer:
         if len(json.dumps(parsed.message)) > MAX_MESSAGE_CHARS:
             return {"action": "ignore", "why": f"a View message over {MAX_MESSAGE_CHARS} characters"}
         try:
@@ -230,25 +212,26 @@ class AppBridge:
             if approved is False:
                 return _refuse(rpc.id, McpErrorCode.INVALID_PARAMS, "the person did not allow this call")
             return {"action": "ask", "question": call_question(app, target, arguments)}
-        params = {"server": server, "tool": name, "arguments": arguments}
-        return await self._relay(rpc.id, "tools/call", params, server)
+        params = CallParams(server=server, tool=name, arguments=arguments)
+        return await self._relay(rpc.id, TOOLS_CALL, params, server)
 
     async def _read(self, app: Answer, rpc: JsonRpc) -> Answer:
         assert rpc.id is not None
         uri = rpc.params.get("uri")
         if not isinstance(uri, str):
             return _refuse(rpc.id, McpErrorCode.INVALID_PARAMS, "resources/read needs a `uri`")
-        return await self._relay(
-            rpc.id, "resources/read", {"server": app["server"], "uri": uri}, app["server"]
-        )
+        server = app["server"]
+        return await self._relay(rpc.id, RESOURCES_READ, ReadParams(server=server, uri=uri), server)
 
-    async def _relay(self, request_id: str | int, method: str, params: Answer, server: str) -> Answer:
+    async def _relay[P: HostParams](
+        self, request_id: str | int, method: HostMethod[P], params: P, server: str
+    ) -> Answer:
         try:
             result = await self._ask(method, params, server)
         except McpRequestError as error:
             return _refuse(request_id, error.code, error.message)
         except DeadlineExceeded as error:
-            return _refuse(request_id, McpErrorCode.TIMED_OUT, f"{method}: {error}")
+            return _refuse(request_id, McpErrorCode.TIMED_OUT, f"{method.name}: {error}")
         return _reply(request_id, result if isinstance(result, dict) else {})
 
     def _open(self, app: Answer, rpc: JsonRpc, approved: bool | None) -> Answer:

@@ -5,25 +5,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from core.calls.items import CallToolResult, mcp_result_to_wire
-from core.messages.event_messages import McpToolCallBegin, McpToolCallEnd, PlanUpdate
+from core.messages.event_messages import McpInvocation, McpToolCallBegin, McpToolCallEnd, PlanUpdate
 
 type Emit = Callable[[dict[str, Any]], None]
 
 CANCELLED = "tool call cancelled"
-
-
-@dataclass(frozen=True, slots=True)
-class McpInvocation:
-    server: str
-    tool: str
-    arguments: Any
-
-    def to_wire(self) -> dict[str, Any]:
-        return {"server": self.server, "tool": self.tool, "arguments": self.arguments}
 
 
 class McpCallSpan:
@@ -33,13 +22,13 @@ class McpCallSpan:
         self._emit = emit
         self._call_id = call_id
         self._invocation = invocation
-        emit(McpToolCallBegin(call_id=call_id, invocation=invocation.to_wire()).to_wire())
+        emit(McpToolCallBegin(call_id=call_id, invocation=invocation).to_wire())
         self._started = time.perf_counter()
 
     def end(self, result: CallToolResult | str) -> None:
         end = McpToolCallEnd(
             call_id=self._call_id,
-            invocation=self._invocation.to_wire(),
+            invocation=self._invocation,
             duration_ms=round((time.perf_counter() - self._started) * 1000),
             result=mcp_result_to_wire(result),
         )

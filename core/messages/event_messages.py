@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
-from core.messages.runtime_messages import Typed, registers
+from pydantic import BaseModel, ConfigDict
+
+from core.messages.typed import Typed, registers
 
 # Who emits an event: the Python core, the service worker, or a page for itself.
 type EmittedBy = Literal["python", "worker", "page"]
@@ -20,8 +22,20 @@ class RuntimeEvent(Typed):
     BY: ClassVar[EmittedBy] = "python"
 
     def to_wire(self) -> dict[str, Any]:
-        # Shallow: an event carries what Python built (the activity log, a call's result) as it is, uncopied.
-        return {"type": self.TYPE, **self.__dict__, **(self.__pydantic_extra__ or {})}
+        # Shallow: an event carries what Python built (the activity log, a call's result) as it is, uncopied;
+        # only a part that is a model of its own (an MCP call's invocation) is dumped.
+        fields = {k: v.model_dump() if isinstance(v, BaseModel) else v for k, v in self.__dict__.items()}
+        return {"type": self.TYPE, **fields, **(self.__pydantic_extra__ or {})}
+
+
+class McpInvocation(BaseModel):
+    """What an MCP call asked, as its events carry it (codex `McpInvocation`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    server: str
+    tool: str
+    arguments: Any
 
 
 EVENTS: dict[str, type[RuntimeEvent]] = {}
@@ -36,13 +50,13 @@ def event(
 @event("McpToolCallBegin", "an MCP tool call began (`call_id`, `invocation`)")
 class McpToolCallBegin(RuntimeEvent):
     call_id: str
-    invocation: dict[str, Any]
+    invocation: McpInvocation
 
 
 @event("McpToolCallEnd", "an MCP tool call ended (`duration_ms`, `result`)")
 class McpToolCallEnd(RuntimeEvent):
     call_id: str
-    invocation: dict[str, Any]
+    invocation: McpInvocation
     duration_ms: int
     result: Any
 
@@ -96,41 +110,16 @@ class ElicitationDone(RuntimeEvent):
     id: str
 
 
-@event("status", "Python's or the host's state changed", emitted_by="worker")
-class StatusEvent(RuntimeEvent):
-    pass
-
-
-@event("progress", "an MCP call's progress (`call_id`, `progress`, `total`, `message`)", emitted_by="worker")
-class Progress(RuntimeEvent):
-    pass
-
-
-@event("history", "a history `entry` was written", emitted_by="worker")
-class HistoryEvent(RuntimeEvent):
-    pass
-
-
-@event("history/removed", "history entries `ids` were dropped", emitted_by="worker")
-class HistoryRemovedEvent(RuntimeEvent):
-    pass
-
-
-@event("serverLog", "a server logged a line", emitted_by="worker")
-class ServerLog(RuntimeEvent):
-    pass
-
-
-@event("listChanged", "a server's `kind` list (tools, prompts, resources) changed", emitted_by="worker")
-class ListChanged(RuntimeEvent):
-    pass
-
-
-@event("agents/activity/changed", "the stored activity log changed", emitted_by="worker")
-class AgentsActivityChanged(RuntimeEvent):
-    pass
-
-
-@event("reconnected", "the page's `events` port came back (made by the page itself)", emitted_by="page")
-class Reconnected(RuntimeEvent):
-    pass
+# Events the service worker or a page makes itself: Python only names them, their fields are the worker's.
+_NAMED_ONLY: tuple[tuple[str, str, EmittedBy], ...] = (
+    ("status", "Python's or the host's state changed", "worker"),
+    ("progress", "an MCP call's progress (`call_id`, `progress`, `total`, `message`)", "worker"),
+    ("history", "a history `entry` was written", "worker"),
+    ("history/removed", "history entries `ids` were dropped", "worker"),
+    ("serverLog", "a server logged a line", "worker"),
+    ("listChanged", "a server's `kind` list (tools, prompts, resources) changed", "worker"),
+    ("agents/activity/changed", "the stored activity log changed", "worker"),
+    ("reconnected", "the page's `events` port came back (made by the page itself)", "page"),
+)
+for _kind, _doc, _by in _NAMED_ONLY:
+    event(_kind, _doc, emitted_by=_by)(type(_kind, (RuntimeEvent,), {"__doc__": _doc}))

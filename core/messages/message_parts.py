@@ -10,6 +10,8 @@ type Theme = Literal["light", "dark"]
 Count = Annotated[StrictInt, Field(ge=0)]
 Ms = Annotated[StrictFloat, Field(ge=0)]  # a time, in ms since the epoch
 SessionId = Annotated[StrictStr, Field(min_length=1, max_length=200)]  # an agent's gateway session
+# A page's address as the worker reports it: a longer one is refused rather than read (Chrome allows 2 MB).
+PageUrl = Annotated[StrictStr, Field(max_length=8192)]
 # A server's status as the host lists it: each entry is checked by core/host_link/servers.py, which skips
 # (and logs) an invalid one rather than refusing every server's news.
 ServerEntry = dict[str, Any]

@@ -3,9 +3,8 @@
 Python parses each incoming message into its model (`parse_runtime_message`: a wrong field is -32602 naming
 it) and dispatches on the model's class (core/runtime/facade.py, core/agents/agent_calls.py). The build writes
 the names and JSDoc types into `message_types.js` and docs/protocol.md (buildsys/message_types.py). Events are
-in core/messages/event_messages.py. A model types every field its handler reads; extra fields are kept. A
-field whose content another wing's model checks (an agent's identity, a config patch) is typed as its JSON
-shape, and that model is named beside it.
+in core/messages/event_messages.py. A model types every field its handler reads (extra fields kept); a field
+another wing's model checks (an agent's identity, a config patch) is its JSON shape, that model named beside.
 """
 
 from __future__ import annotations
@@ -13,38 +12,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
+from pydantic import Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.calls.tab_scope import CallTarget
 from core.calls.validation import format_validation_error
-from core.messages.message_parts import Count, HistoryMeta, Ms, ServerEntry, SessionId, Theme
+from core.messages.message_parts import Count, HistoryMeta, Ms, PageUrl, ServerEntry, SessionId, Theme
+from core.messages.typed import Typed, registers
 
 # Who answers a message: Python (through the bridge), or the service worker itself.
 type AnsweredBy = Literal["python", "worker"]
 type Answer = dict[str, Any]
-
-
-class Typed(BaseModel):
-    """A message or event: `TYPE` its `type`, `DOC` what it is for, `BY` who answers or emits it."""
-
-    model_config = ConfigDict(frozen=True, extra="allow")
-    TYPE: ClassVar[str]
-    DOC: ClassVar[str]
-    BY: ClassVar[str]
-
-
-def registers[T: type[Typed]](table: dict[str, T], kind: str, doc: str, by: str) -> Callable[[T], T]:
-    """A class decorator: the class becomes the one model of `{type: kind}` in `table`."""
-
-    def register(model: T) -> T:
-        if kind in table:
-            raise ValueError(f"{kind!r} has two models")
-        model.TYPE, model.DOC, model.BY = kind, doc, by
-        table[kind] = model
-        return model
-
-    return register
 
 
 class RuntimeMessage(Typed):
@@ -268,6 +246,10 @@ class ElicitationAsk(RuntimeMessage):
 @message("elicitation/answer", "the person's answer to question `id`")
 class ElicitationAnswer(RuntimeMessage):
     id: StrictStr
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = (
+        None  # checked against the question's form (core/host_link/elicitation.py)
+    )
 
 
 @message("elicitation/expire", "question `id`'s time ran out")
@@ -302,6 +284,7 @@ class AppRequest(RuntimeMessage):
     message: dict[str, Any]  # checked as JSON-RPC by core/mcp_apps/app_bridge.py
     theme: Theme = "light"
     version: StrictStr = "0"  # the extension's, from its manifest
+    approved: StrictBool | None = None  # the person's answer to the question this message was asked
 
 
 @message("app/theme", "the popup's theme changed")
@@ -397,4 +380,14 @@ class TabsRemoved(RuntimeMessage):
 
 @message("nav/paused", "a navigation of tab `tabId` is held: continue or fail it")
 class NavPaused(RuntimeMessage):
+    """What the worker reports of one held document request and its tab (core/consent/nav_guard.py judges)."""
+
     tabId: StrictInt
+    url: PageUrl
+    method: StrictStr = Field(default="GET", max_length=20)
+    body: StrictBool = False  # it carries a body (a form's POST)
+    top: StrictBool = True  # the tab's own page, not a frame in it
+    redirect: StrictBool = False  # a hop of a server redirect
+    restored: StrictBool = False  # a page the back/forward cache restored: committed, with no request
+    shown: PageUrl = ""  # the URL the tab shows now (left, if restored)
+    title: StrictStr = Field(default="", max_length=1000)  # the tab's title now (for the person's question)

@@ -20,7 +20,7 @@ from core.calls.output import Pages
 from core.host_link.elicitation import Questions
 from core.host_link.host_views import prompt_get, prompts, server_logs
 from core.host_link.mcp_tools import McpTool, McpToolDirectory
-from core.host_link.server_controls import CONTROLS
+from core.host_link.server_controls import enable, restart, sign_in, sign_out
 from core.host_link.servers import TIMEOUT_MARGIN_MS, HostLink, HostState, ServerBoard, parse_statuses
 from core.mcp_apps.app_bridge import AppBridge
 from core.messages import runtime_messages as m
@@ -69,12 +69,11 @@ class Service:
         # What the cached registry was built from: the MCP table and the error of its last fetch.
         self._registry_table: tuple[dict[str, McpTool] | None, str | None] = (None, None)
         apps = AppBridge(registry=self._registry_with_mcp_tools, mcp=self._mcp, servers=self._servers)
-        wire = wired
         self._routes: dict[type[RuntimeMessage], Route] = dict(
             [
-                routed(m.AppView, wire(apps.view)),
-                routed(m.AppRequest, wire(apps.request)),
-                routed(m.AppTheme, wire(self._sync(apps.theme_changed))),
+                routed(m.AppView, apps.view),
+                routed(m.AppRequest, apps.request),
+                routed(m.AppTheme, self._sync(apps.theme_changed)),
                 routed(m.Tools, self._tools),
                 routed(m.Dispatch, self._dispatch),
                 routed(m.ConfigGet, self._config_get),
@@ -83,25 +82,26 @@ class Service:
                 routed(m.HostStateMessage, self._host_state),
                 routed(m.HostServers, self._host_servers),
                 routed(m.Plan, self._plan_get),
-                routed(m.Prompts, wire(self._host_view(prompts))),
-                routed(m.PromptGet, wire(self._host_view(prompt_get))),
-                routed(m.ServerLogs, wire(self._host_view(server_logs))),
-                routed(m.ElicitationAsk, wire(self._sync(self._questions.ask))),
-                routed(m.ElicitationAnswer, wire(self._sync(self._questions.answer))),
-                routed(m.ElicitationExpire, wire(self._sync(self._questions.expire))),
-                routed(m.ElicitationWindowClosed, wire(self._sync(self._questions.window_closed))),
-                routed(m.Elicitations, wire(self._sync(lambda message: self._questions.listed()))),
+                routed(m.Prompts, self._host_view(prompts)),
+                routed(m.PromptGet, self._host_view(prompt_get)),
+                routed(m.ServerLogs, self._host_view(server_logs)),
+                routed(m.ServersSignIn, self._host_view(sign_in)),
+                routed(m.ServersSignOut, self._host_view(sign_out)),
+                routed(m.ServersEnable, self._host_view(enable)),
+                routed(m.ServersRestart, self._host_view(restart)),
+                routed(m.ElicitationAsk, self._sync(self._questions.ask)),
+                routed(m.ElicitationAnswer, self._sync(self._questions.answer)),
+                routed(m.ElicitationExpire, self._sync(self._questions.expire)),
+                routed(m.ElicitationWindowClosed, self._sync(self._questions.window_closed)),
+                routed(m.Elicitations, self._sync(lambda message: self._questions.listed())),
                 routed(m.HistoryLoad, self._sync(self._history.load)),
                 routed(m.HistoryChanged, self._sync(self._history.changed)),
                 routed(m.HistoryRefused, self._sync(self._history.refused)),
                 routed(m.HistoryRemoved, self._sync(self._history.removed)),
                 routed(m.ToolsFilter, self._tools_filter),
-                routed(m.TaskFinished, wire(self._sync(finished_task))),
+                routed(m.TaskFinished, wired(self._sync(finished_task))),
             ]
         )
-        self._routes |= {
-            m.MESSAGES[kind]: wire(self._host_view(control)) for kind, control in CONTROLS.items()
-        }
 
     @property
     def routes(self) -> Mapping[type[RuntimeMessage], Route]:
@@ -210,12 +210,12 @@ class Service:
             self._invalidate()
         self._servers.update(state.servers)
 
-    def _host_view(
-        self, view: Callable[[McpCapability, ServerBoard, Message], Awaitable[Answer]]
-    ) -> Callable[[Message], Awaitable[Answer]]:
+    def _host_view[M: RuntimeMessage](
+        self, view: Callable[[McpCapability, ServerBoard, M], Awaitable[Answer]]
+    ) -> Callable[[M], Awaitable[Answer]]:
         """A message answered by one host request: the worker (re)connects the host first."""
 
-        async def route(message: Message) -> Answer:
+        async def route(message: M) -> Answer:
             if self._host is None:
                 raise McpRequestError(
                     McpErrorCode.SERVER_UNAVAILABLE, "there is no way to the native host here"

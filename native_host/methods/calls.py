@@ -3,12 +3,11 @@ files a page upload may send (answered with private copies of them)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import anyio
 import mcp_types as types
 from mcp import Client
-from pydantic import ConfigDict, Field
+
+from core.messages.host_methods import CallParams, PromptParams, ReadParams, UploadParams
 
 from ..config.redact import KNOWN_SECRETS
 from ..process.jsonrpc import ErrorCode, JsonObject, McpRequestError, Request
@@ -17,35 +16,11 @@ from ..servers.input_required import call_tool
 from ..servers.manager import ConnectionManager
 from ..servers.replies import to_json
 from ..servers.tasks import CreatedTask
-from .params import Params, parse_params
+from .params import parse_params
 from .server_use import use
 from .task_keeper import TaskKeeper
 from .upload_copies import UploadCopies
 from .uploads import UploadRefused
-
-
-class CallParams(Params):
-    server: str
-    tool: str
-    arguments: dict[str, Any] | None = None
-    timeout_ms: float | None = Field(default=None, alias="timeoutMs", gt=0, allow_inf_nan=False)
-
-
-class ReadParams(Params):
-    server: str
-    uri: str
-
-
-class PromptParams(Params):
-    server: str
-    name: str
-    arguments: dict[str, str] | None = None
-
-
-class UploadParams(Params):
-    model_config = ConfigDict(extra="ignore", strict=True)
-    paths: list[str]
-    folders: list[str]
 
 
 class Calls:

@@ -12,6 +12,7 @@ import anyio
 from pydantic import ValidationError
 
 from core.calls.capabilities import ServerStatus
+from core.messages.host_methods import CANCEL_REQUEST
 
 from ..config.loading import load_config
 from ..config.paths import data_dir, default_config_path, log_dir
@@ -36,16 +37,11 @@ from ..servers.status import StatusBoard
 from ..servers.tasks_store import TaskStore
 from .calls import Calls
 from .listings import Listings
-from .params import Params
 from .server_admin import ServerAdmin
 from .task_keeper import TaskKeeper
 from .upload_copies import UploadCopies
 
 log = logging.getLogger(__name__)
-
-
-class CancelParams(Params):
-    id: RequestId
 
 
 class Dispatcher:
@@ -159,7 +155,7 @@ class Dispatcher:
 
     def _cancel(self, message: Notification) -> None:
         try:
-            target = CancelParams.model_validate(message.params).id
+            target = CANCEL_REQUEST.params.model_validate(message.params).id
         except ValidationError:
             log.info("ignoring $/cancelRequest without a usable id")
             return

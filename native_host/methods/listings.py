@@ -13,22 +13,18 @@ from mcp import Client, MCPError
 from pydantic import BaseModel
 
 from core.calls.names import qualified_mcp_tool_name
+from core.messages.host_methods import AnyServerParams
 
 from ..process.jsonrpc import ErrorCode, JsonObject, McpRequestError, Request
 from ..servers.apps import tool_ui
 from ..servers.connection import Connection
 from ..servers.manager import ConnectionManager
 from ..servers.replies import paginate, to_json
-from .params import Params, parse_params
+from .params import parse_params
 from .server_use import use
 
 TOOL_KEYS: Final = ("title", "description", "inputSchema", "outputSchema", "annotations")
 LISTING_WAIT_SECONDS: Final = 1.0  # contract §4: no listing waits longer for servers still starting
-
-
-class ListParams(Params):
-    server: str | None = None
-    cursor: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,7 +60,7 @@ class Listings:
         self.manager = manager
 
     async def tools_list(self, request: Request) -> JsonObject:
-        params = parse_params(ListParams, request)
+        params = parse_params(AnyServerParams, request)
         connections = self._targets(params.server)
         await self._settle_briefly(connections)
         tools = []
@@ -96,7 +92,7 @@ class Listings:
         return await self._listing(request, PROMPTS)
 
     async def _listing(self, request: Request, verb: Verb) -> JsonObject:
-        params = parse_params(ListParams, request)
+        params = parse_params(AnyServerParams, request)
         if params.server is None:
             if params.cursor is not None and verb.paged:  # a prompt listing has no pages to ask for
                 raise McpRequestError(

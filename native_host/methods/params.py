@@ -1,23 +1,23 @@
-"""A method's params, checked with a pydantic model: the first problem is the -32602 the caller gets."""
+"""A method's params, checked with its one model (core/messages/host_methods.py, which the core builds them
+with): the first problem is the -32602 the caller gets."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
+
+from core.messages.host_methods import HOST_METHODS, HostParams
 
 from ..process.jsonrpc import ErrorCode, McpRequestError, Request
 
 
-class Params(BaseModel):
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
-
-
-class ServerParams(Params):
-    """Params naming one configured server (logs, restart, sign-in, sign-out, a prompt listing)."""
-
-    server: str
-
-
-def parse_params[P: Params](model: type[P], request: Request) -> P:
+def parse_params[P: HostParams](model: type[P], request: Request) -> P:
+    """`request`'s params as `model`, which must be its method's one model (a handler reading another
+    method's params is a programming error, raised as such)."""
+    method = HOST_METHODS.get(request.method)
+    if method is None or method.params is not model:
+        raise LookupError(
+            f"{request.method!r} is not answered with {model.__name__} (core/messages/host_methods.py)"
+        )
     try:
         return model.model_validate(request.params)
     except ValidationError as exc:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
-from pydantic import ConfigDict
+
+from core.messages.host_methods import EnableParams, ServerParams
 
 from ..config.loading import load_config
 from ..config.writing import ConfigWriteError, with_server_enabled, write_config
@@ -14,13 +15,7 @@ from ..process.browser_link import BrowserGone, BrowserLink
 from ..process.jsonrpc import ErrorCode, JsonObject, McpRequestError, Request
 from ..servers.manager import ConnectionManager
 from ..servers.oauth import SIGN_IN_SECONDS, SignInFailed
-from .params import Params, ServerParams, parse_params
-
-
-class EnableParams(Params):
-    model_config = ConfigDict(extra="ignore", strict=True)
-    server: str
-    enabled: bool
+from .params import parse_params
 
 
 class ServerAdmin:

@@ -16,7 +16,7 @@ from core.agents.agent_navigation import UNHELD
 from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from core.agents.created_tab import as_loaded
 from core.calls.capabilities import BrowserToolError
-from core.consent.nav_guard import GO, Outcome, PausedNavigation, Standing, Verdict, decide, stopped_words
+from core.consent.nav_guard import GO, NavPaused, Outcome, Standing, Verdict, decide, stopped_words
 from core.web.fence import fence
 from tests.core.fenced import page_of
 from tests.core.test_core_gateway import CODEX, Setup, text
@@ -27,8 +27,8 @@ A, B = "https://a.example", "https://b.example"
 NOBODY = Standing(trusted=False, acting=(), allowed=())
 
 
-def paused(url: str, shown: str = f"{A}/cart", **facts: Any) -> PausedNavigation:
-    return PausedNavigation.model_validate({"tabId": 5, "url": url, "shown": shown, **facts})
+def paused(url: str, shown: str = f"{A}/cart", **facts: Any) -> NavPaused:
+    return NavPaused.model_validate({"type": "nav/paused", "tabId": 5, "url": url, "shown": shown, **facts})
 
 
 # -- the decision ------------------------------------------------------------------------------------------
@@ -80,9 +80,9 @@ def test_a_page_restored_from_the_back_forward_cache_is_decided_from_the_page_it
 
 def test_a_report_that_is_no_held_load_is_refused_naming_the_field() -> None:
     with pytest.raises(ValueError, match="tabId"):
-        PausedNavigation.model_validate({"url": B})
+        NavPaused.model_validate({"type": "nav/paused", "url": B})
     with pytest.raises(ValueError, match="url"):
-        PausedNavigation.model_validate({"tabId": 1, "url": "x" * 9000})
+        NavPaused.model_validate({"type": "nav/paused", "tabId": 1, "url": "x" * 9000})
 
 
 # -- through the gateway -----------------------------------------------------------------------------------

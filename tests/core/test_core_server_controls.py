@@ -9,8 +9,17 @@ from typing import Any
 import pytest
 
 from core.calls.capabilities import McpErrorCode, McpRequestError
-from core.host_link.server_controls import CONTROLS, NOT_REVOKED, SIGN_IN_WAIT_MS, STOP_ROOM_MS
+from core.host_link.server_controls import (
+    NOT_REVOKED,
+    SIGN_IN_WAIT_MS,
+    STOP_ROOM_MS,
+    enable,
+    restart,
+    sign_in,
+    sign_out,
+)
 from core.host_link.servers import ServerBoard
+from core.messages.runtime_messages import parse_runtime_message
 
 pytestmark = pytest.mark.unit
 
@@ -36,8 +45,20 @@ def board() -> ServerBoard:
     return ServerBoard(margin_ms=0)
 
 
+CONTROLS: dict[str, Any] = {
+    "servers/enable": enable,
+    "servers/signIn": sign_in,
+    "servers/signOut": sign_out,
+    "servers/restart": restart,
+}
+
+
 async def control(kind: str, host: Host, **fields: Any) -> dict[str, Any]:
-    return await CONTROLS[kind](host, board(), {"type": kind, **fields})
+    """The runtime message as the service parses it, answered by its control."""
+    answer: dict[str, Any] = await CONTROLS[kind](
+        host, board(), parse_runtime_message({"type": kind, **fields})
+    )
+    return answer
 
 
 async def test_the_switch_is_the_hosts_set_enabled_for_that_server() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import ValidationError
 
@@ -20,7 +20,9 @@ from core.calls.validation import format_validation_error
 from core.consent.acting_gate import check_acting
 from core.host_link.host_requests import ask_host
 from core.host_link.servers import ServerBoard
-from core.messages.emit import CANCELLED, Emit, McpCallSpan, McpInvocation
+from core.messages.emit import CANCELLED, Emit, McpCallSpan
+from core.messages.event_messages import McpInvocation
+from core.messages.host_methods import TOOLS_CALL, CallParams
 
 
 class McpToolCaller(Protocol):
@@ -48,7 +50,7 @@ class McpToolCall:
         except InvalidJson as error:
             # As codex: bad JSON never reaches the server and emits no events.
             return FunctionOutput(f"err: {error}", success=False)
-        invocation = McpInvocation(server, tool, arguments)
+        invocation = McpInvocation(server=server, tool=tool, arguments=arguments)
         span = McpCallSpan(self._emit, call_id, invocation)
         try:
             result = await self._call(call_id, invocation)
@@ -59,16 +61,19 @@ class McpToolCall:
         return McpOutput(result)
 
     async def _call(self, call_id: str, invocation: McpInvocation) -> CallToolResult | str:
-        params: dict[str, Any] = {"server": invocation.server, "tool": invocation.tool}
-        if invocation.arguments is not None:
-            params["arguments"] = invocation.arguments
         limit_ms = self._servers.request_limit_ms(invocation.server)
         try:
             check_acting()  # an agent's call stops here once the person paused agents
         except RespondToModel as stopped:
             return str(stopped)
         try:
-            raw = await ask_host(self._mcp, "tools/call", params, limit_ms=limit_ms, call_id=call_id)
+            params = CallParams(
+                server=invocation.server, tool=invocation.tool, arguments=invocation.arguments
+            )
+        except ValidationError as error:  # arguments that are JSON but not an object
+            return f"tool call error: {TOOLS_CALL.name}: {format_validation_error(error)}"
+        try:
+            raw = await ask_host(self._mcp, TOOLS_CALL, params, limit_ms=limit_ms, call_id=call_id)
         except McpRequestError as error:
             return f"tool call error: {error}"
         except DeadlineExceeded as error:

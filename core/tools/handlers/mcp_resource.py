@@ -21,7 +21,17 @@ from core.calls.spec import ToolSpec, parameters_schema
 from core.calls.validation import format_validation_error
 from core.host_link.host_requests import ask_host
 from core.host_link.servers import ServerBoard
-from core.messages.emit import CANCELLED, Emit, McpCallSpan, McpInvocation
+from core.messages.emit import CANCELLED, Emit, McpCallSpan
+from core.messages.event_messages import McpInvocation
+from core.messages.host_methods import (
+    RESOURCES_LIST,
+    RESOURCES_READ,
+    TEMPLATES_LIST,
+    AnyServerParams,
+    HostMethod,
+    HostParams,
+    ReadParams,
+)
 
 LIST_RESOURCES = "list_mcp_resources"
 LIST_RESOURCE_TEMPLATES = "list_mcp_resource_templates"
@@ -178,7 +188,7 @@ class _Listing:
     """What differs between listing resources and listing resource templates."""
 
     tool: str
-    method: str
+    method: HostMethod[AnyServerParams]
     key: str
     page_model: type[_ResourcesPage | _TemplatesPage]
 
@@ -186,13 +196,11 @@ class _Listing:
         try:
             return self.page_model.model_validate(raw)
         except ValidationError as error:
-            raise _invalid_answer(self.method, format_validation_error(error)) from None
+            raise _invalid_answer(self.method.name, format_validation_error(error)) from None
 
 
-_RESOURCES = _Listing(LIST_RESOURCES, "resources/list", "resources", _ResourcesPage)
-_TEMPLATES = _Listing(
-    LIST_RESOURCE_TEMPLATES, "resources/templates/list", "resourceTemplates", _TemplatesPage
-)
+_RESOURCES = _Listing(LIST_RESOURCES, RESOURCES_LIST, "resources", _ResourcesPage)
+_TEMPLATES = _Listing(LIST_RESOURCE_TEMPLATES, TEMPLATES_LIST, "resourceTemplates", _TemplatesPage)
 
 
 class McpResourceHandler:
@@ -228,14 +236,16 @@ class McpResourceHandler:
         args = validate_arguments(model, arguments) if arguments is not None else model()
         server = _optional(args.server)
         cursor = _optional(args.cursor)
-        invocation = McpInvocation(server or ALL_SERVERS_INVOCATION_SERVER, listing.tool, arguments)
+        invocation = McpInvocation(
+            server=server or ALL_SERVERS_INVOCATION_SERVER, tool=listing.tool, arguments=arguments
+        )
 
         async def payload() -> Json:
             if server is None:
                 if cursor is not None:
                     raise RespondToModel("cursor can only be used when a server is specified")
                 return await self._list_all(listing)
-            params = {"server": server} if cursor is None else {"server": server, "cursor": cursor}
+            params = AnyServerParams(server=server, cursor=cursor)
             limit_ms = self._servers.request_limit_ms(server)
             page = listing.page(await self._request(listing.method, params, limit_ms))
             answer: Json = {
@@ -250,12 +260,12 @@ class McpResourceHandler:
 
     async def _list_all(self, listing: _Listing) -> Json:
         limit_ms = self._servers.all_servers_limit_ms()
-        page = listing.page(await self._request(listing.method, {}, limit_ms))
+        page = listing.page(await self._request(listing.method, AnyServerParams(), limit_ms))
         entries: list[Json] = []
         for item in page.items:
             server = item.get("server")
             if not isinstance(server, str):
-                raise _invalid_answer(listing.method, "an entry has no server")
+                raise _invalid_answer(listing.method.name, "an entry has no server")
             entries.append({"server": server, **item})
         # Sorted by server name, each server's own order kept (sort is stable). Servers the host could
         # not list are named, so the model knows the list is partial (contract §6).
@@ -271,25 +281,25 @@ class McpResourceHandler:
         args = validate_arguments(ReadResourceArgs, arguments)
         server = _required("server", args.server)
         uri = _required("uri", args.uri)
-        invocation = McpInvocation(server, READ_RESOURCE, arguments)
+        invocation = McpInvocation(server=server, tool=READ_RESOURCE, arguments=arguments)
 
         async def payload() -> Json:
-            params = {"server": server, "uri": uri}
-            raw = await self._request("resources/read", params, self._servers.request_limit_ms(server))
+            params = ReadParams(server=server, uri=uri)
+            raw = await self._request(RESOURCES_READ, params, self._servers.request_limit_ms(server))
             try:
                 result = _ReadResult.model_validate(raw)
             except ValidationError as error:
-                raise _invalid_answer("resources/read", format_validation_error(error)) from None
+                raise _invalid_answer(RESOURCES_READ.name, format_validation_error(error)) from None
             # ReadResourceResult flattened after server and uri, as codex's ReadResourcePayload.
             return {"server": server, "uri": uri, **result.model_dump()}
 
         return await self._run(call_id, invocation, payload)
 
-    async def _request(self, method: str, params: Json, limit_ms: int) -> Any:
+    async def _request[P: HostParams](self, method: HostMethod[P], params: P, limit_ms: int) -> Any:
         try:
             return await ask_host(self._mcp, method, params, limit_ms=limit_ms)
         except (McpRequestError, DeadlineExceeded) as error:
-            raise RespondToModel(f"{method} failed: {error}") from None
+            raise RespondToModel(f"{method.name} failed: {error}") from None
 
     async def _run(
         self,
