@@ -46,7 +46,7 @@ from core.messages.event_messages import (
     GatewayStarted,
     GatewayState,
 )
-from core.messages.runtime_messages import Route, RuntimeMessage, parse_runtime_message, routed, wired
+from core.messages.runtime_messages import Route, RuntimeMessage, parse_runtime_message, routed
 from core.records.activity import ActivityLog, make_entry
 from core.records.history import record_for
 from core.tools.tool_facts import RESOURCE_TOOLS
@@ -96,17 +96,17 @@ class AgentGateway:
                 routed(m.GatewayTools, self._tools),
                 routed(m.GatewayCall, self._call),
                 routed(m.GatewayClosed, self._closed),
-                routed(m.Approvals, wired(self._controls.approvals)),
-                routed(m.ApprovalAnswer, wired(self._controls.answer)),
-                routed(m.Agents, wired(self._controls.agents)),
-                routed(m.GatewayAgents, wired(self._controls.agents)),
-                routed(m.AgentsShare, wired(self._controls.share)),
-                routed(m.AgentsStop, wired(self._controls.stop)),
+                routed(m.Approvals, self._controls.approvals),
+                routed(m.ApprovalAnswer, self._controls.answer),
+                routed(m.Agents, self._controls.agents),
+                routed(m.GatewayAgents, self._controls.agents),
+                routed(m.AgentsShare, self._controls.share),
+                routed(m.AgentsStop, self._controls.stop),
                 routed(m.AgentsPause, self._controls.pause),
-                routed(m.AgentsForget, wired(self._controls.forget)),
-                routed(m.TabsCreated, wired(self._tabs.created)),
+                routed(m.AgentsForget, self._controls.forget),
+                routed(m.TabsCreated, self._tabs.created),
                 routed(m.NavPaused, self._nav.paused),
-                routed(m.TabsRemoved, wired(self._tabs.removed)),
+                routed(m.TabsRemoved, self._tabs.removed),
                 routed(m.WorkerHello, self._worker_hello),
                 routed(m.AgentsActivity, self._activity),
                 routed(m.AgentsActivityLoad, self._activity_load),

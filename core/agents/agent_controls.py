@@ -6,29 +6,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StrictInt, StrictStr, ValidationError
-
 from core.agents.agent_tabs import AgentTabs
 from core.agents.identity import AgentBook, AgentState
 from core.agents.tool_service import ToolService
 from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.calls.outcome import Outcome
 from core.calls.tab_scope import site_of
-from core.calls.validation import format_validation_error
 from core.consent.board import AnswerOutcome, ConsentBoard, Decision
-from core.messages.runtime_messages import AgentsPause
+from core.messages.runtime_messages import (
+    Agents,
+    AgentsForget,
+    AgentsPause,
+    AgentsShare,
+    AgentsStop,
+    ApprovalAnswer,
+    Approvals,
+)
 
-type Message = dict[str, Any]
 type Answer = dict[str, Any]
 
 STOPPED = "stopped by the person"
-
-
-class ShareParams(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
-    id: StrictStr
-    tabId: StrictInt
-    shared: StrictBool
 
 
 class AgentControls:
@@ -53,10 +50,10 @@ class AgentControls:
         and one on its way stops before the page (core/consent/acting_gate.py)."""
         return self._consent.paused
 
-    async def agents(self, message: Message) -> Answer:
+    async def agents(self, message: Agents) -> Answer:
         """Every agent as the popup shows it; with `activeTabId`, how each stands to that tab (`activeTab`:
         "own", "shared" or "none": what *Share this tab with …* offers)."""
-        active = message.get("activeTabId")
+        active = message.activeTabId
         trusted = await self._trusted()
         looked_up = await self._tabs.all()
         open_tabs = looked_up or {}
@@ -83,18 +80,14 @@ class AgentControls:
                 ],
                 "pending": self._consent.pending(agent.id),
             }
-            if type(active) is int:
+            if active is not None:
                 wire["activeTab"] = (
                     "own" if active in agent.own else "shared" if active in agent.shared else "none"
                 )
             agents.append(wire)
         return {"paused": self.paused, "agents": agents}
 
-    async def share(self, message: Message) -> Answer:
-        try:
-            params = ShareParams.model_validate(message)
-        except ValidationError as error:
-            raise McpRequestError(McpErrorCode.INVALID_PARAMS, format_validation_error(error)) from None
+    async def share(self, params: AgentsShare) -> Answer:
         agent = self._book.get(params.id)
         if agent is None:
             raise _no_agent(params.id)
@@ -107,10 +100,10 @@ class AgentControls:
         self._changed()
         return {"ok": True}
 
-    async def stop(self, message: Message) -> Answer:
-        agent = self._book.get(message["id"])
+    async def stop(self, message: AgentsStop) -> Answer:
+        agent = self._book.get(message.id)
         if agent is None:
-            raise _no_agent(message["id"])
+            raise _no_agent(message.id)
         stopped = agent.cancel_running(STOPPED, outcome=Outcome.STOPPED)
         stopped += self._consent.withdraw(STOPPED, agent_id=agent.id)
         self._changed()
@@ -121,11 +114,11 @@ class AgentControls:
         self._changed()
         return {"paused": self.paused}
 
-    async def forget(self, message: Message) -> Answer:
+    async def forget(self, message: AgentsForget) -> Answer:
         """Its grants and its trust go; the answer carries the config for the worker to store."""
-        agent = self._book.get(message["id"])
+        agent = self._book.get(message.id)
         if agent is None:
-            raise _no_agent(message["id"])
+            raise _no_agent(message.id)
         self._consent.forget(agent.id)
         trusted = await self._trusted()
         kept = [entry for entry in trusted if entry != agent.identity.trust_entry]
@@ -133,11 +126,11 @@ class AgentControls:
         self._changed()
         return {"ok": True, "config": config}
 
-    async def approvals(self, message: Message) -> Answer:
+    async def approvals(self, message: Approvals) -> Answer:
         return self._consent.listed()
 
-    async def answer(self, message: Message) -> Answer:
-        decision, approval_id = Decision(message["decision"]), message["id"]
+    async def answer(self, message: ApprovalAnswer) -> Answer:
+        decision, approval_id = Decision(message.decision), message.id
         outcome = self._consent.answer(approval_id, decision)
         if outcome is AnswerOutcome.WITHDRAWN:
             raise McpRequestError(

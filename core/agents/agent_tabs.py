@@ -20,9 +20,9 @@ from core.agents.identity import AgentBook, AgentState, TabGroups
 from core.browser.context import refs_of
 from core.browser.refs import FrameSite
 from core.calls.capabilities import BrowserCapability, BrowserToolError, McpErrorCode
+from core.messages.runtime_messages import TabsCreated, TabsRemoved
 from core.web.fence import split
 
-type Message = dict[str, Any]
 type Answer = dict[str, Any]
 
 TAB_LOOKUP_TIMEOUT_MS = 5_000
@@ -112,10 +112,10 @@ class AgentTabs:
             agent.last_tab = prepared.tab_id
         return None
 
-    async def created(self, message: Message) -> Answer:
+    async def created(self, message: TabsCreated) -> Answer:
         """`tabs/created`: a tab the page of `sourceTabId` opened is that tab's agent's, in its group, when
         the agent was at work there; otherwise the person opened it (or the page did on its own)."""
-        tab_id, source = message["tabId"], message["sourceTabId"]
+        tab_id, source = message.tabId, message.sourceTabId
         if self._at_work(source):
             owner = self._book.tab_created(tab_id, source)
             if owner is not None:
@@ -132,10 +132,10 @@ class AgentTabs:
         worked = self._worked.get(tab_id)
         return worked is not None and _now() - worked < OPENS_AFTER_CALL_S
 
-    async def removed(self, message: Message) -> Answer:
+    async def removed(self, message: TabsRemoved) -> Answer:
         """`tabs/removed`: the tab is nobody's any more."""
-        self._book.tab_removed(message["tabId"])
-        self._worked.pop(message["tabId"], None)
+        self._book.tab_removed(message.tabId)
+        self._worked.pop(message.tabId, None)
         return {"ok": True}
 
     async def _group(self, agent: AgentState, tab_id: int) -> None:
