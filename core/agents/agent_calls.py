@@ -218,22 +218,22 @@ class AgentGateway:
         return self._envelope(internal)
 
     def _record(self, agent: AgentState, call: RunningCall, outcome: Outcome, tab_id: int | None) -> None:
-        """One activity entry for a call that ended; the worker stores the bounded list as it is."""
-        self.activity.add(
-            make_entry(
-                call_id=call.call_id,
-                at_s=call.started_at,
-                ended_s=time.time(),
-                agent_id=agent.id,
-                agent=agent.label,
-                tool=call.tool,
-                action=call.action,
-                site=call.site,
-                tab_id=tab_id,
-                outcome=outcome,
-            )
+        """One activity entry for a call that ended; the worker puts it first in the stored list and keeps
+        as many entries as the log does."""
+        entry = make_entry(
+            call_id=call.call_id,
+            at_s=call.started_at,
+            ended_s=time.time(),
+            agent_id=agent.id,
+            agent=agent.label,
+            tool=call.tool,
+            action=call.action,
+            site=call.site,
+            tab_id=tab_id,
+            outcome=outcome,
         )
-        self._emit(AgentsActivityStore(entries=self.activity.entries()).to_wire())
+        self.activity.add(entry)
+        self._emit(AgentsActivityStore(entry=entry, keep=self.activity.count).to_wire())
 
     async def _activity(self, message: m.AgentsActivity) -> Answer:
         return {"entries": self.activity.entries(message.id, message.limit)}
@@ -242,6 +242,9 @@ class AgentGateway:
         """What the worker kept of an earlier core's log (after the Python document restarted)."""
         stored = message.entries
         self.activity.load(stored if isinstance(stored, list) else [])
+        # The merged list replaces what the worker stores; each call after it sends only its entry.
+        entries = self.activity.entries()
+        self._emit(AgentsActivityStore(entries=entries, keep=len(entries)).to_wire())
         return {"ok": True}
 
     def _seen(self, identity: AgentIdentity, session: str) -> AgentState:

@@ -91,7 +91,12 @@ class AgentsChanged(RuntimeEvent):
 
 @event("agents/activity/store", "the activity log to store, as it is (`entries`)")
 class AgentsActivityStore(RuntimeEvent):
-    entries: list[Any]  # the entries as core/records/activity.py keeps them (not copied per call)
+    """A change to the stored log: the whole list (`entries`, after a load), or one new entry put first with
+    the list then cut to `keep` (each call: the 500-entry list no longer crosses the bridge per call)."""
+
+    entries: list[Any] | None = None  # the entries as core/records/activity.py keeps them (not copied)
+    entry: dict[str, Any] | None = None
+    keep: int
 
 
 @event("approval", "the calls waiting for the person changed")

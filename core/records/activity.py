@@ -4,8 +4,9 @@ An entry is made when a gateway call ends: when it started (`at`, ms), the agent
 id), the tool, its action, the site and tab it acted on, its outcome and how long it took (`ms`). The outcome
 is the call's one `core.calls.outcome.Outcome`, the value history and the agent's answer read too. The log
 keeps at most `MAX_ENTRIES` entries and `MAX_BYTES` of them (compact JSON), dropping the oldest. The service
-worker stores the whole bounded list in `chrome.storage.session` in one write each time it changes and hands
-it back to a new core.
+worker keeps the same list in `chrome.storage.session` (one write each time it changes): it is sent each new
+entry with how many entries to keep, and the whole list only after a load, and it hands the list back to a
+new core.
 """
 
 from __future__ import annotations
@@ -112,6 +113,10 @@ class ActivityLog:
             entry for entry, _ in reversed(self._entries) if agent_id is None or entry["agentId"] == agent_id
         ]
         return found if limit is None else found[: max(0, limit)]
+
+    @property
+    def count(self) -> int:
+        return len(self._entries)
 
     @property
     def size(self) -> int:

@@ -1,20 +1,24 @@
 // The agents' activity log across a service-worker restart (contract §9): Python decides the entries and
-// their bound and emits the whole bounded list each time it changes; the worker keeps it in
-// chrome.storage.session under one key (one write, so a failed write leaves the last good list whole) and
-// hands it back to a new Python document. Only the newest list is written; an older one never overwrites it.
+// their bound. It sends each new entry with how many entries the log keeps (`keep`), and the whole list only
+// after a new Python document has loaded the stored one; the worker applies each change to the list it
+// keeps in chrome.storage.session under one key (one write, so a failed write leaves the last good list
+// whole) and hands it back to a new Python document. Changes made while a write runs go in the next one.
 const KEY = "agents-activity";
 
-let latest = null;
+let stored = null; // the list as written or about to be; read back from storage after a restart
+const changes = [];
 let writing = null;
 
-export function storeActivity(entries) {
-  latest = entries;
+export function storeActivity(change) {
+  changes.push(change);
   writing ??= (async () => {
-    while (latest) {
-      const next = latest;
-      latest = null;
+    stored ??= await storedActivity();
+    while (changes.length) {
+      for (const { entries, entry, keep } of changes.splice(0)) {
+        stored = (entries ?? [entry, ...stored]).slice(0, keep);
+      }
       try {
-        await chrome.storage.session.set({ [KEY]: next });
+        await chrome.storage.session.set({ [KEY]: stored });
       } catch (e) {
         console.warn("tabgate: activity log not stored:", e.message);
       }

@@ -78,8 +78,8 @@ export function createGatewayRelay({ host, python, history, broadcast }) {
         return true;
       }
       if (event.type === EventType.AGENTS_ACTIVITY_STORE) {
-        // Python's bounded log, stored as it is; pages hear only that it changed.
-        storeActivity(event.entries ?? []);
+        // A change to Python's bounded log, applied to the stored list; pages hear only that it changed.
+        storeActivity(event);
         broadcast({ type: EventType.AGENTS_ACTIVITY_CHANGED });
         return true;
       }

@@ -19,6 +19,7 @@ from core.browser.context import refs_of
 from core.browser.refs import FrameSite, PageKey
 from core.calls.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.messages.runtime_messages import Dispatch, parse_runtime_message
+from core.records.activity import ActivityLog
 from core.runtime.facade import Service
 from tests.core.fenced import page_of
 
@@ -875,8 +876,37 @@ async def test_each_agent_call_leaves_an_activity_entry_with_its_outcome_newest_
     assert entries[5]["tabId"] == 7 and all(e["ms"] >= 0 and e["at"] > 0 for e in entries)
     mine = (await setup.send({"type": "agents/activity", "id": codex, "limit": 2}))["entries"]
     assert [e["outcome"] for e in mine] == ["withdrawn", "denied"]
-    stored = [event for event in setup.events if event["type"] == "agents/activity/store"]
-    assert len(stored) == 6 and stored[-1]["entries"] == entries
+    changes = [event for event in setup.events if event["type"] == "agents/activity/store"]
+    assert len(changes) == 6 and all(change["entries"] is None for change in changes)  # one entry per call
+    assert stored_by_the_worker(changes) == entries
+
+
+def stored_by_the_worker(changes: list[dict[str, Any]], stored: list[Any] | None = None) -> list[Any]:
+    """The list the service worker keeps, each change applied as extension/worker/activity_store.js does."""
+    for change in changes:
+        base = change["entries"] if change["entries"] is not None else [change["entry"], *(stored or [])]
+        stored = base[: change["keep"]]
+    return stored or []
+
+
+async def test_the_stored_log_keeps_as_many_entries_as_the_log_and_a_load_sends_the_whole_merged_list() -> (
+    None
+):
+    setup = await Setup(gateway=True).start()
+    setup.gateway.activity = ActivityLog(max_entries=3)
+    for _ in range(5):
+        await setup.call("update_plan", {"plan": []})
+    changes = [event for event in setup.events if event["type"] == "agents/activity/store"]
+    assert [change["keep"] for change in changes] == [1, 2, 3, 3, 3]
+    entries = (await setup.send({"type": "agents/activity"}))["entries"]
+    assert len(entries) == 3 and stored_by_the_worker(changes, ["an older list"]) == entries
+    left = [{**entries[-1], "id": "from-an-earlier-core"}]
+    await setup.send({"type": "agents/activity/load", "entries": left})
+    [*_, full] = [event for event in setup.events if event["type"] == "agents/activity/store"]
+    merged = (await setup.send({"type": "agents/activity"}))["entries"]
+    assert (
+        full["entries"] == merged and full["keep"] == 3 and stored_by_the_worker([full], ["stale"]) == merged
+    )
 
 
 async def test_unanswered_is_denied_paused_is_denied_and_a_stopped_running_call_is_withdrawn() -> None:
