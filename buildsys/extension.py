@@ -21,6 +21,7 @@ from buildsys.pyodide_runtime import fetch_pyodide, stage_runtime
 from buildsys.site_image import SITE_IMAGE, build_site_image
 from buildsys.snapshot import make_snapshot
 from buildsys.venv_setup import setup
+from buildsys.worker_timings import write_worker_timings
 from buildsys.wheels import build_core_wheel, fetch_wheels
 
 
@@ -39,6 +40,7 @@ def build(py: Path | None = None) -> Path:
     _write_manifest(staging, version)
     write_error_codes(staging / "error_codes.js")
     write_message_types(py, staging / "message_types.js")
+    write_worker_timings(staging / "worker_timings.js")
     runtime = staging / "pyodide"
     stage_runtime(pyodide_dir, runtime)
     shutil.copy2(lock, runtime / "pyodide-lock.json")

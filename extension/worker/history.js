@@ -7,11 +7,12 @@
 // memory at once (and pushed to the popup), told to Python, and written shortly after in one storage call per
 // batch, so recording stays off the answers' path.
 import { MessageType } from "../message_types.js";
+import { WorkerTiming } from "../worker_timings.js";
 
 const PREFIX = "history:";
 const INDEX_KEY = "history-index";
 // Other changes within this time share one storage write (the ends of a burst of calls).
-const WRITE_DELAY_MS = 50;
+const WRITE_DELAY_MS = WorkerTiming.HISTORY_WRITE_DELAY_MS;
 
 let index = []; // [{id, startedAt, changedAt, status, bytes}], newest first
 let totalBytes = 0;

@@ -1,15 +1,14 @@
 // The native messaging host connection: one long-lived port, JSON-RPC requests, `$/chunk` reassembly,
 // and Chrome's disconnect messages mapped to the contract's host states.
 import { ErrorCode } from "../error_codes.js";
+import { WorkerTiming } from "../worker_timings.js";
 
 export const HOST_NAME = "dev.tabgate.host";
 const PROTOCOL_VERSION = "1";
-const RETRY_MS = 2000;
-// A host that exits while it is wanted (the agent gateway is on) is started again after RESTART_MIN_MS,
-// doubling up to RESTART_MAX_MS while it keeps exiting within STABLE_MS of starting.
-const RESTART_MIN_MS = 200;
-const RESTART_MAX_MS = 5000;
-const STABLE_MS = 10000;
+// A host that exits while it is wanted (the agent gateway is on) is started again after HOST_RESTART_MIN_MS,
+// doubling up to HOST_RESTART_MAX_MS while it keeps exiting within HOST_STABLE_MS of starting
+// (core/runtime/worker_timings.py says why each is that long).
+const { HOST_RETRY_MS, HOST_RESTART_MIN_MS, HOST_RESTART_MAX_MS, HOST_STABLE_MS } = WorkerTiming;
 
 // Chrome's own strings (chrome.runtime.lastError.message) → contract §5 host states.
 const HOST_ERRORS = [
@@ -37,7 +36,7 @@ export class HostConnection {
     this.connecting = null;
     this.lastAttempt = 0;
     this.connectedAt = 0;
-    this.restartDelay = RESTART_MIN_MS;
+    this.restartDelay = HOST_RESTART_MIN_MS;
     this.restartTimer = null;
   }
 
@@ -45,15 +44,15 @@ export class HostConnection {
     return this.state.host === "connected";
   }
 
-  // Connect unless connected; a failed attempt is retried at most every RETRY_MS (the user may install the
-  // host at any time). An exited host is restarted by the next call, not by a status check, so the user
+  // Connect unless connected; a failed attempt is retried at most every HOST_RETRY_MS (the user may install
+  // the host at any time). An exited host is restarted by the next call, not by a status check, so the user
   // sees that it exited — unless it is wanted (the agent gateway is on): then it is restarted at once.
   ensure({ restartExited = true } = {}) {
     if (this.connected || this.connecting) return this.connecting ?? Promise.resolve(this.connected);
     const exited = this.state.host === "exited";
     if (exited && !restartExited) return Promise.resolve(false);
-    // A missing or refused host is looked for again at most every RETRY_MS; an exited one at once.
-    if (!exited && Date.now() - this.lastAttempt < RETRY_MS) return Promise.resolve(false);
+    // A missing or refused host is looked for again at most every HOST_RETRY_MS; an exited one at once.
+    if (!exited && Date.now() - this.lastAttempt < HOST_RETRY_MS) return Promise.resolve(false);
     this.lastAttempt = Date.now();
     this.connecting = this.#connect().finally(() => (this.connecting = null));
     return this.connecting;
@@ -101,9 +100,9 @@ export class HostConnection {
   async #restartIfWanted() {
     if (!["exited", "error"].includes(this.state.host) || !(await this.wanted?.())) return;
     if (this.restartTimer || this.port || this.connecting) return; // one restart at a time
-    if (Date.now() - this.connectedAt > STABLE_MS) this.restartDelay = RESTART_MIN_MS;
+    if (Date.now() - this.connectedAt > HOST_STABLE_MS) this.restartDelay = HOST_RESTART_MIN_MS;
     const delay = this.restartDelay;
-    this.restartDelay = Math.min(this.restartDelay * 2, RESTART_MAX_MS);
+    this.restartDelay = Math.min(this.restartDelay * 2, HOST_RESTART_MAX_MS);
     this.restartTimer = setTimeout(async () => {
       this.restartTimer = null;
       if (!this.port && !this.connecting && !(await this.ensure())) this.#restartIfWanted();

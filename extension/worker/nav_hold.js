@@ -4,7 +4,9 @@
 // and applies the answer: continue, or fail it. A page restored from the back/forward cache sends no request
 // (Fetch never sees it): its commit is relayed the same way, and a stop takes the tab back to the entry it
 // left. It decides nothing (core/consent/nav_guard.py does).
-const DECISION_MS = 10000; // a request Python has not decided by then is failed: never held for ever
+import { WorkerTiming } from "../worker_timings.js";
+
+const DECISION_MS = WorkerTiming.NAV_DECISION_LIMIT_MS; // a request Python has not decided by then is failed: never held for ever
 const FAIL_SAFE = { continue: false, errorReason: "Aborted" };
 
 export const HOLD_DOCUMENTS = ["Fetch.enable", { patterns: [{ resourceType: "Document", requestStage: "Request" }] }];

@@ -2,6 +2,8 @@
 // that runs Python (py_worker.js) and joins it to the service worker with a MessageChannel, so calls never
 // pass through this document's thread (the one every extension page shares). The `python` runtime port is
 // only the lifeline: when the service worker stops, the port breaks, and the next worker gets a new channel.
+import { WorkerTiming } from "../worker_timings.js";
+
 const worker = new Worker(chrome.runtime.getURL("worker/py_worker.js"), { type: "module" });
 let port = null;
 let failure = null; // the worker could not even load: said on the lifeline, since it has no channel to say it
@@ -10,7 +12,7 @@ function connect() {
   port = chrome.runtime.connect({ name: "python" });
   port.onDisconnect.addListener(() => {
     port = null;
-    setTimeout(connect, 50);
+    setTimeout(connect, WorkerTiming.OFFSCREEN_RECONNECT_MS);
   });
   if (failure) port.postMessage({ kind: "state", state: failure });
   const channel = new MessageChannel();

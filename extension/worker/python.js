@@ -2,9 +2,9 @@
 // Pyodide. The document opens the "python" runtime port (the lifeline: it breaks when either side goes) and
 // hands this service worker one end of a MessageChannel to the Python worker, which carries the calls.
 import { ErrorCode } from "../error_codes.js";
+import { WorkerTiming } from "../worker_timings.js";
 
 const OFFSCREEN_URL = "worker/offscreen.html";
-const CALL_TIMEOUT_MS = 10 * 60 * 1000;
 
 export class PythonConnection {
   constructor({ onState, onRequest, onHello }) {
@@ -41,7 +41,7 @@ export class PythonConnection {
     }
   }
 
-  whenReady(timeoutMs = 60000) {
+  whenReady(timeoutMs = WorkerTiming.PYTHON_READY_LIMIT_MS) {
     if (this.state.python === "ready" && this.channel) return Promise.resolve();
     if (this.state.python === "failed") return Promise.reject(new Error(this.state.pythonError));
     this.ensureDocument().catch((e) => this.#setState({ python: "failed", pythonError: String(e.message) }));
@@ -57,8 +57,8 @@ export class PythonConnection {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new Error(`Python did not answer ${message.type} within ${CALL_TIMEOUT_MS} ms`));
-      }, CALL_TIMEOUT_MS);
+        reject(new Error(`Python did not answer ${message.type} within ${WorkerTiming.PYTHON_CALL_LIMIT_MS} ms`));
+      }, WorkerTiming.PYTHON_CALL_LIMIT_MS);
       this.pending.set(id, { resolve, reject, timer });
       this.channel.postMessage({ kind: "call", id, message });
     });

@@ -12,6 +12,7 @@ import { listenForClicks } from "./approval_notices.js";
 import { ErrorCode } from "../error_codes.js";
 import { setNavDecider } from "./nav_hold.js";
 import { MessageType, EventType } from "../message_types.js";
+import { WorkerTiming } from "../worker_timings.js";
 
 const CONFIG_KEY = "config";
 const eventPorts = new Set();
@@ -157,7 +158,7 @@ async function status() {
   await Promise.all([host.ensure({ restartExited: false }), python.ensureDocument().catch(() => {})]);
   if (python.state.python === "booting" && python.state.bootedAt === null) {
     // After a worker restart the document reconnects within milliseconds; give it that long.
-    await Promise.race([python.whenReady().catch(() => {}), new Promise((r) => setTimeout(r, 1500))]);
+    await Promise.race([python.whenReady().catch(() => {}), new Promise((r) => setTimeout(r, WorkerTiming.STATUS_PYTHON_WAIT_MS))]);
   }
   const { [CONFIG_KEY]: config = {} } = await chrome.storage.local.get(CONFIG_KEY);
   return {
@@ -186,7 +187,7 @@ function broadcastStatus() {
   statusTimer = setTimeout(async () => {
     statusTimer = null;
     broadcast({ type: EventType.STATUS, ...(await status()) });
-  }, 20);
+  }, WorkerTiming.STATUS_BATCH_MS);
 }
 
 chrome.runtime.onConnect.addListener((port) => {

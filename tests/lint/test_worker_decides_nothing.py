@@ -1,6 +1,8 @@
 """The service worker relays and calls chrome.*; the decisions it once made are Python's (issue 26, Deliver
 3). Each moved decision has a fingerprint here: finding one back in extension/worker/ fails, naming the file
-and line, so a decision does not creep back into JavaScript."""
+and line, so a decision does not creep back into JavaScript. So does a fixed wait: every timer's delay and
+every `*_MS` constant comes from the generated `worker_timings.js` (core/runtime/worker_timings.py), the one
+place a timing number may stand (it is written into dist/extension, not kept in extension/worker/)."""
 
 from __future__ import annotations
 
@@ -34,3 +36,56 @@ def test_the_worker_does_not_decide(decision: str) -> None:
         if MOVED[decision].search(_code(line))
     ]
     assert not found, f"{decision} is Python's, not the worker's:\n" + "\n".join(found)
+
+
+# A delay written as a number, or arithmetic of numbers (`10 * 60 * 1000`, `10_000`).
+NUMBER = re.compile(r"[\d_.\s*+()]*\d[\d_.\s*+()]*")
+# A `*_MS` constant given a number (`const WRITE_DELAY_MS = 50`, `CALL_TIMEOUT_MS = 10 * 60 * 1000`).
+MS_NUMBER = re.compile(r"\b[A-Z0-9_]*_MS\s*=(?!=)\s*\(?\d[\d_]*")
+TIMER = re.compile(r"\bset(?:Timeout|Interval)\(")
+COMMENT = re.compile(r"/\*.*?\*/|(?<!:)//[^\n]*", re.DOTALL)
+CLOSE = {")": "(", "]": "[", "}": "{"}
+
+
+def _delay(code: str, start: int) -> str | None:
+    """The last argument of the timer call whose arguments begin at `start` (None: no delay given)."""
+    depth, quote, last_comma, i = 0, "", None, start
+    while i < len(code):
+        ch = code[i]
+        if quote:
+            i += 2 if ch == "\\" else 1
+            quote = "" if ch == quote else quote
+            continue
+        if ch in "\"'`":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in CLOSE:
+            if depth == 0:
+                return code[last_comma + 1 : i].strip() if last_comma is not None else None
+            depth -= 1
+        elif ch == "," and depth == 0:
+            last_comma = i
+        i += 1
+    return None
+
+
+def _timing_numbers(path: Path) -> list[str]:
+    code = COMMENT.sub("", path.read_text())
+
+    def where(at: int) -> str:
+        return f"{path.name}:{code.count(chr(10), 0, at) + 1}"
+
+    found = [f"{where(m.start())}: {m.group()}" for m in MS_NUMBER.finditer(code)]
+    for m in TIMER.finditer(code):
+        delay = _delay(code, m.end())
+        if delay is not None and NUMBER.fullmatch(delay):
+            found.append(f"{where(m.start())}: {m.group()}… {delay}")
+    return found
+
+
+def test_the_worker_sets_no_timing_of_its_own() -> None:
+    """A number as a timer's delay or a `*_MS` value in extension/worker/*.js fails; the names of
+    core/runtime/worker_timings.py (`WorkerTiming.NAME`) or a value Python sent with the request pass."""
+    found = [hit for path in sorted(WORKER.glob("*.js")) for hit in _timing_numbers(path)]
+    assert not found, "fixed waits are core/runtime/worker_timings.py's, not the worker's:\n" + "\n".join(found)
