@@ -21,8 +21,8 @@ from buildsys.pyodide_runtime import fetch_pyodide, stage_runtime
 from buildsys.site_image import SITE_IMAGE, build_site_image
 from buildsys.snapshot import make_snapshot
 from buildsys.venv_setup import setup
-from buildsys.worker_timings import write_worker_timings
 from buildsys.wheels import build_core_wheel, fetch_wheels
+from buildsys.worker_timings import write_worker_timings
 
 
 def build(py: Path | None = None) -> Path:

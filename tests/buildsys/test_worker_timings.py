@@ -1,4 +1,5 @@
-"""The service worker takes its fixed waits from the module the build writes from core/runtime/worker_timings.py."""
+"""The service worker takes its fixed waits from the module the build writes from
+core/runtime/worker_timings.py."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ def test_the_worker_does_not_decide(decision: str) -> None:
 # A delay written as a number, or arithmetic of numbers (`10 * 60 * 1000`, `10_000`).
 NUMBER = re.compile(r"[\d_.\s*+()]*\d[\d_.\s*+()]*")
 # A `*_MS` constant given a number (`const WRITE_DELAY_MS = 50`, `CALL_TIMEOUT_MS = 10 * 60 * 1000`).
-MS_NUMBER = re.compile(r"\b[A-Z0-9_]*_MS\s*=(?!=)\s*\(?\d[\d_]*")
+MS_NUMBER = re.compile(r"\b[A-Z0-9_]*_MS\s*=(?!=)\s*\(?\d[\d_ *+]*")
 TIMER = re.compile(r"\bset(?:Timeout|Interval)\(")
 COMMENT = re.compile(r"/\*.*?\*/|(?<!:)//[^\n]*", re.DOTALL)
 CLOSE = {")": "(", "]": "[", "}": "{"}
@@ -88,4 +88,5 @@ def test_the_worker_sets_no_timing_of_its_own() -> None:
     """A number as a timer's delay or a `*_MS` value in extension/worker/*.js fails; the names of
     core/runtime/worker_timings.py (`WorkerTiming.NAME`) or a value Python sent with the request pass."""
     found = [hit for path in sorted(WORKER.glob("*.js")) for hit in _timing_numbers(path)]
-    assert not found, "fixed waits are core/runtime/worker_timings.py's, not the worker's:\n" + "\n".join(found)
+    listing = "\n".join(found)
+    assert not found, f"fixed waits are core/runtime/worker_timings.py's, not the worker's:\n{listing}"
