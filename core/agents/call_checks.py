@@ -17,10 +17,9 @@ from pydantic import ValidationError
 
 from core.agents.identity import AgentState
 from core.agents.plain_words import summarize
-from core.browser.actions import describe
 from core.browser.dom_args import BrowserDomArgs
 from core.browser.refs import FrameSite
-from core.browser.tool_table import BROWSER_TOOLS
+from core.browser.tool_table import BROWSER_TOOLS, describe
 from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.calls.outcome import Outcome
 from core.calls.tab_scope import site_of

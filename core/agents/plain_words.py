@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.browser.action_words import MAX_LISTED, quoted
-from core.browser.actions import declared
+from core.browser.tool_table import declared
 
 type Args = Mapping[str, Any]
 

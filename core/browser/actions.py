@@ -1,8 +1,9 @@
 """Every browser action, declared once (contract §7): whether it reads or acts, whether it moves a tab, what
 it targets, what the tab must show for it to run, whether an open JavaScript dialog blocks it, its plain
-words, and who runs it (Python through the debugger, or the service worker's chrome.* executor). Consent
-(`describe`), the person's view (`words`), the parallel gate (`parallel`) and the wrapper that runs every
-action (core/tools/handlers/browser.py) all read this table; each tool's arguments model names the fields.
+words, the argument fields it takes, and who runs it (Python through the debugger, or the service worker's
+chrome.* executor). Consent (`describe`), the person's view (`words`), the parallel gate (`parallel`), each
+tool's published schema and argument checks (core/browser/action_fields.py, applied in tool_table.py) and the
+wrapper that runs every action (core/tools/handlers/browser.py) all read this table.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from typing import Any, Literal
 
 from core.browser import action_words as say
 from core.browser import devtools, dom, navigation, page, screenshot, waits
+from core.browser.action_fields import Fields, takes
 from core.browser.action_words import Words
 from core.browser.context import PageContext
-from core.browser.tool_table import BROWSER_TOOLS
 from core.calls.tab_scope import Access
 from core.web.fence import PageText
 
@@ -45,6 +46,7 @@ class BrowserAction:
     info: ActionInfo
     access: Access
     words: Words  # what the call does, for the person
+    fields: Fields  # the arguments it takes: the tool's schema and checks are made of these
     run: Runner | None  # None: the service worker's chrome.* executor, as one call
     # Its whole answer is text from the page (contract §7.1): the handler fences it. An action that mixes
     # its own words with the page's returns a `PageText` instead, and is fenced whatever this says.
@@ -64,6 +66,7 @@ class BrowserAction:
 def _action(
     access: Access,
     words: Words,
+    fields: Fields,
     run: Runner | None = None,
     *,
     reads: bool,
@@ -73,7 +76,7 @@ def _action(
     blocked_by_dialog: bool = False,
 ) -> BrowserAction:
     info = ActionInfo(reads=reads, moves_tab=moves_tab, target=target)
-    return BrowserAction(info, access, words, run, page_text, blocked_by_dialog)
+    return BrowserAction(info, access, words, fields, run, page_text, blocked_by_dialog)
 
 
 _reads = partial(_action, reads=True)
@@ -83,48 +86,79 @@ _acts = partial(_action, reads=False)
 # At most this many links in one `links` answer (the page's first ones).
 MAX_LINKS = 1000
 
+_TAB = ("tabId",)
+_ELEMENT = (("ref", "selector"),)  # the one element the action acts on
 
-def _page_read(what: str) -> BrowserAction:
+
+def _page_read(what: str, fields: Fields) -> BrowserAction:
     """title, url, text, html, links: one script in the page (chrome.scripting), which a dialog holds up."""
-    read = _reads("page", say.fixed(f"read the page's {what}"), page_text=True, blocked_by_dialog=True)
+    read = _reads(
+        "page", say.fixed(f"read the page's {what}"), fields, page_text=True, blocked_by_dialog=True
+    )
     return replace(read, limits=(("maxLinks", MAX_LINKS),)) if what == "links" else read
 
 
 def _moves(words: Words) -> BrowserAction:
     """reload, back, forward: one chrome.* call that moves the tab, timed as navigation.py says."""
-    return replace(_acts("tab", words, moves_tab=True, page_text=True), limits=navigation.TIMING)
+    fields = takes(optional=(*_TAB, "waitForLoad", "timeoutMs"))
+    return replace(_acts("tab", words, fields, moves_tab=True, page_text=True), limits=navigation.TIMING)
 
 
-def _on_page(reads: bool, words: Words, run: Runner) -> BrowserAction:
+def _on_page(reads: bool, words: Words, fields: Fields, run: Runner) -> BrowserAction:
     """A debugger-run action in a page: a dialog holds up its commands."""
-    return _action("page", words, run, reads=reads, blocked_by_dialog=True)
+    return _action("page", words, fields, run, reads=reads, blocked_by_dialog=True)
 
+
+def _on_element(
+    reads: bool, words: Words, run: Runner, *required: str, optional: tuple[str, ...] = ()
+) -> BrowserAction:
+    """A debugger-run action on one element, named by ref or selector."""
+    return _on_page(reads, words, takes(*required, optional=(*_TAB, *optional), one_of=_ELEMENT), run)
+
+
+_TAB_FILTERS = ("url", "active", "pinned", "windowId")  # create takes them as settings
+_PAGE_READ_FIELDS = {
+    "title": takes(optional=_TAB),
+    "url": takes(optional=_TAB),
+    "text": takes(optional=(*_TAB, "maxChars")),
+    "html": takes(optional=(*_TAB, "maxChars")),
+    "links": takes(optional=_TAB),
+}
 
 ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
     # Tabs' titles and URLs are the pages' text: those answers are fenced (page_text).
     "browser_tab": {
-        "query": _reads("none", say.fixed("list its tabs"), target="none", page_text=True),
+        "query": _reads(
+            "none",
+            say.fixed("list its tabs"),
+            takes(optional=(*_TAB_FILTERS, "title", "currentWindow")),
+            target="none",
+            page_text=True,
+        ),
         # create and update move a tab only when they name a url.
         "create": _acts(
             "none",
             lambda a: f"open a new tab at {say.quoted(a['url'])}" if "url" in a else "open a new tab",
+            takes(optional=_TAB_FILTERS),
             target="url",
             moves_tab=True,
             page_text=True,
         ),
+        "close": _acts("tab", say.fixed("close the tab"), takes("tabId")),
+        "activate": _acts("tab", say.fixed("bring the tab to the front"), takes("tabId"), page_text=True),
         "update": _acts(
             "tab",
             lambda a: f"load {say.quoted(a['url'])} in the tab" if "url" in a else "change the tab",
+            takes("tabId", optional=("url", "active", "pinned")),
             moves_tab=True,
             page_text=True,
         ),
-        "activate": _acts("tab", say.fixed("bring the tab to the front"), page_text=True),
-        "close": _acts("tab", say.fixed("close the tab")),
     },
     "browser_navigation": {
         "navigate": _acts(
             "navigate",
             lambda a: f"go to {say.quoted(a.get('url', ''))}",
+            takes("url", optional=(*_TAB, "waitForLoad", "timeoutMs")),
             navigation.navigate,
             moves_tab=True,
             page_text=True,
@@ -133,90 +167,123 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
         "reload": _moves(say.fixed("reload the page")),
         "back": _moves(say.fixed("go back a page")),
         "forward": _moves(say.fixed("go forward a page")),
-        "current_url": _reads("tab", say.fixed("read the page's address"), page_text=True),
+        "current_url": _reads(
+            "tab", say.fixed("read the page's address"), takes(optional=_TAB), page_text=True
+        ),
         "wait_for_load": replace(
-            _reads("tab", say.fixed("wait for the page to load"), page_text=True), limits=navigation.TIMING
+            _reads(
+                "tab",
+                say.fixed("wait for the page to load"),
+                takes(optional=(*_TAB, "timeoutMs")),
+                page_text=True,
+            ),
+            limits=navigation.TIMING,
         ),
     },
     "browser_page": {
-        **{what: _page_read(what) for what in ("title", "url", "text", "html", "links")},
-        "snapshot": _on_page(True, say.fixed("read the page's outline"), page.snapshot),
+        **{what: _page_read(what, fields) for what, fields in _PAGE_READ_FIELDS.items()},
+        "snapshot": _on_page(
+            True,
+            say.fixed("read the page's outline"),
+            takes(optional=(*_TAB, "maxChars", "ref", "offset", "since")),
+            page.snapshot,
+        ),
         "find": _on_page(
-            True, lambda a: f"find {say.quoted(a.get('text', a.get('regex', '')))} on the page", page.find
+            True,
+            lambda a: f"find {say.quoted(a.get('text', a.get('regex', '')))} on the page",
+            takes(optional=(*_TAB, "maxChars"), one_of=(("text", "regex"),)),
+            page.find,
         ),
     },
     "browser_dom": {
-        "click": _on_page(False, say.click, dom.click),
-        "hover": _on_page(False, lambda a: f"move the mouse over {say.element(a)}", dom.hover),
-        "type": _on_page(False, say.type_, dom.type_),
-        "press": _on_page(False, lambda a: f"press {say.quoted(a.get('key', ''))}{say.on(a)}", dom.press),
-        "select": _on_page(
-            False, lambda a: f"choose {say.listed(a.get('values', []))} in {say.element(a)}", dom.select
+        "click": _on_element(False, say.click, dom.click, optional=("button", "clickCount", "modifiers")),
+        "hover": _on_element(False, lambda a: f"move the mouse over {say.element(a)}", dom.hover),
+        "type": _on_element(False, say.type_, dom.type_, "text", optional=("submit", "clear")),
+        "press": _on_page(
+            False,
+            lambda a: f"press {say.quoted(a.get('key', ''))}{say.on(a)}",
+            takes("key", optional=(*_TAB, "ref", "selector")),
+            dom.press,
         ),
-        "check": _on_page(
+        "select": _on_element(
+            False,
+            lambda a: f"choose {say.listed(a.get('values', []))} in {say.element(a)}",
+            dom.select,
+            "values",
+        ),
+        "check": _on_element(
             False,
             lambda a: f"{'uncheck' if a.get('checked') is False else 'check'} {say.element(a)}",
             dom.check,
+            "checked",
         ),
-        "fill_form": _on_page(False, say.fill_form, dom.fill_form),
+        "fill_form": _on_page(False, say.fill_form, takes("fields", optional=_TAB), dom.fill_form),
         "drag": _on_page(
-            False, lambda a: f"drag {say.element(a)} onto {say.element(a, 'toRef', 'toSelector')}", dom.drag
+            False,
+            lambda a: f"drag {say.element(a)} onto {say.element(a, 'toRef', 'toSelector')}",
+            takes(optional=_TAB, one_of=(*_ELEMENT, ("toRef", "toSelector"))),
+            dom.drag,
         ),
-        "upload": _on_page(
-            False, lambda a: f"upload {say.listed(a.get('paths', []))} into {say.element(a)}", dom.upload
+        "upload": _on_element(
+            False,
+            lambda a: f"upload {say.listed(a.get('paths', []))} into {say.element(a)}",
+            dom.upload,
+            "paths",
         ),
         # The one action that runs while a dialog is open: it answers the dialog.
-        "dialog": _acts("page", say.dialog, dom.dialog),
-        "scroll": _on_page(False, say.scroll, dom.scroll),
-        "wait_for": _on_page(True, say.wait_for, waits.wait_for),
+        "dialog": _acts("page", say.dialog, takes("accept", optional=(*_TAB, "promptText")), dom.dialog),
+        # An element, or x/y (core/browser/dom_args.py checks that one of them is given).
+        "scroll": _on_page(
+            False, say.scroll, takes(optional=(*_TAB, "ref", "selector", "x", "y")), dom.scroll
+        ),
+        "wait_for": _on_page(
+            True,
+            say.wait_for,
+            takes(optional=(*_TAB, "timeoutMs"), one_of=(("text", "textGone", "ref", "selector"),)),
+            waits.wait_for,
+        ),
     },
     "browser_devtools": {
         # What the executor recorded: a dialog holds up nothing here.
-        "console": _reads("page", say.fixed("read the page's console messages"), devtools.console),
-        "network": _reads("page", say.fixed("read the page's network requests"), devtools.network),
+        "console": _reads(
+            "page",
+            say.fixed("read the page's console messages"),
+            takes(optional=(*_TAB, "level", "limit", "scope")),
+            devtools.console,
+        ),
+        "network": _reads(
+            "page",
+            say.fixed("read the page's network requests"),
+            takes(optional=(*_TAB, "filter", "limit", "scope")),
+            devtools.network,
+        ),
         "request": _on_page(
-            True, lambda a: f"read the network request {say.quoted(a.get('id', ''))}", devtools.request
+            True,
+            lambda a: f"read the network request {say.quoted(a.get('id', ''))}",
+            takes("id", optional=_TAB),
+            devtools.request,
         ),
     },
     "browser_screenshot": {
-        "capture": _on_page(True, say.fixed("take a screenshot of the page"), screenshot.capture)
+        "capture": _on_page(
+            True,
+            say.fixed("take a screenshot of the page"),
+            takes(optional=(*_TAB, "format", "quality", "fullPage", "ref")),
+            screenshot.capture,
+        )
     },
     "browser_storage": {
-        "get": _reads("none", say.storage("read"), target="none"),
-        "keys": _reads("none", say.fixed("list the keys of Tabgate's tool storage"), target="none"),
-        "set": _acts("none", say.storage("store"), target="none"),
-        "remove": _acts("none", say.storage("remove"), target="none"),
+        "get": _reads("none", say.storage("read"), takes("keys", optional=("area",)), target="none"),
+        "keys": _reads(
+            "none",
+            say.fixed("list the keys of Tabgate's tool storage"),
+            takes(optional=("area",)),
+            target="none",
+        ),
+        "set": _acts("none", say.storage("store"), takes("items", optional=("area",)), target="none"),
+        "remove": _acts("none", say.storage("remove"), takes("keys", optional=("area",)), target="none"),
     },
 }
 
-
-def _default_action(tool: str) -> str | None:
-    spec = BROWSER_TOOLS.get(tool)
-    default = spec.params.model_fields["action"].default if spec is not None else None
-    return default if isinstance(default, str) else None
-
-
 # A tool this table does not name (a test's stand-in) is one chrome.* call on no tab, asked as acting.
-_UNDECLARED = _acts("none", say.fixed("run a browser tool"), target="none")
-
-
-def action_of(tool: str, action: str | None) -> BrowserAction:
-    """The declaration of a validated call's action (each tool's `action` Literal is this table's keys)."""
-    actions = ACTIONS.get(tool)
-    return actions[action] if actions is not None and action is not None else _UNDECLARED
-
-
-def declared(tool: str, action: str | None) -> BrowserAction | None:
-    """The declaration of `tool`'s `action` (a tool with a default action, browser_screenshot, may omit it);
-    None for a name that is no browser tool or an action it does not have."""
-    actions = ACTIONS.get(tool)
-    name = action if action is not None else _default_action(tool)
-    if actions is None or name is None or name not in actions:
-        return None
-    return actions[name]
-
-
-def describe(tool: str, action: str | None) -> ActionInfo | None:
-    """What `tool`'s `action` does, as consent asks it (see `declared`)."""
-    found = declared(tool, action)
-    return None if found is None else found.info
+UNDECLARED = _acts("none", say.fixed("run a browser tool"), takes(), target="none")

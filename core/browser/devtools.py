@@ -4,13 +4,13 @@ or since Tabgate first acted on the tab."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from core.browser.context import PageContext
 from core.browser.executor import Buffer, Command
-from core.browser.fields import TabId, used_by
+from core.browser.fields import TabId
 from core.browser.tool_spec import BrowserToolSpec
 from core.calls.errors import RespondToModel
 from core.web.fence import PageText
@@ -33,19 +33,7 @@ _LEVEL_OF = {
 
 
 class BrowserDevtoolsArgs(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        json_schema_extra=used_by(
-            {
-                "level": ("console",),
-                "filter": ("network",),
-                "limit": ("console", "network"),
-                "scope": ("console", "network"),
-                "id": ("request",),
-            }
-        ),
-    )
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     action: Literal["console", "network", "request"] = Field(
         description="console messages, network requests, or one request's headers and body."
@@ -62,12 +50,6 @@ class BrowserDevtoolsArgs(BaseModel):
         "Tabgate first acted on it.",
     )
     id: str | None = Field(default=None, min_length=1, description="request: the id from the network list.")
-
-    @model_validator(mode="after")
-    def _fields_fit_action(self) -> Self:
-        if self.action == "request" and self.id is None:
-            raise ValueError("id is required when action is 'request'")
-        return self
 
 
 def _cut(head: str, lines: list[str], limit: int = TEXT_LIMIT) -> PageText | str:

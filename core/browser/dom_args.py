@@ -1,4 +1,5 @@
-"""`browser_dom`'s arguments: the model every action's fields are checked against, and the tool's spec."""
+"""`browser_dom`'s arguments: the fields its actions take (which action takes which: core/browser/actions.py),
+and the tool's spec."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
-from core.browser.fields import Ref, Selector, TabId, WaitMs, used_by
+from core.browser.fields import Ref, Selector, TabId, WaitMs
 from core.browser.tool_spec import BrowserToolSpec
 
 DomAction = Literal[
@@ -23,8 +24,6 @@ DomAction = Literal[
     "scroll",
     "wait_for",
 ]
-# The actions that act on one element, named by ref or selector.
-_NEEDS_TARGET = ("click", "hover", "type", "select", "check", "drag", "upload")
 
 
 class FormField(BaseModel):
@@ -43,19 +42,8 @@ class FormField(BaseModel):
         return self
 
 
-_ELEMENT = ("click", "hover", "type", "press", "select", "check", "drag", "upload", "scroll", "wait_for")
-_FIELD_ACTIONS = {
-    "ref": _ELEMENT, "selector": _ELEMENT, "button": ("click",), "clickCount": ("click",),
-    "modifiers": ("click",), "text": ("type", "wait_for"), "submit": ("type",), "clear": ("type",),
-    "key": ("press",), "values": ("select",), "checked": ("check",), "fields": ("fill_form",),
-    "toRef": ("drag",), "toSelector": ("drag",), "paths": ("upload",), "accept": ("dialog",),
-    "promptText": ("dialog",), "x": ("scroll",), "y": ("scroll",), "textGone": ("wait_for",),
-    "timeoutMs": ("wait_for",),
-}  # fmt: skip
-
-
 class BrowserDomArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=used_by(_FIELD_ACTIONS))
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     action: DomAction = Field(description="What to do; each action uses only the fields it names.")
     tabId: TabId = None
@@ -104,32 +92,14 @@ class BrowserDomArgs(BaseModel):
         return [ref for ref, selector in named if ref is not None or selector is not None]
 
     @model_validator(mode="after")
-    def _fields_fit_action(self) -> Self:
-        a = self.action
+    def _fields_fit_together(self) -> Self:
+        """What ties fields to each other; which fields each action takes is its declaration's
+        (core/browser/actions.py)."""
+        targeted = self.ref is not None or self.selector is not None
         if self.ref is not None and self.selector is not None:
             raise ValueError("give ref or selector, not both")
-        targeted = self.ref is not None or self.selector is not None
-        if a in _NEEDS_TARGET and not targeted:
-            raise ValueError(f"ref or selector is required when action is '{a}'")
-        required = {
-            "type": "text",
-            "press": "key",
-            "select": "values",
-            "check": "checked",
-            "fill_form": "fields",
-            "upload": "paths",
-            "dialog": "accept",
-        }
-        if a in required and getattr(self, required[a]) is None:
-            raise ValueError(f"{required[a]} is required when action is '{a}'")
-        if a == "drag" and (self.toRef is None) == (self.toSelector is None):
-            raise ValueError("drag needs exactly one of toRef or toSelector")
-        if a == "scroll" and not targeted and self.x is None and self.y is None:
+        if self.action == "scroll" and not targeted and self.x is None and self.y is None:
             raise ValueError("scroll needs ref, selector, or x/y")
-        if a == "wait_for":
-            given = [n for n in ("text", "textGone", "ref", "selector") if getattr(self, n) is not None]
-            if len(given) != 1:
-                raise ValueError("wait_for needs exactly one of text, textGone, ref, selector")
         return self
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field, StrictInt
 
@@ -18,17 +17,6 @@ Ref = Annotated[
         default=None, pattern=r"^e[0-9]+$", description="An element's ref from the latest snapshot, e.g. e12."
     ),
 ]
-
-
-def used_by(table: dict[str, tuple[str, ...]]) -> Callable[[dict[str, Any]], None]:
-    """A `json_schema_extra` that marks each named field with the actions that use it (`x-actions`), so a
-    form can show only the fields of the chosen action; fields not named are used by every action."""
-
-    def mark(schema: dict[str, Any]) -> None:
-        for name, actions in table.items():
-            schema["properties"][name]["x-actions"] = list(actions)
-
-    return mark
 
 
 Selector = Annotated[

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from core.browser.context import PageContext
 from core.browser.executor import Command, TabState
-from core.browser.fields import TabId, WaitMs, used_by
+from core.browser.fields import TabId, WaitMs
 from core.browser.tool_spec import BrowserToolSpec
 from core.calls.deadline import DeadlineExceeded, within
 from core.calls.errors import RespondToModel
@@ -21,7 +21,6 @@ from core.calls.tab_scope import is_web_page
 from core.web.fence import PageText
 from core.web.urls import check_navigable
 
-_MOVES = ("navigate", "reload", "back", "forward")
 # The navigation timing the chrome.* executor applies as given: how long a navigation may take to begin
 # after it was asked for (only an in-page history step with no entry to go to gets near it), how long a
 # history step's answer waits for the debugger's word of its commit, and how often a wait on a tab polls it
@@ -36,13 +35,7 @@ def _to_blank(tab_id: int | None, timeout_ms: int) -> dict[str, Any]:
 
 
 class BrowserNavigationArgs(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        json_schema_extra=used_by(
-            {"url": ("navigate",), "waitForLoad": _MOVES, "timeoutMs": (*_MOVES, "wait_for_load")}
-        ),
-    )
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     action: Literal["navigate", "reload", "back", "forward", "current_url", "wait_for_load"] = Field(
         description="navigate to url, reload, go back or forward, read the current URL, or wait for the load."
@@ -53,13 +46,9 @@ class BrowserNavigationArgs(BaseModel):
     timeoutMs: WaitMs = 15_000
 
     @model_validator(mode="after")
-    def _fields_fit_action(self) -> Self:
-        if self.action == "navigate":
-            if self.url is None:
-                raise ValueError("url is required when action is 'navigate'")
+    def _navigable(self) -> Self:
+        if self.url is not None:
             check_navigable(self.url)
-        elif self.url is not None:
-            raise ValueError(f"url is only used when action is 'navigate', not '{self.action}'")
         return self
 
 

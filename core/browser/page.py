@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 from core.browser.changes import changes
 from core.browser.context import PageContext
 from core.browser.executor import TabState
-from core.browser.fields import Ref, TabId, used_by
+from core.browser.fields import Ref, TabId
 from core.browser.page_walk import FIND_KEEPS_ALL, Walked, name_nodes, unchanged, walk_page
 from core.browser.refs import RefTable, stale_ref
 from core.browser.snapshot import Outline, build_outline
@@ -24,14 +24,8 @@ from core.web.fence import ROOM, PageText
 DEFAULT_MAX_CHARS = 20_000
 
 
-_FIELD_ACTIONS = {
-    "maxChars": ("text", "html", "snapshot", "find"), "ref": ("snapshot",), "offset": ("snapshot",),
-    "text": ("find",), "regex": ("find",), "since": ("snapshot",),
-}  # fmt: skip
-
-
 class BrowserPageArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=used_by(_FIELD_ACTIONS))
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     action: Literal["title", "url", "text", "html", "links", "snapshot", "find"] = Field(
         description="title, url, text (visible text), html, links, snapshot (outline with refs), find."
@@ -56,21 +50,13 @@ class BrowserPageArgs(BaseModel):
     regex: str | None = Field(default=None, min_length=1, description="find: a regular expression instead.")
 
     @model_validator(mode="after")
-    def _fields_fit_action(self) -> Self:
-        if self.action == "find":
-            if (self.text is None) == (self.regex is None):
-                raise ValueError("find needs exactly one of text or regex")
-            if self.regex is not None:
-                try:
-                    re.compile(self.regex)
-                except re.error as error:
-                    raise ValueError(f"regex does not compile: {error}") from None
-        elif self.text is not None or self.regex is not None:
-            raise ValueError(f"text and regex are only used when action is 'find', not '{self.action}'")
-        if self.action != "snapshot" and (self.ref is not None or self.offset or self.since is not None):
-            raise ValueError(
-                f"ref, offset and since are only used when action is 'snapshot', not '{self.action}'"
-            )
+    def _fields_fit_together(self) -> Self:
+        """Beyond the fields each action takes (core/browser/actions.py)."""
+        if self.regex is not None:
+            try:
+                re.compile(self.regex)
+            except re.error as error:
+                raise ValueError(f"regex does not compile: {error}") from None
         if self.since is not None and (self.ref is not None or self.offset):
             raise ValueError(
                 "since compares whole-page snapshots from their start: give it without ref or offset"

@@ -30,11 +30,11 @@ class BrowserStorageArgs(BaseModel):
     )
 
     @model_validator(mode="after")
-    def _fields_fit_action(self) -> Self:
-        if self.action in ("get", "remove") and not self.keys:
-            raise ValueError(f"keys (non-empty) is required when action is '{self.action}'")
-        if self.action == "set" and not self.items:
-            raise ValueError("items (non-empty) is required when action is 'set'")
+    def _not_empty(self) -> Self:
+        """Beyond the fields each action takes (core/browser/actions.py): a given list or map has entries."""
+        for name in ("keys", "items"):
+            if getattr(self, name) is not None and not getattr(self, name):
+                raise ValueError(f"{name} must not be empty")
         return self
 
 

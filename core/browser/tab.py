@@ -6,22 +6,12 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
-from core.browser.fields import used_by
 from core.browser.tool_spec import BrowserToolSpec
 from core.web.urls import check_navigable
 
-_NEEDS_TAB = ("close", "activate", "update")
-
-
-_FIELD_ACTIONS = {
-    "tabId": _NEEDS_TAB, "url": ("query", "create", "update"), "title": ("query",),
-    "active": ("query", "create", "update"), "pinned": ("query", "create", "update"),
-    "windowId": ("query", "create"), "currentWindow": ("query",),
-}  # fmt: skip
-
 
 class BrowserTabArgs(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=used_by(_FIELD_ACTIONS))
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     action: Literal["query", "create", "close", "activate", "update"] = Field(
         description="The operation: query tabs, create a tab, or close, activate or update the tab tabId."
@@ -38,12 +28,11 @@ class BrowserTabArgs(BaseModel):
     currentWindow: bool | None = Field(default=None, description="query: only tabs of the current window.")
 
     @model_validator(mode="after")
-    def _fields_fit_action(self) -> Self:
-        if self.action in _NEEDS_TAB and self.tabId is None:
-            raise ValueError(f"tabId is required when action is '{self.action}'")
+    def _fields_fit_together(self) -> Self:
+        """Beyond the fields each action takes (core/browser/actions.py)."""
         if self.action == "update" and self.url is None and self.active is None and self.pinned is None:
             raise ValueError("update needs at least one of url, active, pinned")
-        if self.action in ("create", "update") and self.url is not None:
+        if self.url is not None and self.action != "query":
             check_navigable(self.url)
         return self
 

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from core.agents.plain_words import call_words
-from core.browser.actions import ACTIONS, declared
+from core.browser.actions import ACTIONS
+from core.browser.tool_table import declared
 from core.runtime.facade import Service
 from tests.core.core_fakes import dispatch, function_call
 from tests.core.fenced import block, fenced

@@ -10,9 +10,9 @@ from typing import Any, get_args
 
 import pytest
 
-from core.browser.actions import ACTIONS, ActionInfo, describe
+from core.browser.actions import ACTIONS, ActionInfo
 from core.browser.tool_spec import BrowserToolSpec
-from core.browser.tool_table import BROWSER_TOOLS
+from core.browser.tool_table import BROWSER_TOOLS, describe
 from core.calls.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.calls.tab_scope import PAGE_CHANGED, TAB_MOVED, shown_site, site_of
 from core.runtime.facade import Service
@@ -51,7 +51,11 @@ async def call(name: str, args: dict[str, Any], browser: FakeBrowser) -> dict[st
             {"action": "navigate", "url": "file:///etc/passwd"},
             "url must be an http(s) URL",
         ),
-        ("browser_navigation", {"action": "reload", "url": "https://a.example"}, "url is only used when"),
+        (
+            "browser_navigation",
+            {"action": "reload", "url": "https://a.example"},
+            "url is not used when action is 'reload'",
+        ),
         ("browser_navigation", {"action": "reload", "timeoutMs": 60_000}, "timeoutMs"),
         ("browser_page", {"action": "pdf"}, "action"),
         ("browser_page", {"action": "text", "maxChars": 0}, "maxChars"),
@@ -60,21 +64,29 @@ async def call(name: str, args: dict[str, Any], browser: FakeBrowser) -> dict[st
         ("browser_dom", {"action": "scroll"}, "scroll needs ref, selector, or x/y"),
         ("browser_dom", {"action": "click", "ref": "e1", "selector": "#a"}, "give ref or selector, not both"),
         ("browser_dom", {"action": "click", "ref": "button"}, "ref"),
-        ("browser_dom", {"action": "drag", "ref": "e1"}, "drag needs exactly one of toRef or toSelector"),
-        ("browser_dom", {"action": "wait_for", "text": "a", "ref": "e1"}, "wait_for needs exactly one of"),
+        (
+            "browser_dom",
+            {"action": "drag", "ref": "e1"},
+            "toRef or toSelector is required when action is 'drag'",
+        ),
+        (
+            "browser_dom",
+            {"action": "wait_for", "text": "a", "ref": "e1"},
+            "wait_for needs exactly one of text, textGone, ref, selector (given: text, ref)",
+        ),
         ("browser_dom", {"action": "dialog"}, "accept is required when action is 'dialog'"),
         (
             "browser_dom",
             {"action": "fill_form", "fields": [{"value": "x"}]},
             "exactly one of ref or selector",
         ),
-        ("browser_page", {"action": "find"}, "find needs exactly one of text or regex"),
+        ("browser_page", {"action": "find"}, "text or regex is required when action is 'find'"),
         ("browser_page", {"action": "find", "regex": "("}, "regex does not compile"),
-        ("browser_page", {"action": "text", "ref": "e1"}, "only used when action is 'snapshot'"),
+        ("browser_page", {"action": "text", "ref": "e1"}, "ref is not used when action is 'text'"),
         (
             "browser_page",
             {"action": "find", "text": "a", "since": "last"},
-            "only used when action is 'snapshot'",
+            "since is not used when action is 'find' (find takes: text, regex, tabId, maxChars)",
         ),
         ("browser_page", {"action": "snapshot", "since": "first"}, "since"),
         (
@@ -91,8 +103,8 @@ async def call(name: str, args: dict[str, Any], browser: FakeBrowser) -> dict[st
             {"format": "png", "quality": 50},
             "quality only applies when format is 'jpeg'",
         ),
-        ("browser_storage", {"action": "get"}, "keys (non-empty) is required when action is 'get'"),
-        ("browser_storage", {"action": "set", "items": {}}, "items (non-empty) is required"),
+        ("browser_storage", {"action": "get"}, "keys is required when action is 'get'"),
+        ("browser_storage", {"action": "set", "items": {}}, "items must not be empty"),
         ("browser_storage", {"action": "keys", "area": "sync"}, "area"),
     ],
 )

@@ -744,7 +744,7 @@ def test_storage_cannot_see_tabgate_own_state(ext: Extension) -> None:
 
 def test_storage_bad_arguments_come_back_as_the_validation_message(ext: Extension) -> None:
     assert fails(ext, "browser_storage", action="get", area="local") == (
-        "failed to parse function arguments: keys (non-empty) is required when action is 'get'"
+        "failed to parse function arguments: keys is required when action is 'get'"
     )
     assert fails(ext, "browser_storage", action="set", area="sync", items={"x": 1}) == (
         "failed to parse function arguments: area: Input should be 'local' or 'session'"

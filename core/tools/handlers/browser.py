@@ -11,10 +11,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from core.browser.actions import BrowserAction, action_of, declared
+from core.browser.actions import BrowserAction
 from core.browser.context import PageContext, refs_of
 from core.browser.executor import Cdp, dialog_open, read_dialog
 from core.browser.tool_spec import BrowserToolSpec
+from core.browser.tool_table import action_of, declared
 from core.calls.arguments import InvalidJson, parse_arguments_model, parse_json_arguments
 from core.calls.capabilities import BrowserCapability, BrowserToolError, McpCapability
 from core.calls.deadline import DeadlineExceeded, within
