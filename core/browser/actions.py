@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any, Literal
 
 from core.browser import action_words as say
-from core.browser import devtools, dom, navigation, page, screenshot, waits
+from core.browser import devtools, dom, navigation, page, screenshot, storage, tab, waits
 from core.browser.action_fields import Fields, takes
 from core.browser.action_words import Words
 from core.browser.context import PageContext
@@ -125,6 +125,8 @@ _PAGE_READ_FIELDS = {
     "links": takes(optional=_TAB),
 }
 
+_STORED_KEYS = takes("keys", optional=("area",))
+
 ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
     # Tabs' titles and URLs are the pages' text: those answers are fenced (page_text).
     "browser_tab": {
@@ -132,6 +134,7 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
             "none",
             say.fixed("list its tabs"),
             takes(optional=(*_TAB_FILTERS, "title", "currentWindow")),
+            tab.call,
             target="none",
             page_text=True,
         ),
@@ -140,16 +143,20 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
             "none",
             lambda a: f"open a new tab at {say.quoted(a['url'])}" if "url" in a else "open a new tab",
             takes(optional=_TAB_FILTERS),
+            tab.call,
             target="url",
             moves_tab=True,
             page_text=True,
         ),
-        "close": _acts("tab", say.fixed("close the tab"), takes("tabId")),
-        "activate": _acts("tab", say.fixed("bring the tab to the front"), takes("tabId"), page_text=True),
+        "close": _acts("tab", say.fixed("close the tab"), takes("tabId"), tab.call),
+        "activate": _acts(
+            "tab", say.fixed("bring the tab to the front"), takes("tabId"), tab.call, page_text=True
+        ),
         "update": _acts(
             "tab",
             lambda a: f"load {say.quoted(a['url'])} in the tab" if "url" in a else "change the tab",
             takes("tabId", optional=("url", "active", "pinned")),
+            tab.call,
             moves_tab=True,
             page_text=True,
         ),
@@ -273,15 +280,18 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
         )
     },
     "browser_storage": {
-        "get": _reads("none", say.storage("read"), takes("keys", optional=("area",)), target="none"),
+        "get": _reads("none", say.storage("read"), _STORED_KEYS, storage.get, target="none"),
         "keys": _reads(
             "none",
             say.fixed("list the keys of Tabgate's tool storage"),
             takes(optional=("area",)),
+            storage.keys,
             target="none",
         ),
-        "set": _acts("none", say.storage("store"), takes("items", optional=("area",)), target="none"),
-        "remove": _acts("none", say.storage("remove"), takes("keys", optional=("area",)), target="none"),
+        "set": _acts(
+            "none", say.storage("store"), takes("items", optional=("area",)), storage.set_, target="none"
+        ),
+        "remove": _acts("none", say.storage("remove"), _STORED_KEYS, storage.remove, target="none"),
     },
 }
 

@@ -1,7 +1,8 @@
 """`browser_storage`: get, set, remove and list keys in chrome.storage, in a namespace of its own.
 
-The service worker prefixes every key, so a model can neither read nor overwrite Tabgate's own state (its
-config and call history live in the same storage areas).
+Every key is kept under `TOOL_STORAGE_PREFIX`, so a model can neither read nor overwrite Tabgate's own state
+(its config and call history live in the same storage areas). Python names the stored keys; the service
+worker makes the one chrome.storage call it is sent.
 """
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from core.browser.context import PageContext
 from core.browser.tool_spec import BrowserToolSpec
 
 Key = Annotated[str, Field(min_length=1, max_length=256)]
+# The tools' namespace in chrome.storage, apart from Tabgate's own state.
+TOOL_STORAGE_PREFIX = "tool:"
 
 
 class BrowserStorageArgs(BaseModel):
@@ -48,3 +52,38 @@ BROWSER_STORAGE = BrowserToolSpec(
     params=BrowserStorageArgs,
     supports_parallel=False,
 )
+
+
+def _stored(key: str) -> str:
+    return TOOL_STORAGE_PREFIX + key
+
+
+async def _storage(ctx: PageContext, a: BrowserStorageArgs, **call: Any) -> Any:
+    return await ctx.cdp.legacy("browser_storage", {"action": a.action, "area": a.area, **call})
+
+
+async def get(ctx: PageContext, a: BrowserStorageArgs) -> dict[str, Any]:
+    keys = a.keys or []
+    found = await _storage(ctx, a, keys=[_stored(key) for key in keys])
+    return {key: found[_stored(key)] for key in keys if _stored(key) in found}
+
+
+async def keys(ctx: PageContext, a: BrowserStorageArgs) -> dict[str, Any]:
+    every = await _storage(ctx, a)  # chrome.storage's getKeys: every key of the area, Tabgate's own too
+    return {
+        "keys": [
+            key.removeprefix(TOOL_STORAGE_PREFIX) for key in every if key.startswith(TOOL_STORAGE_PREFIX)
+        ]
+    }
+
+
+async def set_(ctx: PageContext, a: BrowserStorageArgs) -> dict[str, Any]:
+    items = a.items or {}
+    await _storage(ctx, a, items={_stored(key): value for key, value in items.items()})
+    return {"stored": list(items)}
+
+
+async def remove(ctx: PageContext, a: BrowserStorageArgs) -> dict[str, Any]:
+    keys = a.keys or []
+    await _storage(ctx, a, keys=[_stored(key) for key in keys])
+    return {"removed": keys}

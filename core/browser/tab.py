@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
+from core.browser.context import PageContext
 from core.browser.tool_spec import BrowserToolSpec
 from core.web.urls import check_navigable
 
@@ -47,3 +48,17 @@ BROWSER_TAB = BrowserToolSpec(
     params=BrowserTabArgs,
     supports_parallel=False,
 )
+
+
+# What an action sends chrome.tabs beside its own fields.
+_OPTIONS = {"activate": {"active": True}}
+
+
+async def call(ctx: PageContext, a: BrowserTabArgs) -> Any:
+    """One chrome.tabs call with exactly its options: the call's fields beside action and tabId, which are
+    the action's own (each action takes only what it declares, core/browser/actions.py)."""
+    options = _OPTIONS.get(a.action) or a.model_dump(exclude_none=True, exclude={"action", "tabId"})
+    wire: dict[str, Any] = {"action": a.action, "options": options}
+    if a.tabId is not None:
+        wire["tabId"] = a.tabId
+    return await ctx.cdp.legacy("browser_tab", wire)

@@ -1,13 +1,11 @@
 // chrome.* executors for the browser tools. Python (core/browser) validates the arguments and decides what
-// to do, which pages a tool may touch included; this module performs exactly the call it is given and returns
-// plain JSON. A call that carries `site` runs only if the tab still shows that site right before the chrome.*
+// to do, which pages a tool may touch included; this module performs exactly the call it is given (the
+// options chrome.* takes, the storage keys, the time limit all come with it) and returns plain JSON. A call that carries `site` runs only if the tab still shows that site right before the chrome.*
 // call (Python checked the tab; the page may have moved since).
 import { rpcError } from "./host.js";
 import { checkSite, guardTabs, openDialog, originOf, readBuffer, runCommands, seenCommit } from "./debugger.js";
 import { ErrorCode } from "../error_codes.js";
 import { restoreStopped } from "./nav_hold.js";
-
-const TOOL_STORAGE_PREFIX = "tool:"; // browser_storage lives in its own namespace, apart from Tabgate's state
 
 // ------------------------------------------------------------------ helpers
 
@@ -206,9 +204,21 @@ async function grantedOrigin(origin) {
   }
 }
 
-const storageArea = (area) => chrome.storage[area];
-const prefixed = (key) => TOOL_STORAGE_PREFIX + key;
+// chrome.tabs.update with the options Python sent (activate: {active: true}).
+const updateTab = async (a) => tabInfo(await chrome.tabs.update(a.tabId, a.options));
 
+// An executor on the tab the call names (or the active tab), once it still shows the site Python checked.
+const onTab = (run) => async (a) => {
+  const tab = await targetTab(a.tabId);
+  checkSite(tab, a);
+  return run(tab, a);
+};
+
+// Begins a navigation of the tab with `start` and waits for it as Python's timing says.
+const go = (tab, a, start, notStarted) =>
+  navigateTab(tab, start, { waitForLoad: a.waitForLoad, timeoutMs: a.timeoutMs, startMs: a.startMs, pollMs: a.pollMs, notStarted });
+
+// A tool's executor is one function, or one per action (the action Python sent).
 const executors = {
   // What Python decides from: the tab (tabId, or the active tab) and whether the user granted its URL's
   // origin. Python reads `granted` only for the pages it lets tools touch (core/calls/tab_scope.py).
@@ -219,31 +229,25 @@ const executors = {
     return { ...tabInfo(tab), granted: await grantedOrigin(originOf(tab.url || tab.pendingUrl || "")) };
   },
 
-  async browser_tab(a) {
-    if (a.site !== undefined) checkSite(await chrome.tabs.get(a.tabId), a);
-    const pick = (...keys) => Object.fromEntries(keys.filter((k) => a[k] !== undefined).map((k) => [k, a[k]]));
-    switch (a.action) {
-      case "query": return (await chrome.tabs.query(pick("url", "title", "active", "pinned", "windowId", "currentWindow"))).map(tabInfo);
-      case "create": return tabInfo(await chrome.tabs.create(pick("url", "active", "pinned", "windowId")));
-      case "close": await chrome.tabs.remove(a.tabId); return { closed: a.tabId };
-      case "activate": return tabInfo(await chrome.tabs.update(a.tabId, { active: true }));
-      case "update": return tabInfo(await chrome.tabs.update(a.tabId, pick("url", "active", "pinned")));
-    }
+  // {action, tabId?, options}: options are exactly chrome.tabs' (Python builds them, core/browser/tab.py).
+  browser_tab: {
+    query: async (a) => (await chrome.tabs.query(a.options)).map(tabInfo),
+    create: async (a) => tabInfo(await chrome.tabs.create(a.options)),
+    close: onTab(async (tab) => {
+      await chrome.tabs.remove(tab.id);
+      return { closed: tab.id };
+    }),
+    activate: onTab((tab, a) => updateTab(a)),
+    update: onTab((tab, a) => updateTab(a)),
   },
 
-  async browser_navigation(a) {
-    const tab = await targetTab(a.tabId);
-    checkSite(tab, a);
-    const go = (start, notStarted) =>
-      navigateTab(tab, start, { waitForLoad: a.waitForLoad, timeoutMs: a.timeoutMs, startMs: a.startMs, pollMs: a.pollMs, notStarted });
-    switch (a.action) {
-      case "navigate": return go(() => chrome.tabs.update(tab.id, { url: a.url }), `tab ${tab.id} did not start loading ${a.url}`);
-      case "reload": return go(() => chrome.tabs.reload(tab.id), `tab ${tab.id} did not start reloading`);
-      case "back": return stepped(tab, await go(() => historyStep(tab, -1, a.viaPage), `tab ${tab.id} has no earlier page to go back to`), a.commitSeenMs);
-      case "forward": return stepped(tab, await go(() => historyStep(tab, 1, a.viaPage), `tab ${tab.id} has no later page to go forward to`), a.commitSeenMs);
-      case "current_url": return { tabId: tab.id, url: tab.url || tab.pendingUrl || "", status: tab.status };
-      case "wait_for_load": return waitForComplete(tab.id, a.timeoutMs, a.pollMs);
-    }
+  browser_navigation: {
+    navigate: onTab((tab, a) => go(tab, a, () => chrome.tabs.update(tab.id, { url: a.url }), `tab ${tab.id} did not start loading ${a.url}`)),
+    reload: onTab((tab, a) => go(tab, a, () => chrome.tabs.reload(tab.id), `tab ${tab.id} did not start reloading`)),
+    back: onTab(async (tab, a) => stepped(tab, await go(tab, a, () => historyStep(tab, -1, a.viaPage), `tab ${tab.id} has no earlier page to go back to`), a.commitSeenMs)),
+    forward: onTab(async (tab, a) => stepped(tab, await go(tab, a, () => historyStep(tab, 1, a.viaPage), `tab ${tab.id} has no later page to go forward to`), a.commitSeenMs)),
+    current_url: onTab(async (tab) => ({ tabId: tab.id, url: tab.url || tab.pendingUrl || "", status: tab.status })),
+    wait_for_load: onTab((tab, a) => waitForComplete(tab.id, a.timeoutMs, a.pollMs)),
   },
 
   async browser_page(a) {
@@ -278,38 +282,32 @@ const executors = {
     return { granted: a.origins.filter((_, i) => granted[i]) };
   },
 
-  async browser_storage(a) {
-    const area = storageArea(a.area);
-    switch (a.action) {
-      case "get": {
-        const got = await area.get(a.keys.map(prefixed));
-        return Object.fromEntries(a.keys.filter((k) => prefixed(k) in got).map((k) => [k, got[prefixed(k)]]));
-      }
-      case "set":
-        await area.set(Object.fromEntries(Object.entries(a.items).map(([k, v]) => [prefixed(k), v])));
-        return { stored: Object.keys(a.items) };
-      case "remove":
-        await area.remove(a.keys.map(prefixed));
-        return { removed: a.keys };
-      case "keys": {
-        const all = await area.get(null);
-        return { keys: Object.keys(all).filter((k) => k.startsWith(TOOL_STORAGE_PREFIX)).map((k) => k.slice(TOOL_STORAGE_PREFIX.length)) };
-      }
-    }
+  // {action, area, keys | items}: the keys as stored (Python adds the tools' namespace, core/browser/storage.py).
+  browser_storage: {
+    get: (a) => chrome.storage[a.area].get(a.keys),
+    keys: (a) => chrome.storage[a.area].getKeys(),
+    set: async (a) => {
+      await chrome.storage[a.area].set(a.items);
+      return {};
+    },
+    remove: async (a) => {
+      await chrome.storage[a.area].remove(a.keys);
+      return {};
+    },
   },
 };
 
-export async function executeBrowserTool(tool, args, timeoutMs = 30000) {
-  const run = executors[tool];
-  if (!run) throw rpcError(ErrorCode.METHOD_NOT_FOUND, `no browser executor for ${tool}`);
+// `timeoutMs`: the call's time limit, which Python always sends (core/browser/tool_spec.py).
+export async function executeBrowserTool(tool, args, timeoutMs) {
+  const entry = executors[tool];
+  const run = typeof entry === "function" ? entry : entry?.[args.action];
+  if (!run) throw rpcError(ErrorCode.METHOD_NOT_FOUND, `no browser executor for ${tool} ${args.action ?? ""}`.trim());
   let timer;
   const timeout = new Promise((_, reject) => {
     timer = setTimeout(() => reject(rpcError(ErrorCode.TIMED_OUT, `${tool} timed out after ${timeoutMs} ms`)), timeoutMs);
   });
   try {
-    const result = await Promise.race([run(args), timeout]);
-    if (result === undefined) throw rpcError(ErrorCode.INVALID_PARAMS, `${tool}: unknown action ${args.action}`);
-    return result;
+    return await Promise.race([run(args), timeout]);
   } catch (e) {
     throw e.rpc ? e : rpcError(ErrorCode.INTERNAL_ERROR, `${tool} ${args.action}: ${e.message ?? e}`);
   } finally {

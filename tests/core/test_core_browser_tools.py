@@ -150,11 +150,6 @@ async def test_bad_arguments_are_answered_with_the_validation_message_and_never_
                 "unlessDialog": True,
             },
         ),
-        (
-            "browser_storage",
-            {"action": "set", "items": {"k": [1, 2]}},
-            {"action": "set", "area": "local", "items": {"k": [1, 2]}},
-        ),
     ],
 )
 async def test_valid_calls_reach_the_browser_with_defaults_filled_in(

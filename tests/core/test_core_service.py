@@ -303,7 +303,11 @@ async def test_a_browser_tool_call_is_validated_and_executed_by_the_capability()
         "outcome": "done",
     }
     assert browser.calls == [
-        ("browser_tab", {"action": "create", "url": "https://example.com/", "active": True}, 30_000)
+        (
+            "browser_tab",
+            {"action": "create", "options": {"url": "https://example.com/", "active": True}},
+            30_000,
+        )
     ]
 
 

@@ -20,6 +20,14 @@ MOVED = {
     "a URL scheme rule": re.compile(r"https\?|\^https?:|startsWith\(\s*[\"']https?:"),
     # how often a wait on a tab polls it (core/browser/navigation.py TIMING)
     "the tab poll interval": re.compile(r"TAB_POLL|setInterval\([^,]+,\s*\d"),
+    # the tools' namespace in chrome.storage (core/browser/storage.py TOOL_STORAGE_PREFIX)
+    "the tool storage namespace": re.compile(r"STORAGE_PREFIX|[\"'`]tool:"),
+    # a call's time limit, always sent by Python (core/browser/tool_spec.py), never a default of the worker's
+    "a default time limit": re.compile(r"\b\w*[tT]imeout\w*\s*=\s*\d"),
+    # which actions a tool has: an action Python did not declare has no executor (core/browser/actions.py)
+    "an unknown-action answer": re.compile(r"unknown action"),
+    # which of the call's fields chrome.* is given (core/browser/tab.py sends exactly chrome.tabs' options)
+    "a field list for chrome.*": re.compile(r"\bpick\(|\.filter\(\(k\) => a\[k\]"),
 }
 
 
