@@ -10,21 +10,44 @@ is the caller's business here (the host passes results through).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Annotated, Any, Final
 
 import anyio
 import mcp_types as types
 from mcp import Client, MCPError
 from mcp.client.session import ClientRequestContext
 from mcp.shared.dispatcher import ProgressFnT
-from pydantic import TypeAdapter
+from pydantic import Discriminator, Tag, TypeAdapter
 
 from .tasks import CreatedTask
 
 MAX_ROUNDS: Final = 10  # the SDK's default cap: a server that never stops asking is an error, not a hang
 # A round that only carries state (the server is still working) is tried again after a short pause.
 STATE_ONLY_PAUSE_SECONDS: Final = 0.1
-CALL_RESULT: Final = TypeAdapter(types.CallToolResult | types.InputRequiredResult | CreatedTask)
+
+
+def _kind(result: object) -> str:
+    """Which of the three a `tools/call` result is, from its keys: `resultType` at the 2026-07-28 wire; at the
+    2025-11-25 wire the SDK drops that key, and a task handle is the one with a `taskId` and no `content`."""
+    if isinstance(result, dict):
+        said = result.get("resultType")
+        if said == "input_required":
+            return "input_required"
+        if said == "task" or ("taskId" in result and "content" not in result):
+            return "task"
+    return "result"
+
+
+# Read into the one model its keys name: a plain union tried all three for every result, the costliest step
+# of the host's own on a call's way back (docs/benchmarks.md, "Fourth pass").
+CALL_RESULT: Final = TypeAdapter(
+    Annotated[
+        Annotated[types.CallToolResult, Tag("result")]
+        | Annotated[types.InputRequiredResult, Tag("input_required")]
+        | Annotated[CreatedTask, Tag("task")],
+        Discriminator(_kind),
+    ]
+)
 
 
 async def call_tool(
