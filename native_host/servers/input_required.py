@@ -26,25 +26,29 @@ MAX_ROUNDS: Final = 10  # the SDK's default cap: a server that never stops askin
 STATE_ONLY_PAUSE_SECONDS: Final = 0.1
 
 
+_CALL_RESULTS = types.CallToolResult | types.InputRequiredResult | CreatedTask
+_NOT_A_PLAIN_RESULT: Final = frozenset({"taskId", "inputRequests", "requestState"})
+
+
 def _kind(result: object) -> str:
-    """Which of the three a `tools/call` result is, from its keys: `resultType` at the 2026-07-28 wire; at the
-    2025-11-25 wire the SDK drops that key, and a task handle is the one with a `taskId` and no `content`."""
-    if isinstance(result, dict):
-        said = result.get("resultType")
-        if said == "input_required":
-            return "input_required"
-        if said == "task" or ("taskId" in result and "content" not in result):
-            return "task"
-    return "result"
+    """ "result" when only `CallToolResult` can read `result` (it has `content`, says it is complete or says
+    nothing, and has no key of a task or a question); "any" for everything else, read by the whole union."""
+    if (
+        isinstance(result, dict)
+        and "content" in result
+        and result.get("resultType", "complete") == "complete"
+        and _NOT_A_PLAIN_RESULT.isdisjoint(result)
+    ):
+        return "result"
+    return "any"
 
 
-# Read into the one model its keys name: a plain union tried all three for every result, the costliest step
-# of the host's own on a call's way back (docs/benchmarks.md, "Fourth pass").
+# A plain result is read into `CallToolResult` alone: the union tried all three models for every call, the
+# costliest of the host's own steps on a call's way back (docs/benchmarks.md, "Fourth pass"). Questions, task
+# handles and anything unusual still go through the union, so what each is read as is unchanged.
 CALL_RESULT: Final = TypeAdapter(
     Annotated[
-        Annotated[types.CallToolResult, Tag("result")]
-        | Annotated[types.InputRequiredResult, Tag("input_required")]
-        | Annotated[CreatedTask, Tag("task")],
+        Annotated[types.CallToolResult, Tag("result")] | Annotated[_CALL_RESULTS, Tag("any")],
         Discriminator(_kind),
     ]
 )
