@@ -10,21 +10,48 @@ is the caller's business here (the host passes results through).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Annotated, Any, Final
 
 import anyio
 import mcp_types as types
 from mcp import Client, MCPError
 from mcp.client.session import ClientRequestContext
 from mcp.shared.dispatcher import ProgressFnT
-from pydantic import TypeAdapter
+from pydantic import Discriminator, Tag, TypeAdapter
 
 from .tasks import CreatedTask
 
 MAX_ROUNDS: Final = 10  # the SDK's default cap: a server that never stops asking is an error, not a hang
 # A round that only carries state (the server is still working) is tried again after a short pause.
 STATE_ONLY_PAUSE_SECONDS: Final = 0.1
-CALL_RESULT: Final = TypeAdapter(types.CallToolResult | types.InputRequiredResult | CreatedTask)
+
+
+_CALL_RESULTS = types.CallToolResult | types.InputRequiredResult | CreatedTask
+_NOT_A_PLAIN_RESULT: Final = frozenset({"taskId", "inputRequests", "requestState"})
+
+
+def _kind(result: object) -> str:
+    """ "result" when only `CallToolResult` can read `result` (it has `content`, says it is complete or says
+    nothing, and has no key of a task or a question); "any" for everything else, read by the whole union."""
+    if (
+        isinstance(result, dict)
+        and "content" in result
+        and result.get("resultType", "complete") == "complete"
+        and _NOT_A_PLAIN_RESULT.isdisjoint(result)
+    ):
+        return "result"
+    return "any"
+
+
+# A plain result is read into `CallToolResult` alone: the union tried all three models for every call, the
+# costliest of the host's own steps on a call's way back (docs/benchmarks.md, "Fourth pass"). Questions, task
+# handles and anything unusual still go through the union, so what each is read as is unchanged.
+CALL_RESULT: Final = TypeAdapter(
+    Annotated[
+        Annotated[types.CallToolResult, Tag("result")] | Annotated[_CALL_RESULTS, Tag("any")],
+        Discriminator(_kind),
+    ]
+)
 
 
 async def call_tool(
