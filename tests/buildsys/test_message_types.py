@@ -48,7 +48,7 @@ def test_the_javascript_writes_no_message_type_out() -> None:
     }
     sent = {where: found for where, line in _lines() for found in SENT_LITERAL.findall(line)}
     assert literal == {}
-    assert sent == {}, "a message sent without its model: add one in core/runtime/*messages.py"
+    assert sent == {}, "a message sent without its model: add one in core/messages/*_messages.py"
 
 
 def test_every_constant_the_javascript_uses_is_a_model() -> None:
