@@ -254,10 +254,10 @@ const executors = {
     return inPage(a, pageRead, [a.action, a.maxChars, a.maxLinks ?? 0]);
   },
 
-  // The debugger executor (cdp.js): the command lists Python builds, and the tab's event buffers.
+  // The debugger executor (debugger.js): the command lists Python builds, and the tab's event buffers.
   async cdp(a) {
     const tab = await targetTab(a.tabId);
-    checkSite(tab, a); // before attaching; cdp.js checks again right before the first command
+    checkSite(tab, a); // before attaching; debugger.js checks again right before the first command
     try {
       return await runCommands(tab, a);
     } catch (e) {
