@@ -10,6 +10,7 @@ agent's call.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable
@@ -29,6 +30,11 @@ TAB_LOOKUP_TIMEOUT_MS = 5_000
 # How long after an agent's call a tab its page opens is still the agent's doing: Chrome lets a page open a
 # window for 5 s after the input that activated it (a link with a target opens at once).
 OPENS_AFTER_CALL_S = 5.0
+# How long a tab just created may take to show its first page, and how often to look: Chrome's new-tab page
+# goes on to another chrome:// URL after create has answered, and a first load that read the tab before that
+# found it "moved" by the time it acted (seen on a busy machine).
+FIRST_PAGE_S = 5.0
+FIRST_PAGE_POLL_S = 0.05
 
 
 class AgentTabs:
@@ -52,7 +58,7 @@ class AgentTabs:
             return None
         try:
             tabs = await self._browser.call(
-                "browser_tab", {"action": "query"}, timeout_ms=TAB_LOOKUP_TIMEOUT_MS
+                "browser_tab", {"action": "query", "options": {}}, timeout_ms=TAB_LOOKUP_TIMEOUT_MS
             )
         except BrowserToolError:
             return None
@@ -76,6 +82,19 @@ class AgentTabs:
         if not isinstance(tab, dict):
             raise Refusal(f"Tabgate could not look up tab {tab_id}; try again.", failed=True)
         return tab
+
+    async def first_page_shown(self, tab_id: int) -> None:
+        """Until the tab just created has finished showing its first page, at most FIRST_PAGE_S (a tab still
+        loading then, or gone, is left to the call that follows to report)."""
+        deadline = _now() + FIRST_PAGE_S
+        while _now() < deadline:
+            try:
+                tab = await self.tab(tab_id)
+            except Refusal:
+                return
+            if tab.get("status") == "complete":
+                return
+            await asyncio.sleep(FIRST_PAGE_POLL_S)
 
     def frame_of(self, tab_id: int, ref: str) -> FrameSite | None:
         """The child frame a ref of the tab's last snapshot is in (the refs the browser tools keep)."""
