@@ -316,8 +316,7 @@ class AgentGateway:
         if prepared.frame is not None:  # the child frame the action lands in, re-checked as the site is
             target["frame"] = prepared.frame.to_wire()
         agent.calls += 1
-        # An acting call approved before a pause stops at its next step to the page
-        # (core/consent/acting_gate.py).
+        # An acting call approved before a pause stops at its next step to the page (consent/acting_gate.py).
         stop = self._stop_when_paused(params.name, ends) if prepared.question is not None else _never
         approved = prepared.question.site if prepared.question is not None else None
         with acting(stop), self._nav.acting(prepared.tab_id, params.session, approved):
@@ -355,6 +354,7 @@ class AgentGateway:
     ) -> Answer:
         """The created tab, held now, goes to its URL: create's answer as the tab is then, or the load's."""
         target = {"tabs": sorted(agent.tabs()), "tabId": tab_id, "site": None, "caller": agent.id}
+        await self._tabs.first_page_shown(tab_id)
         with acting(stop), self._nav.acting(tab_id, session, approved):
             loaded = await first_load(self._service.dispatch, session, call_id, target, url)
         if loaded.get("success") is not True:
