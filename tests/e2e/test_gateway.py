@@ -261,6 +261,7 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
 ) -> None:
     params = params_from_codex(codex_config())
     listed, closed, reopened = threading.Event(), threading.Event(), threading.Event()
+    saw_closed = threading.Event()
 
     seen: list[Any] = []  # what the agent saw at each step, kept for the failure message
 
@@ -272,6 +273,7 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
         await anyio.to_thread.run_sync(closed.wait, BROWSER_UP_S)
         seen.append(text_of(await call_until(client, works=False)))
         seen.append([tool.name for tool in (await client.list_tools()).tools])
+        saw_closed.set()
         await anyio.to_thread.run_sync(reopened.wait, BROWSER_UP_S)
         seen.append((await call_until(client, works=True, timeout=BROWSER_UP_S)).is_error)
         assert any(isinstance(n, types.ToolListChangedNotification) for n in notices)
@@ -286,6 +288,11 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
             running.outcome()  # raises what stopped the agent
             raise AssertionError("the agent's first call did not work while the browser was open")
     closed.set()
+    # The next browser opens only once the agent has seen this one closed: its host says "gateway off" until
+    # the browser turns the gateway on, which a slow agent would otherwise read as the closed browser's state.
+    if not saw_closed.wait(BROWSER_UP_S):
+        running.outcome()
+        raise AssertionError(f"the agent did not see the browser closed; it saw {seen}")
     # The closed browser's host stops serving as it exits; `browser` waits for that before the next one.
     with browser(pw, profile, env) as ext:
         gateway(ext, True)  # kept in the profile: this waits until the host serves again

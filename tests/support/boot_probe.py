@@ -76,6 +76,7 @@ class BootRun:
     worst_stall_ms: float  # longest timer gap in the popup beyond the tick, the page's load → Python ready
     worst_stall_with_load_ms: float  # the same from the page's first line, its own loading included
     worst_stall_in_boot_ms: float  # gaps that began once the offscreen document existed → ready
+    boot_window_ms: float  # the offscreen document existing → the page hearing Python is ready
     stalls_over_50: int
     rss_mib: float  # the extension's renderer process(es), Python loaded
 
@@ -141,6 +142,7 @@ def watch_boot(
         stalls = [gap - TICK_MS for after_load, gap, _ in ticks if after_load]
         with_load = [gap - TICK_MS for _, gap, _ in ticks]
         in_boot = [gap - TICK_MS for _, gap, after_status in ticks if after_status]
+        window = float(page.evaluate("() => __bootProbe.readyAt - (__bootProbe.bootAt ?? 0)"))
         return BootRun(
             page_started_at=started_at,
             plan_answer=plan,
@@ -149,6 +151,7 @@ def watch_boot(
             worst_stall_ms=max(stalls, default=0.0),
             worst_stall_with_load_ms=max(with_load, default=0.0),
             worst_stall_in_boot_ms=max(in_boot, default=0.0),
+            boot_window_ms=window,
             stalls_over_50=sum(1 for s in stalls if s > 50),
             rss_mib=extension_rss_mib(),
         )
