@@ -21,6 +21,7 @@ from conftest import HostDirs, demo_over_http, running_host, stdio_server, toml_
 from hostproc import HostError, HostProcess, install
 
 from native_host.config.identity import EXTENSION_ORIGIN
+from tests.support.bounds import server_ready_s
 
 pytestmark = pytest.mark.host
 
@@ -83,8 +84,17 @@ def resume(host: HostProcess) -> None:
 # -- backpressure ------------------------------------------------------------------------------------------
 
 
+# Longer than the test watches the host unread (up to 90 s): the calls wait on the browser, not on the
+# server's limit (at the default 60 s a loaded machine timed some out, an answer this test is not about).
+PATIENT = "tool_timeout_sec = 300"
+# The bystander's start is not what these tests are about: at load 20 a Python server's start missed the
+# default 10 s five times in a row.
+BYSTANDER_START_S = 60
+BYSTANDER = stdio_server("bystander", "demo_server.py", extra=f"startup_timeout_sec = {BYSTANDER_START_S}")
+
+
 def test_a_slow_browser_bounds_the_host_and_loses_nothing(host_dirs: HostDirs) -> None:
-    with paused_host(host_dirs, raw_server("raw")) as host:
+    with paused_host(host_dirs, raw_server("raw", extra=PATIENT)) as host:
         calls = [
             host.submit(
                 "tools/call", {"server": "raw", "tool": "blob", "arguments": {"mib": 1, "tag": f"n{index}"}}
@@ -116,9 +126,9 @@ def test_a_slow_browser_bounds_the_host_and_loses_nothing(host_dirs: HostDirs) -
 
 
 def test_a_line_that_never_ends_fails_that_server_only(host_dirs: HostDirs) -> None:
-    config = raw_server("flood") + stdio_server("bystander", "demo_server.py")
+    config = raw_server("flood") + BYSTANDER
     with running_host(host_dirs, config) as host:
-        host.wait_ready("flood", "bystander")
+        host.wait_ready("flood", "bystander", timeout=server_ready_s(BYSTANDER_START_S, starts=2))
         with pytest.raises(HostError) as caught:
             host.call("tools/call", {"server": "flood", "tool": "endless"}, timeout=120)
         assert caught.value.code == -32000 and caught.value.data["server"] == "flood"
@@ -132,9 +142,9 @@ def test_a_line_that_never_ends_fails_that_server_only(host_dirs: HostDirs) -> N
 
 
 def test_a_message_over_64_mib_fails_that_server_only(host_dirs: HostDirs) -> None:
-    config = raw_server("flood") + stdio_server("bystander", "demo_server.py")
+    config = raw_server("flood") + BYSTANDER
     with running_host(host_dirs, config) as host:
-        host.wait_ready("flood", "bystander")
+        host.wait_ready("flood", "bystander", timeout=server_ready_s(BYSTANDER_START_S, starts=2))
         with pytest.raises(HostError) as caught:
             host.call("tools/call", {"server": "flood", "tool": "huge"}, timeout=120)
         assert caught.value.code == -32000 and caught.value.data["server"] == "flood"
