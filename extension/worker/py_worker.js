@@ -118,8 +118,10 @@ async function startPython() {
       mark("restored");
       await snapshotChecked;
     } catch (e) {
+      // Restoring altered bytes can fail before their digest is in: the digest's refusal is the reason then.
+      const refused = await snapshotChecked.then(() => null, (r) => r);
       py = null;
-      fallback = `snapshot not used: ${e.message ?? e}`;
+      fallback = `snapshot not used: ${(refused ?? e).message ?? refused ?? e}`;
       console.warn("tabgate:", fallback);
     }
   }
