@@ -279,13 +279,16 @@ class AgentGateway:
                 running.arguments, running.tab_id = prepared.arguments, prepared.tab_id
                 running.mcp = tool.get("source") == "mcp"
             trusted = agent.identity.trusted_by(config.get("gatewayTrusted", []))
-            if prepared.question is not None and not trusted:
+            question = prepared.question
+            # Unless the person is asked now, the tab looked up for the question is still fresh.
+            fresh = question is None or trusted or self.consent.granted(params.session, question)
+            if question is not None and not trusted:
                 if running is not None:
                     running.asking = True
                 try:
                     await self.consent.ask(
                         params.session,
-                        prepared.question,
+                        question,
                         timeout_s=float(config.get("approvalTimeoutSec", 120)),
                     )
                 except ConsentWithdrawn as withdrawn:
@@ -307,14 +310,7 @@ class AgentGateway:
             "arguments": json.dumps(arguments),
             "call_id": call_id,
         }
-        target: dict[str, Any] = {
-            "tabs": sorted(agent.tabs()),
-            "tabId": prepared.tab_id,
-            "site": prepared.site,
-            "caller": agent.id,
-        }
-        if prepared.frame is not None:  # the child frame the action lands in, re-checked as the site is
-            target["frame"] = prepared.frame.to_wire()
+        target = prepared.target(agent, fresh=fresh)
         agent.calls += 1
         # An acting call approved before a pause stops at its next step to the page (consent/acting_gate.py).
         stop = self._stop_when_paused(params.name, ends) if prepared.question is not None else _never

@@ -22,7 +22,7 @@ from core.browser.refs import FrameSite
 from core.browser.tool_table import BROWSER_TOOLS, describe
 from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.calls.outcome import Outcome
-from core.calls.tab_scope import site_of
+from core.calls.tab_scope import CallTarget, TabFacts, site_of
 from core.calls.validation import format_validation_error
 from core.consent.board import Question
 from core.tools.tool_facts import needs_yes
@@ -64,6 +64,21 @@ class Prepared:
     site: str | None  # the site the tab must still show when the action reaches it
     creates_tab: bool = False
     frame: FrameSite | None = None  # the child frame the action lands in, asked for its own site
+    tab: TabFacts | None = None  # the tab as looked up for the question
+
+    def target(self, agent: AgentState, *, fresh: bool) -> CallTarget:
+        """What the browser re-checks where the call acts; with the tab looked up for the question while that
+        is `fresh` (no one was asked since), so the browser handler does not look it up again."""
+        sent: dict[str, Any] = {
+            "tabs": sorted(agent.tabs()),
+            "tabId": self.tab_id,
+            "site": self.site,
+            "caller": agent.id,
+        }
+        if self.frame is not None:  # the child frame the action lands in, re-checked as the site is
+            sent["frame"] = self.frame.to_wire()
+        target = CallTarget.model_validate(sent)
+        return target.with_tab(self.tab) if fresh and self.tab is not None else target
 
 
 class AgentTabLookup(Protocol):
@@ -179,7 +194,8 @@ class CallChecks:
             tab_title=title,
             grantable=not leaves_for_unknown,
         )
-        return Prepared(arguments, question, tab_id, bound, creates_tab, frame)
+        facts = TabFacts.from_wire(tab) if tab is not None and isinstance(tab.get("id"), int) else None
+        return Prepared(arguments, question, tab_id, bound, creates_tab, frame, facts)
 
     def _frame(self, tab_id: int | None, parsed: BrowserDomArgs, tab_site: str | None) -> FrameSite | None:
         """The one child frame the action's elements are in, if any; elements in frames of two sites (or in

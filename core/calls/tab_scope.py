@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictInt
 
 from core.calls.capabilities import BrowserToolError, McpErrorCode
 from core.calls.errors import RespondToModel
@@ -50,6 +50,19 @@ class CallTarget(BaseModel):
     frame: FrameTarget | None = None
     # The agent calling (its id): what it was shown before, e.g. for `snapshot {since: "last"}`, is its own.
     caller: str | None = None
+    # The tab as the gateway looked it up for consent moments before, when no one was asked: the handler
+    # does not look again (the executor still re-checks the site right before it acts). Never from the wire.
+    _looked_up: TabFacts | None = PrivateAttr(default=None)
+
+    def with_tab(self, tab: TabFacts) -> CallTarget:
+        target = self.model_copy()
+        target._looked_up = tab
+        return target
+
+    def looked_up(self, tab_id: int | None) -> TabFacts | None:
+        """The tab's facts the gateway passed with the call, if they are of that tab."""
+        tab = self._looked_up
+        return tab if tab is not None and tab.id == tab_id else None
 
 
 def not_shared(tab_id: int) -> RespondToModel:

@@ -492,6 +492,44 @@ async def test_allow_for_this_session_covers_that_site_and_allow_once_asks_again
     assert len(setup.chrome.acted()) == 3
 
 
+def tab_lookups(setup: Setup) -> int:
+    return sum(tool == "tab" for tool, _ in setup.chrome.calls)
+
+
+async def test_a_call_nobody_is_asked_about_looks_its_tab_up_once_and_an_answered_one_looks_again() -> None:
+    """Unasked (allowed for the session), the call acts on the tab as its question read it moments before: one
+    look-up (issue 26, the shortest path). Asked, it looks again after the answer: the tab may have moved."""
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    granting = setup.call("browser_tab", {"action": "activate", "tabId": 7})
+    [request] = await setup.pending()
+    asked = tab_lookups(setup)
+    await setup.answer(request["id"], "session")
+    assert (await granting)["isError"] is False
+    assert tab_lookups(setup) == asked + 1
+    before = tab_lookups(setup)
+    assert (await setup.call("browser_tab", {"action": "activate", "tabId": 7}))["isError"] is False
+    assert tab_lookups(setup) == before + 1
+    moving = setup.call("browser_tab", {"action": "activate", "tabId": 7}, session="s2")
+    [request] = await setup.pending()
+    setup.chrome.tabs[7]["url"] = "https://evil.example/"  # the page moved the tab while the person read
+    acted = len(setup.chrome.acted())
+    await setup.answer(request["id"], "once")
+    refused = await moving
+    assert refused["isError"] is True and "the page changed since you approved" in text(refused)
+    assert len(setup.chrome.acted()) == acted
+
+
+def test_a_dispatch_from_a_page_cannot_bring_the_tabs_facts_itself() -> None:
+    """Only the gateway passes the tab it looked up: a target on the wire naming one is refused."""
+    facts = {"id": 7, "url": "https://shop.example/", "granted": True}
+    with pytest.raises(McpRequestError, match="_looked_up"):
+        parse_runtime_message(
+            {"type": "dispatch", "item": {}, "target": {"tabs": [7], "tabId": 7, "_looked_up": facts}}
+        )
+
+
 async def test_an_update_to_another_site_under_a_session_grant_for_a_asks_for_b() -> None:
     setup = await Setup(gateway=True).start()
     await setup.tools()

@@ -83,7 +83,8 @@ class BrowserHandler:
             tab_id = target.tabId
             if tab_id is None:  # never the person's active tab
                 raise RespondToModel(NO_TAB)
-        tab = await self._tab(tab_id, name)
+        looked_up = target.looked_up(tab_id) if target is not None else None
+        tab = looked_up or await self._tab(tab_id, name)
         if target is not None and tab.id not in target.tabs:
             raise not_shared(tab.id)
         guard = guard_for(action.access, tab, target)
