@@ -122,7 +122,7 @@ class Engine:
         stop = anyio.Event()
         browser = BrowserLink(self._outbox)
         gateway = Gateway(self._outbox, socket_path(), browser)
-        gateway.state_file.write(gateway=False)  # until the browser says otherwise
+        gateway.state_file.write(gateway=None)  # starting: the browser says on or off once it is linked
         async with (
             Dispatcher(self._config_path, self._board, self._outbox, gateway, browser) as dispatcher,
             anyio.create_task_group() as requests,

@@ -55,6 +55,8 @@ RETRY_MAX_SECONDS: Final = 1.0
 HELLO_TIMEOUT_SECONDS: Final = 5.0
 # A first request may come a moment after the agent identified itself: it waits that long for the link.
 SETTLE_SECONDS: Final = 3.0
+# A call that finds the host just started waits that long for the browser to say whether agents may come.
+STARTING_SECONDS: Final = 10.0
 LIST_TIMEOUT_SECONDS: Final = 15.0
 LOST: Final = (
     "Tabgate went away during the call (the browser closed or restarted); the call may not have run."
@@ -103,11 +105,15 @@ class HostLink:
             await self._settled.wait()
 
     async def try_now(self) -> None:
-        """If the link is down, one attempt to connect that starts after this call, waited for (bounded)."""
+        """If the link is down, one attempt to connect that starts after this call, waited for (bounded);
+        from a host that has just started, attempts until the browser said whether agents may come in."""
         wanted = self._attempts + (2 if self._trying else 1)
         self._wake.set()
         with anyio.move_on_after(SETTLE_SECONDS):
             while not self.connected and self._attempts < wanted:
+                await self._attempted.wait()
+        with anyio.move_on_after(STARTING_SECONDS):  # a host that just started is linked within seconds
+            while not self.connected and self.standing.where is Where.STARTING:
                 await self._attempted.wait()
 
     async def run(self) -> None:

@@ -179,9 +179,9 @@ class Gateway:
     def notification(self, message: Notification) -> None:
         if message.method == GATEWAY_STATE:
             on = message.params.get("enabled") is True
+            self.state_file.write(gateway=on)  # its first word too: off ends "starting" (standing.py)
             if on != self._on:
                 self._on = on
-                self.state_file.write(gateway=on)
                 self._toggled.set()  # wakes whoever waits for the switch; later waits get a fresh event
                 self._toggled = anyio.Event()
         elif message.method == GATEWAY_CHANGED:

@@ -2,7 +2,8 @@
 
 With the gateway's socket missing, an agent cannot tell by itself whether Chrome is closed, the person has not
 turned on *Let agents use Tabgate*, or the host Chrome started has stopped. The host therefore keeps a small
-state file next to the socket (`host.json`: its pid and whether the gateway is on) for as long as it runs, and
+state file next to the socket (`host.json`: its pid and whether the gateway is on, `null` from its start until
+the browser first says) for as long as it runs, and
 `tabgate-host mcp` reads it, never trusting more than a hint: the file must be a regular file of this user in
 the checked 0700 folder, and a pid that is no longer alive means the host stopped without saying so (a reused
 pid could make a stopped host look alive: the advice is then "turn on…" instead of "restart", nothing more).
@@ -35,11 +36,12 @@ class HostState(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     pid: int
-    gateway: bool
+    gateway: bool | None  # None: the host has just started and the browser has not said yet
 
 
 class Where(StrEnum):
     UP = "up"
+    STARTING = "starting"
     NO_BROWSER = "no browser"
     GATEWAY_OFF = "gateway off"
     HOST_DOWN = "host down"
@@ -57,6 +59,12 @@ class Standing:
         match self.where:
             case Where.UP:
                 return "Tabgate was reachable a moment ago; try again."
+            case Where.STARTING:
+                return (
+                    "Tabgate is not reachable yet: its native host has just started and Chrome has not "
+                    "said whether agents may use it. Try again in a few seconds (if this stays, turn on *Let "
+                    f"agents use Tabgate* in Tabgate's popup). {AGAIN}"
+                )
             case Where.NO_BROWSER:
                 return (
                     "Tabgate is not reachable: Chrome with Tabgate is not running. Open Chrome with Tabgate "
@@ -132,6 +140,8 @@ def diagnose(folders: list[Path], refused: str | None = None) -> Standing:
         state = read_state(folder)
         socket_there = (folder / SOCKET_NAME).exists()
         if state is not None and _alive(state.pid):
+            if state.gateway is None:
+                return Standing(Where.STARTING)
             if not state.gateway:
                 return Standing(Where.GATEWAY_OFF)
             return Standing(Where.UP if socket_there else Where.HOST_DOWN)
@@ -146,7 +156,7 @@ class StateFile:
         self._path = folder / STATE_NAME
         self._failed = False
 
-    def write(self, *, gateway: bool) -> None:
+    def write(self, *, gateway: bool | None) -> None:
         """Replace the file at once (write aside, then rename); a failure is logged once, never raised."""
         data = HostState(pid=os.getpid(), gateway=gateway).model_dump_json().encode()
         aside = self._path.with_name(f".{STATE_NAME}.{os.getpid()}")

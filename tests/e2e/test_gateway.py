@@ -288,8 +288,9 @@ def test_a_running_agent_survives_the_browser_closing_and_opening_again(
             running.outcome()  # raises what stopped the agent
             raise AssertionError("the agent's first call did not work while the browser was open")
     closed.set()
-    # The next browser opens only once the agent has seen this one closed: its host says "gateway off" until
-    # the browser turns the gateway on, which a slow agent would otherwise read as the closed browser's state.
+    # The next browser opens only once the agent has seen this one closed: its host says "starting", then
+    # "gateway off" until the browser turns the gateway on, which a slow agent would otherwise read as the
+    # closed browser's state.
     if not saw_closed.wait(BROWSER_UP_S):
         running.outcome()
         raise AssertionError(f"the agent did not see the browser closed; it saw {seen}")

@@ -26,6 +26,7 @@ from mcp import Client, StdioServerParameters
 
 from native_host.gateway.catalogue import fixed_tools
 from native_host.gateway.interpreters import runs_of
+from native_host.gateway.standing import Where, diagnose
 from tests.support.bounds import HOST_CONNECT_S
 
 pytestmark = pytest.mark.host
@@ -200,6 +201,36 @@ def test_with_the_gateway_off_the_fixed_tools_are_listed_and_a_call_says_to_turn
     assert "open Chrome" not in result.content[0].text.lower()
     assert "NOT reachable" in instructions and "Turn on *Let agents use Tabgate*" in instructions
     assert not [m for m in browser.seen if m["method"] == "gateway/call"]
+
+
+def test_a_call_while_the_host_has_just_started_waits_for_the_browsers_word_and_runs(
+    host_dirs: HostDirs, runtime_dir: Path
+) -> None:
+    """A fresh host is "starting" until the browser says whether agents may come in: an agent that calls then
+    waits for that word (bounded) instead of being told to turn on what may be on."""
+
+    async def body(client: Client, _notices: list[Any]) -> tuple[str, types.CallToolResult]:
+        def browser_says() -> None:
+            time.sleep(2)  # the call is waiting by then
+            host.notify("gateway/state", {"enabled": True})
+
+        thread = threading.Thread(target=browser_says, daemon=True)
+        thread.start()
+        result = await client.call_tool("browser_tab", {"action": "query"})
+        await anyio.to_thread.run_sync(thread.join, 30)
+        return client.instructions or "", result
+
+    with running_host(host_dirs, None, env={"TABGATE_RUNTIME_DIR": str(runtime_dir)}) as host:
+        host.initialize()
+        browser = FakeBrowserSide(host, browser_answers)
+        try:
+            wait_until(lambda: diagnose([runtime_dir]).where is Where.STARTING, "the host's state file")
+            instructions, result = run_agent(runtime_dir, body)
+        finally:
+            browser.stop()
+    assert "its native host has just started" in instructions
+    assert result.is_error is False, result.content
+    assert result.content[0].text == "test-agent called browser_tab with {'action': 'query'}"
 
 
 def test_an_agent_that_lists_once_before_the_browser_can_call_once_it_comes(

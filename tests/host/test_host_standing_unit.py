@@ -79,6 +79,13 @@ def test_a_running_host_with_the_gateway_off_says_turn_it_on(folder: Path) -> No
     assert "Turn on *Let agents use Tabgate*" in standing.advice
 
 
+def test_a_host_the_browser_has_not_spoken_to_yet_says_it_is_starting(folder: Path) -> None:
+    StateFile(folder).write(gateway=None)
+    standing = diagnose([folder])
+    assert standing.where is Where.STARTING
+    assert "has just started" in standing.advice and "Try again in a few seconds" in standing.advice
+
+
 def test_a_running_host_with_the_gateway_on_is_up_once_its_socket_is_there(folder: Path) -> None:
     StateFile(folder).write(gateway=True)
     assert diagnose([folder]).where is Where.HOST_DOWN  # on, but not listening (yet)

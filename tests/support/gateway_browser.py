@@ -38,9 +38,10 @@ def browser(
         while ext.send({"type": "status"})["host"] != "connected":
             assert time.monotonic() < deadline, "the host did not connect"
             time.sleep(0.1)
-        # "connected" comes before the host's loop starts (it imports mcp first); agents read its state file
+        # "connected" comes before the host's loop starts (it imports mcp first); agents read its state file,
+        # which says "starting" until the browser has told the host whether the gateway is on
         deadline = time.monotonic() + HOST_CONNECT_S
-        while diagnose([path.parent for path in socket_paths()]).where is Where.NO_BROWSER:
+        while diagnose([path.parent for path in socket_paths()]).where in (Where.NO_BROWSER, Where.STARTING):
             assert time.monotonic() < deadline, "the host did not write its state for agents"
             time.sleep(0.05)
         yield ext
