@@ -20,6 +20,7 @@ from core.agents.call_checks import Prepared, Refusal
 from core.agents.identity import AgentBook, AgentState, TabGroups
 from core.browser.context import refs_of
 from core.browser.refs import FrameSite
+from core.browser.tab import BrowserTabArgs, wire_of
 from core.calls.capabilities import BrowserCapability, BrowserToolError, McpErrorCode
 from core.messages.runtime_messages import TabsCreated, TabsRemoved
 from core.web.fence import split
@@ -27,6 +28,7 @@ from core.web.fence import split
 type Answer = dict[str, Any]
 
 TAB_LOOKUP_TIMEOUT_MS = 5_000
+_ALL_TABS = wire_of(BrowserTabArgs(action="query"))  # the gateway's own look-up, as browser_tab sends it
 # How long after an agent's call a tab its page opens is still the agent's doing: Chrome lets a page open a
 # window for 5 s after the input that activated it (a link with a target opens at once).
 OPENS_AFTER_CALL_S = 5.0
@@ -57,9 +59,7 @@ class AgentTabs:
         if self._browser is None:
             return None
         try:
-            tabs = await self._browser.call(
-                "browser_tab", {"action": "query", "options": {}}, timeout_ms=TAB_LOOKUP_TIMEOUT_MS
-            )
+            tabs = await self._browser.call("browser_tab", _ALL_TABS, timeout_ms=TAB_LOOKUP_TIMEOUT_MS)
         except BrowserToolError:
             return None
         if not isinstance(tabs, list):

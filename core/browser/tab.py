@@ -54,11 +54,15 @@ BROWSER_TAB = BrowserToolSpec(
 _OPTIONS = {"activate": {"active": True}}
 
 
-async def call(ctx: PageContext, a: BrowserTabArgs) -> Any:
-    """One chrome.tabs call with exactly its options: the call's fields beside action and tabId, which are
-    the action's own (each action takes only what it declares, core/browser/actions.py)."""
+def wire_of(a: BrowserTabArgs) -> dict[str, Any]:
+    """The executor's request for one chrome.tabs call with exactly its options: the call's fields beside
+    action and tabId, which are the action's own (each action takes only what it declares, actions.py)."""
     options = _OPTIONS.get(a.action) or a.model_dump(exclude_none=True, exclude={"action", "tabId"})
     wire: dict[str, Any] = {"action": a.action, "options": options}
     if a.tabId is not None:
         wire["tabId"] = a.tabId
-    return await ctx.cdp.legacy("browser_tab", wire)
+    return wire
+
+
+async def call(ctx: PageContext, a: BrowserTabArgs) -> Any:
+    return await ctx.cdp.legacy("browser_tab", wire_of(a))
