@@ -15,6 +15,10 @@ from core.runtime.facade import Service
 
 type ToolFn = Callable[[Any], Awaitable[dict[str, Any]]]
 
+# seconds: a wait only reached when the behaviour under test is broken (a busy 2-core machine stalled a test
+# inside Pyodide for over 1 s)
+SOON = 10.0
+
 
 def text_result(text: str, *, is_error: bool = False) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": is_error}

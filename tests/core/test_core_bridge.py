@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from core_fakes import (
+    SOON,
     FakeBrowser,
     FakeHost,
     FakeJsApi,
@@ -110,7 +111,7 @@ async def test_cancelling_a_dispatch_cancels_its_host_request_by_key() -> None:
     host = FakeHost({"notes": FakeServer(tools=[FakeTool("slow", blocking_tool(gate, [], "slow"))])})
     bridge, api = await ready_bridge(host)
     running = asyncio.create_task(ask(bridge, dispatch(function_call("mcp__notes__slow", "{}", "c1"))))
-    await asyncio.wait_for(gate.started.wait(), 1)
+    await asyncio.wait_for(gate.started.wait(), SOON)
     running.cancel()
     with pytest.raises(asyncio.CancelledError):
         await running

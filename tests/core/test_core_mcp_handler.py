@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from core_fakes import (
+    SOON,
     FakeHost,
     FakeServer,
     FakeTool,
@@ -261,7 +262,7 @@ async def test_cancelling_a_running_call_cancels_the_host_request_releases_the_g
     }
     # The exclusive gate the call held is free again: a serial tool runs at once.
     plan = function_call("update_plan", '{"plan":[]}', "c2")
-    answer = await asyncio.wait_for(svc.handle(dispatch(plan)), 1)
+    answer = await asyncio.wait_for(svc.handle(dispatch(plan)), SOON)
     assert answer["output"]["output"] == "Plan updated"
 
 

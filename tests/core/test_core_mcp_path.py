@@ -7,15 +7,13 @@ import asyncio
 from typing import Any
 
 import pytest
-from core_fakes import FakeBrowser, FakeHost, FakeServer, FakeTool, connect, dispatch, function_call
+from core_fakes import SOON, FakeBrowser, FakeHost, FakeServer, FakeTool, connect, dispatch, function_call
 
 from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.runtime.facade import Service
 from tests.core.fenced import block, fenced
 
 pytestmark = pytest.mark.unit
-
-SOON = 1.0  # seconds; only reached when the behaviour under test is broken
 
 
 class HungToolsList(FakeHost):

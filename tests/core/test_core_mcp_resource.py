@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from core_fakes import FakeHost, FakeServer, connect, dispatch, function_call
+from core_fakes import SOON, FakeHost, FakeServer, connect, dispatch, function_call
 
 from core.calls.capabilities import ServerStatus
 from core.calls.errors import RespondToModel
@@ -409,7 +409,7 @@ async def test_cancelling_a_resource_call_ends_its_events_and_propagates() -> No
     running = asyncio.create_task(
         handler.handle(ToolCall("read_mcp_resource", "r1", FunctionPayload('{"server":"s","uri":"u"}')))
     )
-    await asyncio.wait_for(held.asked.wait(), 1)
+    await asyncio.wait_for(held.asked.wait(), SOON)
     running.cancel()
     with pytest.raises(asyncio.CancelledError):
         await running

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from core_fakes import (
+    SOON,
     FakeHost,
     FakeServer,
     FakeTool,
@@ -23,8 +24,6 @@ from core.runtime.facade import Service
 from core.tools.parallel import ParallelGate, TurnGates
 
 pytestmark = pytest.mark.unit
-
-SOON = 1.0  # seconds; only reached when the behaviour under test is broken
 
 
 async def settle() -> None:

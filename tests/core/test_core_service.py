@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from core_fakes import FakeBrowser, FakeHost, FakeServer, FakeTool, connect, dispatch, function_call
+from core_fakes import SOON, FakeBrowser, FakeHost, FakeServer, FakeTool, connect, dispatch, function_call
 
 from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.runtime.config import ToolsConfig
@@ -441,7 +441,7 @@ async def test_concurrent_requests_share_one_tools_list() -> None:
     svc = await enabled(host)
     first = asyncio.create_task(svc.handle({"type": "tools"}))
     second = asyncio.create_task(svc.handle(dispatch(function_call("mcp__notes__add"))))
-    await asyncio.wait_for(host.listing.wait(), 1)
+    await asyncio.wait_for(host.listing.wait(), SOON)
     host.release.set()
     tools, call = await asyncio.gather(first, second)
     assert "mcp__notes__add" in names(tools)
@@ -453,7 +453,7 @@ async def test_a_tools_list_answer_from_a_host_that_was_replaced_meanwhile_is_dr
     host = HeldToolsList(notes_host().servers)
     svc = await enabled(host)
     stale = asyncio.create_task(svc.handle({"type": "tools"}))
-    await asyncio.wait_for(host.listing.wait(), 1)
+    await asyncio.wait_for(host.listing.wait(), SOON)
     host.servers = {"todo": FakeServer(tools=[FakeTool("done")])}
     await svc.handle(host.state_message())
     host.release.set()
@@ -468,7 +468,7 @@ async def test_a_call_racing_a_servers_change_fetches_the_tool_table_again_and_s
     host = HeldToolsList(notes_host().servers)
     svc = await enabled(host)
     call = asyncio.create_task(svc.handle(dispatch(function_call("mcp__notes__add"))))
-    await asyncio.wait_for(host.listing.wait(), 1)
+    await asyncio.wait_for(host.listing.wait(), SOON)
     changed = asyncio.create_task(
         svc.handle({"type": "host/servers", "servers": [{"name": "notes", "status": "ready"}]})
     )
