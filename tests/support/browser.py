@@ -17,6 +17,7 @@ from typing import Any
 from playwright.sync_api import BrowserContext, Page, Playwright, expect
 
 from tests.support.bounds import BROWSER_CALL_S, PYTHON_BOOT_S, SERVERS_UP_S, TOOL_CALL_S
+from tests.support.default_place import kept_apart
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTENSION_DIR = ROOT / "dist" / "extension"
@@ -131,11 +132,19 @@ def launch(
     extra_args: tuple[str, ...] = (),
     open_timeout_ms: float | None = None,
     bfcache: bool = False,
+    default_place: bool = False,
 ) -> Iterator[Extension]:
     """Chromium with the extension; `env` joins the environment Chromium passes on to the native host;
     `extra_args` are more Chromium flags (e.g. --host-resolver-rules for sites of other names); `bfcache`
     keeps Chrome's back/forward cache on, as a person's Chrome has it (Playwright turns it off);
-    `open_timeout_ms` bounds opening the extension page (`BROWSER_CALL_S` when None)."""
+    `open_timeout_ms` bounds opening the extension page (`BROWSER_CALL_S` when None).
+
+    The host serves agents in a folder of the profile's own (`kept_apart`) unless this process claimed the
+    gateway's default place or `default_place` says the browser is the person's (`build.py run`): a host of
+    this run at the default place would tell another run's agents a wrong story."""
+    host_env = {**os.environ, **(env or {})}
+    if not default_place:
+        host_env = kept_apart(host_env, user_data_dir / "tabgate-run")
     if not (extension_dir / "manifest.json").exists():
         raise AssertionError(f"{extension_dir} is not built; run python3 build.py")
     context = pw.chromium.launch_persistent_context(
@@ -148,7 +157,7 @@ def launch(
             f"--load-extension={extension_dir}",
             *extra_args,
         ],
-        env={**os.environ, **(env or {})},
+        env=host_env,
         ignore_default_args=["--disable-back-forward-cache"] if bfcache else None,
     )
     context.set_default_timeout(BROWSER_CALL_S * 1000)

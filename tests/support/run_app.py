@@ -98,7 +98,7 @@ def headless_tour(ext: Extension) -> int:
 
 
 def headed(env: dict[str, str]) -> int:
-    with sync_playwright() as pw, launch(pw, PROFILE, env=env, headless=False) as ext:
+    with sync_playwright() as pw, launch(pw, PROFILE, env=env, headless=False, default_place=True) as ext:
         print("Chromium is running with Tabgate; close the window to stop.")
         ext.context.wait_for_event("close", timeout=0)
     return 0
