@@ -11,8 +11,8 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from buildsys.error_codes import write_error_codes
 from buildsys.identity import EXTENSION_KEY, extension_id
+from buildsys.js_tables import write_js_tables
 from buildsys.lockfile import make_lockfile
 from buildsys.message_types import write_message_types
 from buildsys.pins import EXTENSION_WHEELS, PYODIDE_VERSION
@@ -22,7 +22,6 @@ from buildsys.site_image import SITE_IMAGE, build_site_image
 from buildsys.snapshot import make_snapshot
 from buildsys.venv_setup import setup
 from buildsys.wheels import build_core_wheel, fetch_wheels
-from buildsys.worker_timings import write_worker_timings
 
 
 def build(py: Path | None = None) -> Path:
@@ -38,9 +37,8 @@ def build(py: Path | None = None) -> Path:
     shutil.copytree(EXT_SRC, staging)
     # Each file the build adds to the sources is one step here (a file generated from Python's tables too).
     _write_manifest(staging, version)
-    write_error_codes(staging / "error_codes.js")
+    write_js_tables(staging)
     write_message_types(py, staging / "message_types.js")
-    write_worker_timings(staging / "worker_timings.js")
     runtime = staging / "pyodide"
     stage_runtime(pyodide_dir, runtime)
     shutil.copy2(lock, runtime / "pyodide-lock.json")

@@ -42,9 +42,19 @@ class WorkerTimings:
     # a load is never held for ever, and failing is the safe answer.
     nav_decision_limit_ms: int = 10_000
 
-    def by_js_name(self) -> dict[str, int]:
-        """The values under the names the JavaScript reads (`WorkerTiming.STATUS_BATCH_MS`)."""
-        return {name.upper(): value for name, value in asdict(self).items()}
+    def host_restart_delays_ms(self) -> list[int]:
+        """The waits before each restart of a host that keeps exiting within `host_stable_ms` of starting:
+        from the shortest, doubling, up to the longest, which repeats (the list's last entry)."""
+        delays = [self.host_restart_min_ms]
+        while delays[-1] < self.host_restart_max_ms:
+            delays.append(min(delays[-1] * 2, self.host_restart_max_ms))
+        return delays
+
+    def by_js_name(self) -> dict[str, int | list[int]]:
+        """The values under the names the JavaScript reads (`WorkerTiming.STATUS_BATCH_MS`), the restart
+        schedule among them: the worker counts restarts, Python says how long each waits."""
+        values: dict[str, int | list[int]] = {name.upper(): value for name, value in asdict(self).items()}
+        return values | {"HOST_RESTART_DELAYS_MS": self.host_restart_delays_ms()}
 
 
 WORKER_TIMINGS = WorkerTimings()

@@ -7,6 +7,7 @@ import { retryControl } from "./ui_retry.js";
 import { mountAgents, renderAgents } from "./ui_agents.js";
 import { mountActivity, renderActivity } from "./ui_activity.js";
 import { MessageType, EventType } from "../message_types.js";
+import { PortState } from "../port_states.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const state = { config: { mcpTools: false, disabledTools: [] }, tools: [], status: null };
@@ -164,14 +165,14 @@ function renderDiagnostics(s) {
     ...row(
       "Native host",
       HOST_SENTENCE[s.host] ?? `State: ${String(s.host)}`,
-      s.hostError && s.host !== "connected" ? el("div", { class: "muted" }, "Chromium said: ", String(s.hostError)) : null,
+      s.hostError && s.host !== PortState.CONNECTED ? el("div", { class: "muted" }, "Chromium said: ", String(s.hostError)) : null,
       HOST_FIX[s.host] ? el("div", { class: "fix" }, HOST_FIX[s.host]) : null,
     ),
   );
   if (s.hostInfo) items.push(...row("Host version", `${String(s.hostInfo.name ?? "")} ${String(s.hostInfo.version ?? "")}`.trim()));
   items.push(...row("Extension id", chrome.runtime.id, el("div", { class: "help" }, "The host's allowed_origins must list chrome-extension://", chrome.runtime.id, "/")));
   items.push(...row("MCP tools", s.mcpTools ? "on" : "off"));
-  if (s.host === "connected") {
+  if (s.host === PortState.CONNECTED) {
     const servers = s.servers ?? [];
     const list = servers.length
       ? el(

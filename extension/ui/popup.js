@@ -10,6 +10,7 @@ import { renderSiteAccess } from "./ui_site_access.js";
 import { mountAgentsView, onAgentsEvent } from "./ui_agents.js";
 import { toolTitle, toolMarks } from "./ui_tools.js";
 import { ToolList } from "./ui_tool_list.js";
+import { PortState } from "../port_states.js";
 import { mountElicitations, onElicitationEvent } from "./ui_elicit.js";
 import { showServer, closeServer, onServerEvent } from "./ui_server_view.js";
 import { pagerFor } from "./ui_pager.js";
@@ -46,7 +47,7 @@ function renderStatus(s) {
   $("status-fix").textContent = fix;
   $("status-fix").hidden = !fix;
 
-  const connected = s.host === "connected";
+  const connected = s.host === PortState.CONNECTED;
   $("mcp-row").hidden = !connected;
   $("mcp-tools").checked = s.mcpTools === true;
   $("mcp-note").textContent = connected && !s.mcpTools ? "off: MCP tools are not offered" : "";
@@ -54,7 +55,7 @@ function renderStatus(s) {
   const servers = connected ? (s.servers ?? []) : [];
   $("servers").hidden = !servers.length;
   $("no-servers").hidden = !connected || servers.length > 0;
-  $("reconnect").hidden = s.host !== "exited";
+  $("reconnect").hidden = s.host !== PortState.EXITED;
   clear(
     $("servers"),
     servers.map((srv) => {

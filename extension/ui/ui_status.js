@@ -1,4 +1,5 @@
 // Status in plain words, shared by the popup and the options page: what each state means and what to do.
+import { PortState } from "../port_states.js";
 
 export const PYTHON_TEXT = {
   booting: "Python booting…",
@@ -7,27 +8,27 @@ export const PYTHON_TEXT = {
 };
 
 export const HOST_TEXT = {
-  connected: "host connected",
-  not_installed: "host not installed",
-  forbidden: "host refuses this extension",
-  exited: "host exited",
-  error: "host error",
+  [PortState.CONNECTED]: "host connected",
+  [PortState.NOT_INSTALLED]: "host not installed",
+  [PortState.FORBIDDEN]: "host refuses this extension",
+  [PortState.EXITED]: "host exited",
+  [PortState.ERROR]: "host error",
 };
 
 export const HOST_FIX = {
-  not_installed: "Install the host: tabgate-host install (see README)",
-  forbidden: "The host's allowed_origins does not list this extension: run tabgate-host install again",
-  exited: "The host stopped; it restarts on the next call. If it keeps stopping, run tabgate-host doctor",
-  error: "Run tabgate-host doctor to see what is wrong",
+  [PortState.NOT_INSTALLED]: "Install the host: tabgate-host install (see README)",
+  [PortState.FORBIDDEN]: "The host's allowed_origins does not list this extension: run tabgate-host install again",
+  [PortState.EXITED]: "The host stopped; it restarts on the next call. If it keeps stopping, run tabgate-host doctor",
+  [PortState.ERROR]: "Run tabgate-host doctor to see what is wrong",
 };
 
 // What `tabgate-host doctor` would say about the connection, in a sentence.
 export const HOST_SENTENCE = {
-  connected: "The native host is running and answering.",
-  not_installed: "Chromium cannot find the native host dev.tabgate.host: its manifest is not installed for this browser.",
-  forbidden: "The native host is installed, but its manifest does not allow this extension to start it.",
-  exited: "The native host started and then stopped.",
-  error: "The native host could not be reached.",
+  [PortState.CONNECTED]: "The native host is running and answering.",
+  [PortState.NOT_INSTALLED]: "Chromium cannot find the native host dev.tabgate.host: its manifest is not installed for this browser.",
+  [PortState.FORBIDDEN]: "The native host is installed, but its manifest does not allow this extension to start it.",
+  [PortState.EXITED]: "The native host started and then stopped.",
+  [PortState.ERROR]: "The native host could not be reached.",
 };
 
 export const SERVER_TEXT = {
@@ -54,7 +55,7 @@ export function statusFix(s) {
   if (s.python === "failed") return `Python did not start: ${s.pythonError ?? "unknown error"}. Reload the extension.`;
   const fix = HOST_FIX[s.host];
   if (!fix) return "";
-  return s.host === "error" && s.hostError ? `${s.hostError}. ${fix}` : fix;
+  return s.host === PortState.ERROR && s.hostError ? `${s.hostError}. ${fix}` : fix;
 }
 
 export function serverToolCount(server) {

@@ -1,25 +1,17 @@
-// The native messaging host connection: one long-lived port, JSON-RPC requests, `$/chunk` reassembly,
-// and Chrome's disconnect messages mapped to the contract's host states.
+// The native messaging host connection: one long-lived port, JSON-RPC requests, `$/chunk` reassembly.
+// What Chrome's disconnect messages mean and how long a wanted host waits before it is started again are
+// Python's (core/host_link/port_states.py, written as port_states.js).
 import { ErrorCode } from "../error_codes.js";
+import { PortState, PortRule } from "../port_states.js";
 import { WorkerTiming } from "../worker_timings.js";
 
 export const HOST_NAME = "dev.tabgate.host";
 const PROTOCOL_VERSION = "1";
-// A host that exits while it is wanted (the agent gateway is on) is started again after HOST_RESTART_MIN_MS,
-// doubling up to HOST_RESTART_MAX_MS while it keeps exiting within HOST_STABLE_MS of starting
-// (core/runtime/worker_timings.py says why each is that long).
-const { HOST_RETRY_MS, HOST_RESTART_MIN_MS, HOST_RESTART_MAX_MS, HOST_STABLE_MS } = WorkerTiming;
-
-// Chrome's own strings (chrome.runtime.lastError.message) → contract §5 host states.
-const HOST_ERRORS = [
-  ["Specified native messaging host not found.", "not_installed"],
-  ["Access to the specified native messaging host is forbidden.", "forbidden"],
-  ["Native host has exited.", "exited"],
-];
+const { HOST_RETRY_MS, HOST_STABLE_MS, HOST_RESTART_DELAYS_MS } = WorkerTiming;
 
 export function hostStateFor(message) {
-  for (const [text, state] of HOST_ERRORS) if (message && message.includes(text)) return state;
-  return "error";
+  for (const [text, state] of Object.entries(PortRule.CHROME_SAYS)) if (message && message.includes(text)) return state;
+  return PortState.ERROR;
 }
 
 export class HostConnection {
@@ -29,19 +21,19 @@ export class HostConnection {
     this.onNotification = onNotification;
     this.onRequest = onRequest; // (method, params) => Promise<result>: the host asking for an agent
     this.port = null;
-    this.state = { host: "not_installed", hostError: null, servers: [] };
+    this.state = { host: PortState.NOT_INSTALLED, hostError: null, servers: [] };
     this.pending = new Map();
     this.chunks = new Map();
     this.nextId = 1;
     this.connecting = null;
     this.lastAttempt = 0;
     this.connectedAt = 0;
-    this.restartDelay = HOST_RESTART_MIN_MS;
+    this.restarts = 0; // restarts since the host last ran HOST_STABLE_MS: the index into HOST_RESTART_DELAYS_MS
     this.restartTimer = null;
   }
 
   get connected() {
-    return this.state.host === "connected";
+    return this.state.host === PortState.CONNECTED;
   }
 
   // Connect unless connected; a failed attempt is retried at most every HOST_RETRY_MS (the user may install
@@ -49,7 +41,7 @@ export class HostConnection {
   // sees that it exited — unless it is wanted (the agent gateway is on): then it is restarted at once.
   ensure({ restartExited = true } = {}) {
     if (this.connected || this.connecting) return this.connecting ?? Promise.resolve(this.connected);
-    const exited = this.state.host === "exited";
+    const exited = this.state.host === PortState.EXITED;
     if (exited && !restartExited) return Promise.resolve(false);
     // A missing or refused host is looked for again at most every HOST_RETRY_MS; an exited one at once.
     if (!exited && Date.now() - this.lastAttempt < HOST_RETRY_MS) return Promise.resolve(false);
@@ -75,12 +67,12 @@ export class HostConnection {
         protocolVersion: PROTOCOL_VERSION,
       });
       this.connectedAt = Date.now();
-      this.#setState({ host: "connected", hostError: null, servers: init.servers ?? [], hostInfo: init.host });
+      this.#setState({ host: PortState.CONNECTED, hostError: null, servers: init.servers ?? [], hostInfo: init.host });
       return true;
     } catch (e) {
-      if (this.port === port && this.state.host !== "connected") {
+      if (this.port === port && this.state.host !== PortState.CONNECTED) {
         // The disconnect handler has already set the state when the port died.
-        if (port === this.port) this.#setState({ host: "error", hostError: String(e.message), servers: [] });
+        if (port === this.port) this.#setState({ host: PortState.ERROR, hostError: String(e.message), servers: [] });
       }
       return false;
     }
@@ -88,7 +80,7 @@ export class HostConnection {
 
   #disconnected(port) {
     if (this.port !== port) return;
-    const message = chrome.runtime.lastError?.message ?? "Native host has exited.";
+    const message = chrome.runtime.lastError?.message ?? PortRule.EXIT_MESSAGE;
     this.port = null;
     for (const { reject } of this.pending.values()) reject(rpcError(ErrorCode.SERVER_UNAVAILABLE, `native host disconnected: ${message}`));
     this.pending.clear();
@@ -98,11 +90,10 @@ export class HostConnection {
   }
 
   async #restartIfWanted() {
-    if (!["exited", "error"].includes(this.state.host) || !(await this.wanted?.())) return;
+    if (!PortRule.RESTARTED_WHEN_WANTED.includes(this.state.host) || !(await this.wanted?.())) return;
     if (this.restartTimer || this.port || this.connecting) return; // one restart at a time
-    if (Date.now() - this.connectedAt > HOST_STABLE_MS) this.restartDelay = HOST_RESTART_MIN_MS;
-    const delay = this.restartDelay;
-    this.restartDelay = Math.min(this.restartDelay * 2, HOST_RESTART_MAX_MS);
+    if (Date.now() - this.connectedAt > HOST_STABLE_MS) this.restarts = 0;
+    const delay = HOST_RESTART_DELAYS_MS[Math.min(this.restarts++, HOST_RESTART_DELAYS_MS.length - 1)];
     this.restartTimer = setTimeout(async () => {
       this.restartTimer = null;
       if (!this.port && !this.connecting && !(await this.ensure())) this.#restartIfWanted();

@@ -10,6 +10,7 @@ import { signInRequests } from "./oauth.js";
 import { storedActivity } from "./activity_store.js";
 import { listenForClicks } from "./approval_notices.js";
 import { ErrorCode } from "../error_codes.js";
+import { PortState } from "../port_states.js";
 import { setNavDecider } from "./nav_hold.js";
 import { MessageType, EventType } from "../message_types.js";
 import { WorkerTiming } from "../worker_timings.js";
@@ -26,7 +27,7 @@ const host = new HostConnection({
   // Agents reach the browser through the host: while the gateway is on, a host that exits is started again.
   wanted: async () => (await chrome.storage.local.get(CONFIG_KEY))[CONFIG_KEY]?.gateway === true,
   onStatus: (state) => {
-    python.notify({ type: MessageType.HOST_STATE, connected: state.host === "connected", servers: state.servers });
+    python.notify({ type: MessageType.HOST_STATE, connected: state.host === PortState.CONNECTED, servers: state.servers });
     broadcastStatus();
   },
   onNotification: (method, params) => {

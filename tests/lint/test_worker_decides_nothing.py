@@ -28,6 +28,10 @@ MOVED = {
     "an unknown-action answer": re.compile(r"unknown action"),
     # which of the call's fields chrome.* is given (core/browser/tab.py sends exactly chrome.tabs' options)
     "a field list for chrome.*": re.compile(r"\bpick\(|\.filter\(\(k\) => a\[k\]"),
+    # what Chrome's disconnect messages mean (core/host_link/port_states.py CHROME_SAYS)
+    "Chrome's words for the host port": re.compile(r"native messaging host|Native host has exited"),
+    # how long a host that keeps exiting waits before it starts again (port_states.py restart_delays_ms)
+    "the host's restart backoff": re.compile(r"HOST_RESTART_M(?:IN|AX)_MS|Delay\s*\*\s*2"),
 }
 
 
