@@ -28,6 +28,10 @@ def _worker_timings(m: ModuleType) -> Exports:
     return {"WorkerTiming": m.WORKER_TIMINGS.by_js_name()}
 
 
+def _ui_timings(m: ModuleType) -> Exports:
+    return {"UiTiming": m.UI_TIMINGS.by_js_name()}
+
+
 def _port_states(m: ModuleType) -> Exports:
     return {
         "PortState": {state.name: state.value for state in m.PortState},
@@ -54,6 +58,7 @@ TABLES = (
     JsTable("error_codes.js", "core.calls.capabilities", _error_codes),
     JsTable("port_states.js", "core.host_link.port_states", _port_states),
     JsTable("worker_timings.js", "core.runtime.worker_timings", _worker_timings),
+    JsTable("ui_timings.js", "core.runtime.ui_timings", _ui_timings),
 )
 
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")

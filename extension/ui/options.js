@@ -8,6 +8,7 @@ import { mountAgents, renderAgents } from "./ui_agents.js";
 import { mountActivity, renderActivity } from "./ui_activity.js";
 import { MessageType, EventType } from "../message_types.js";
 import { PortState } from "../port_states.js";
+import { UiTiming } from "../ui_timings.js";
 
 const GROUPS = { builtin: "Built-in", browser: "Browser" };
 const state = { config: { mcpTools: false, disabledTools: [] }, tools: [], status: null };
@@ -29,7 +30,7 @@ function flash(node, text, isError = false) {
   node.textContent = text;
   node.classList.toggle("diag-error", isError);
   clearTimeout(flashTimers.get(node));
-  if (!isError) flashTimers.set(node, setTimeout(() => (node.textContent = ""), 2000));
+  if (!isError) flashTimers.set(node, setTimeout(() => (node.textContent = ""), UiTiming.CONFIRMATION_MS));
 }
 
 // ------------------------------------------------------------------ tools
@@ -249,7 +250,7 @@ function statusChanged(s) {
   if (key === toolsKey) return;
   toolsKey = key;
   clearTimeout(reloadTimer);
-  reloadTimer = setTimeout(loadTools, 200);
+  reloadTimer = setTimeout(loadTools, UiTiming.TOOL_LIST_RELOAD_MS);
 }
 
 subscribe((e) => {

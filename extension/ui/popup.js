@@ -1,7 +1,6 @@
-// Tabgate popup: renders what the service worker reports and sends what the person asks for. Calls are
-// recorded by the service worker, so the popup may close at any time; on opening it reads the recent history
-// once, then the service worker pushes each change (after a worker restart, only what changed is fetched).
-// All text from tools, servers and the host goes in with textContent (ui_dom.el), never as HTML.
+// Tabgate popup: draws what the service worker reports and sends what the person asks for. The worker records
+// calls, so the popup may close at any time; it reads recent history once, then the worker pushes each change
+// (after a restart, only what changed). Text from tools, servers and the host goes in as textContent (ui_dom.el).
 import { $, el, clear, send, subscribe } from "./ui_dom.js";
 import { describeStatus, statusFix, serverState, serverToolCount } from "./ui_status.js";
 import { ToolForm } from "./ui_form.js";
@@ -11,6 +10,7 @@ import { mountAgentsView, onAgentsEvent } from "./ui_agents.js";
 import { toolTitle, toolMarks } from "./ui_tools.js";
 import { ToolList } from "./ui_tool_list.js";
 import { PortState } from "../port_states.js";
+import { UiTiming } from "../ui_timings.js";
 import { mountElicitations, onElicitationEvent } from "./ui_elicit.js";
 import { showServer, closeServer, onServerEvent } from "./ui_server_view.js";
 import { pagerFor } from "./ui_pager.js";
@@ -99,7 +99,7 @@ async function refreshStatus() {
   if (!s || s.error) return;
   renderStatus(s);
   clearTimeout(statusPoll);
-  if (s.python === "booting") statusPoll = setTimeout(refreshStatus, 500);
+  if (s.python === "booting") statusPoll = setTimeout(refreshStatus, UiTiming.BOOT_STATUS_POLL_MS);
 }
 
 // A ping makes the service worker start the host again; the status event then tells how that went.

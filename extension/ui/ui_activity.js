@@ -1,6 +1,6 @@
 // The options page's activity log (contract §9 `agents/activity`): what agents did, newest first, as Python
 // keeps it; filtered by agent; exported as JSON (the entries shown). Text goes in through textContent only.
-import { $, el, clear, send, formatDuration, formatTime } from "./ui_dom.js";
+import { $, el, clear, send, formatDuration, formatTime, saveBlob } from "./ui_dom.js";
 import { MessageType } from "../message_types.js";
 
 const SHOWN = 100;
@@ -50,12 +50,7 @@ export async function renderActivity() {
 
 async function exportJson() {
   const data = JSON.stringify({ exportedAt: new Date().toISOString(), entries: await entries() }, null, 2);
-  const url = URL.createObjectURL(new Blob([data], { type: "application/json" }));
-  const link = el("a", { href: url, download: "tabgate-agent-activity.json" });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  saveBlob(new Blob([data], { type: "application/json" }), "tabgate-agent-activity.json");
 }
 
 export function mountActivity() {

@@ -10,8 +10,8 @@
 import { $, el, clear, send, formatDuration } from "./ui_dom.js";
 import { agentWho, mountGateway, renderApprovals } from "./ui_approvals.js";
 import { MessageType, EventType } from "../message_types.js";
+import { UiTiming } from "../ui_timings.js";
 
-const POLL_MS = 1000; // a running call shows no event when it starts: the popup asks again while it is open
 
 // One of the person's controls; what Python refused is said in the popup's agents view (the options page has
 // no place for it and logs it).
@@ -163,8 +163,8 @@ export function mountAgentsView() {
   );
   // Agents come and go with an event (agents/changed); their calls do not, so the view is asked again while
   // it shows agents (which also moves each call's time so far on).
-  const tick = () => (!$("agents-view").hidden ? renderAgentsView() : Promise.resolve()).catch(() => {}).finally(() => setTimeout(tick, POLL_MS));
-  renderAgentsView().finally(() => setTimeout(tick, POLL_MS));
+  const tick = () => (!$("agents-view").hidden ? renderAgentsView() : Promise.resolve()).catch(() => {}).finally(() => setTimeout(tick, UiTiming.AGENTS_POLL_MS));
+  renderAgentsView().finally(() => setTimeout(tick, UiTiming.AGENTS_POLL_MS));
 }
 
 // ------------------------------------------------------------------ the options page

@@ -7,8 +7,8 @@ import { el, send } from "./ui_dom.js";
 import { ErrorCode } from "../error_codes.js";
 import { toolTitle } from "./ui_tools.js";
 import { MessageType } from "../message_types.js";
+import { UiTiming } from "../ui_timings.js";
 
-const TEARDOWN_WAIT_MS = 2000; // how long Close waits for the View's answer to ui/resource-teardown
 
 function theme() {
   return matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
@@ -152,7 +152,7 @@ class AppBridge {
     if (this.initialized) {
       const done = new Promise((resolve) => (this.tornDown = resolve));
       this.toView(this.view.teardown);
-      answered = await Promise.race([done.then(() => true), new Promise((r) => setTimeout(() => r(false), TEARDOWN_WAIT_MS))]);
+      answered = await Promise.race([done.then(() => true), new Promise((r) => setTimeout(() => r(false), UiTiming.APP_TEARDOWN_WAIT_MS))]);
     }
     this.end(answered ? "App closed." : "App closed (it did not answer in time).");
     this.box.dataset.teardown = answered ? "answered" : "unanswered";

@@ -1,6 +1,7 @@
 // DOM helpers for the popup and options pages. Everything goes in through createElement and textContent:
 // text from tools, servers and the host is untrusted and must never be parsed as HTML.
 import { EventType } from "../message_types.js";
+import { UiTiming } from "../ui_timings.js";
 
 // el("button", {class: "x", type: "button", onclick: fn, dataset: {id}}, "text", childNode, ...)
 export function el(tag, props = {}, ...children) {
@@ -32,6 +33,16 @@ export function clear(node, ...children) {
 
 export const $ = (id) => document.getElementById(id);
 
+// Saves a Blob as a file, the way a person expects: a download, never a navigation.
+export function saveBlob(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const a = el("a", { href: url, download: filename, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), UiTiming.DOWNLOAD_URL_LIFE_MS);
+}
+
 export function send(message) {
   return chrome.runtime.sendMessage(message);
 }
@@ -45,13 +56,13 @@ export function subscribe(onEvent) {
     try {
       port = chrome.runtime.connect({ name: "events" });
     } catch {
-      setTimeout(open, 1000);
+      setTimeout(open, UiTiming.EVENTS_RETRY_MS);
       return;
     }
     port.onMessage.addListener(onEvent);
     port.onDisconnect.addListener(() => {
       void chrome.runtime.lastError;
-      setTimeout(open, 500);
+      setTimeout(open, UiTiming.EVENTS_RECONNECT_MS);
       onEvent({ type: EventType.RECONNECTED });
     });
   };

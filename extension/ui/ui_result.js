@@ -1,7 +1,7 @@
 // Tool results as a person wants to read them: text, pretty JSON, images, resource links, errors.
 // Everything here is untrusted tool output; it only ever becomes text nodes or an <img> with a data: URL
 // whose type is one of a few image types and whose payload is checked to be base64.
-import { el, formatDuration } from "./ui_dom.js";
+import { el, formatDuration, saveBlob } from "./ui_dom.js";
 
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -9,16 +9,6 @@ const MAX_TEXT = 200_000; // what a page snapshot may be to show as an outline
 const FIRST_SHOWN = 20_000; // text shown at once; more on request, all of it by Copy and Download
 const MORE_SHOWN = 200_000; // each "Show more" adds this much, so no click freezes the popup
 const EXTENSIONS = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
-
-// Saves a Blob as a file, the way a person expects: a download, never a navigation.
-function saveBlob(blob, filename) {
-  const url = URL.createObjectURL(blob);
-  const a = el("a", { href: url, download: filename, hidden: true });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 function fileName(uri, fallback) {
   const base = String(uri ?? "").split(/[/?#]/).filter(Boolean).pop() ?? "";

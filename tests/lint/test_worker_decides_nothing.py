@@ -13,7 +13,8 @@ import pytest
 
 pytestmark = pytest.mark.lint
 
-WORKER = Path(__file__).resolve().parents[2] / "extension" / "worker"
+EXTENSION = Path(__file__).resolve().parents[2] / "extension"
+WORKER = EXTENSION / "worker"
 
 MOVED = {
     # which pages' sites are compared by origin, which grants are asked (core/calls/tab_scope.py Guard)
@@ -96,9 +97,13 @@ def _timing_numbers(path: Path) -> list[str]:
     return found
 
 
-def test_the_worker_sets_no_timing_of_its_own() -> None:
-    """A number as a timer's delay or a `*_MS` value in extension/worker/*.js fails; the names of
-    core/runtime/worker_timings.py (`WorkerTiming.NAME`) or a value Python sent with the request pass."""
-    found = [hit for path in sorted(WORKER.glob("*.js")) for hit in _timing_numbers(path)]
+@pytest.mark.parametrize(
+    ("folder", "table"), [("worker", "core/runtime/worker_timings.py"), ("ui", "core/runtime/ui_timings.py")]
+)
+def test_no_script_sets_a_timing_of_its_own(folder: str, table: str) -> None:
+    """A number as a timer's delay or a `*_MS` value in extension/worker/ or extension/ui/ fails; the names of
+    Python's timing tables (`WorkerTiming.NAME`, `UiTiming.NAME`) or a value Python sent with the request
+    pass."""
+    found = [hit for path in sorted((EXTENSION / folder).glob("*.js")) for hit in _timing_numbers(path)]
     listing = "\n".join(found)
-    assert not found, f"fixed waits are core/runtime/worker_timings.py's, not the worker's:\n{listing}"
+    assert not found, f"fixed waits in extension/{folder}/ are {table}'s:\n{listing}"
