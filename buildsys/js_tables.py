@@ -32,6 +32,18 @@ def _ui_timings(m: ModuleType) -> Exports:
     return {"UiTiming": m.UI_TIMINGS.by_js_name()}
 
 
+def _debugger_setup(m: ModuleType) -> Exports:
+    names = [
+        "PROTOCOL_VERSION",
+        "BUFFER_ENTRIES",
+        "SESSION_SETUP",
+        "HOLD_DOCUMENTS",
+        "RELEASE_DOCUMENTS",
+        "UNDECIDED_LOAD",
+    ]
+    return {"DebuggerSetup": {name: getattr(m, name) for name in names}}
+
+
 def _port_states(m: ModuleType) -> Exports:
     return {
         "PortState": {state.name: state.value for state in m.PortState},
@@ -59,6 +71,7 @@ TABLES = (
     JsTable("port_states.js", "core.host_link.port_states", _port_states),
     JsTable("worker_timings.js", "core.runtime.worker_timings", _worker_timings),
     JsTable("ui_timings.js", "core.runtime.ui_timings", _ui_timings),
+    JsTable("debugger_setup.js", "core.browser.debugger_setup", _debugger_setup),
 )
 
 _NAME = re.compile(r"[A-Za-z_$][\w$]*")

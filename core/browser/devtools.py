@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from core.browser.context import PageContext
+from core.browser.debugger_setup import BUFFER_ENTRIES
 from core.browser.executor import Buffer, Command
 from core.browser.fields import TabId
 from core.browser.tool_spec import BrowserToolSpec
@@ -43,7 +44,9 @@ class BrowserDevtoolsArgs(BaseModel):
         default=None, description="console: this level and more severe ones only."
     )
     filter: str | None = Field(default=None, min_length=1, description="network: only URLs containing this.")
-    limit: StrictInt = Field(default=100, ge=1, le=1000, description="console/network: the latest this many.")
+    limit: StrictInt = Field(
+        default=100, ge=1, le=BUFFER_ENTRIES, description="console/network: the latest this many."
+    )
     scope: Literal["page", "tab"] = Field(
         default="page",
         description="console/network: the page shown now (since its last navigation), or the whole tab since "

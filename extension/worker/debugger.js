@@ -4,20 +4,12 @@
 // which commands to send, in which order and what their results mean is Python's (core/browser/).
 import { rpcError } from "./host.js";
 import { ErrorCode } from "../error_codes.js";
-import { HOLD_DOCUMENTS, heldRestore, holdPaused } from "./nav_hold.js";
+import { DebuggerSetup } from "../debugger_setup.js";
+import { heldRestore, holdPaused } from "./nav_hold.js";
 
-const PROTOCOL_VERSION = "1.3";
-const BUFFER_LIMIT = 1000; // entries kept per buffer (console, network, dialogs) and tab
-
-// Every session (the tab's own and each out-of-process frame's) is set up alike, so that its console, network
-// and dialogs reach the buffers and its own child frames are announced to us in turn.
-const SESSION_SETUP = [
-  ["Page.enable", {}],
-  ["Runtime.enable", {}],
-  ["Log.enable", {}],
-  ["Network.enable", { maxPostDataSize: 65536 }],
-  ["Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }],
-];
+// How every session is set up, the buffers' size and the document hold are Python's
+// (core/browser/debugger_setup.py).
+const { PROTOCOL_VERSION, BUFFER_ENTRIES, SESSION_SETUP, HOLD_DOCUMENTS, RELEASE_DOCUMENTS } = DebuggerSetup;
 
 class TabState {
   constructor(tabId) {
@@ -38,7 +30,7 @@ class TabState {
 
   push(list, entry) {
     list.push({ ...entry, epoch: this.epoch });
-    if (list.length > BUFFER_LIMIT) list.splice(0, list.length - BUFFER_LIMIT);
+    if (list.length > BUFFER_ENTRIES) list.splice(0, list.length - BUFFER_ENTRIES);
   }
 
   request(id, sessionId) {
@@ -46,7 +38,7 @@ class TabState {
     if (!entry) {
       entry = { id, session: sessionId ?? null, epoch: this.epoch };
       this.network.set(id, entry);
-      if (this.network.size > BUFFER_LIMIT) this.network.delete(this.network.keys().next().value);
+      if (this.network.size > BUFFER_ENTRIES) this.network.delete(this.network.keys().next().value);
     }
     return entry;
   }
@@ -129,7 +121,7 @@ export async function guardTabs(ids) {
       if (wanted.has(tabId)) await attachedTab(tabId).catch(() => {}); // a tab Chrome lets nobody attach to
       return;
     }
-    const [method, params] = wanted.has(tabId) ? HOLD_DOCUMENTS : ["Fetch.disable", {}];
+    const [method, params] = wanted.has(tabId) ? HOLD_DOCUMENTS : RELEASE_DOCUMENTS;
     await Promise.all([null, ...known.sessions.keys()].map((id) => send(tabId, id, method, params).catch(() => {})));
   }));
   return { guarded: [...guarded] };

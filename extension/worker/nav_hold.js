@@ -5,11 +5,10 @@
 // (Fetch never sees it): its commit is relayed the same way, and a stop takes the tab back to the entry it
 // left. It decides nothing (core/consent/nav_guard.py does).
 import { WorkerTiming } from "../worker_timings.js";
+import { DebuggerSetup } from "../debugger_setup.js";
 
 const DECISION_MS = WorkerTiming.NAV_DECISION_LIMIT_MS; // a request Python has not decided by then is failed: never held for ever
-const FAIL_SAFE = { continue: false, errorReason: "Aborted" };
-
-export const HOLD_DOCUMENTS = ["Fetch.enable", { patterns: [{ resourceType: "Document", requestStage: "Request" }] }];
+const FAIL_SAFE = DebuggerSetup.UNDECIDED_LOAD;
 
 const returning = new Map(); // tabId → the URL a stopped restore sends the tab back to
 const restoring = new Map(); // tabId → Promise: whether Python stopped its last restore (the tab taken back)
@@ -46,7 +45,7 @@ export async function holdPaused(send, tabId, sessionId, p, top) {
   });
   const [method, params] = verdict?.continue === true
     ? ["Fetch.continueRequest", { requestId: p.requestId }]
-    : ["Fetch.failRequest", { requestId: p.requestId, errorReason: verdict?.errorReason ?? "Aborted" }];
+    : ["Fetch.failRequest", { requestId: p.requestId, errorReason: verdict?.errorReason ?? FAIL_SAFE.errorReason }];
   // The load may be gone already (the tab navigated elsewhere, closed): nothing left to apply.
   await send(tabId, sessionId, method, params).catch(() => {});
 }

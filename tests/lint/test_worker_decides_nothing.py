@@ -33,6 +33,10 @@ MOVED = {
     "Chrome's words for the host port": re.compile(r"native messaging host|Native host has exited"),
     # how long a host that keeps exiting waits before it starts again (port_states.py restart_delays_ms)
     "the host's restart backoff": re.compile(r"HOST_RESTART_M(?:IN|AX)_MS|Delay\s*\*\s*2"),
+    # how a debugger session is set up and which loads are held (core/browser/debugger_setup.py)
+    "the debugger's set-up": re.compile(
+        r"[\"'](?:Page|Runtime|Log|Network)\.enable|[\"']Fetch\.(?:en|dis)able|\"1\.3\""
+    ),
 }
 
 
