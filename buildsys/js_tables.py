@@ -46,6 +46,7 @@ def _debugger_setup(m: ModuleType) -> Exports:
 
 def _port_states(m: ModuleType) -> Exports:
     return {
+        "HostPort": {"NAME": m.HOST_NAME, "PROTOCOL_VERSION": m.PROTOCOL_VERSION},
         "PortState": {state.name: state.value for state in m.PortState},
         "PortRule": {
             "CHROME_SAYS": {text: state.value for text, state in m.CHROME_SAYS.items()},

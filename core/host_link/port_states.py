@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+# The native messaging host's name (its manifest's file name) and the version of its wire (docs/protocol.md
+# §2), which the extension sends in `initialize` and the host answers with: one value for both ends.
+HOST_NAME = "dev.tabgate.host"
+PROTOCOL_VERSION = "1"
+
 
 class PortState(StrEnum):
     CONNECTED = "connected"

@@ -1,5 +1,5 @@
 // Status in plain words, shared by the popup and the options page: what each state means and what to do.
-import { PortState } from "../port_states.js";
+import { HostPort, PortState } from "../port_states.js";
 
 export const PYTHON_TEXT = {
   booting: "Python booting…",
@@ -25,7 +25,7 @@ export const HOST_FIX = {
 // What `tabgate-host doctor` would say about the connection, in a sentence.
 export const HOST_SENTENCE = {
   [PortState.CONNECTED]: "The native host is running and answering.",
-  [PortState.NOT_INSTALLED]: "Chromium cannot find the native host dev.tabgate.host: its manifest is not installed for this browser.",
+  [PortState.NOT_INSTALLED]: `Chromium cannot find the native host ${HostPort.NAME}: its manifest is not installed for this browser.`,
   [PortState.FORBIDDEN]: "The native host is installed, but its manifest does not allow this extension to start it.",
   [PortState.EXITED]: "The native host started and then stopped.",
   [PortState.ERROR]: "The native host could not be reached.",

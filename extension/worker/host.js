@@ -2,11 +2,9 @@
 // What Chrome's disconnect messages mean and how long a wanted host waits before it is started again are
 // Python's (core/host_link/port_states.py, written as port_states.js).
 import { ErrorCode } from "../error_codes.js";
-import { PortState, PortRule } from "../port_states.js";
+import { HostPort, PortState, PortRule } from "../port_states.js";
 import { WorkerTiming } from "../worker_timings.js";
 
-export const HOST_NAME = "dev.tabgate.host";
-const PROTOCOL_VERSION = "1";
 const { HOST_RETRY_MS, HOST_STABLE_MS, HOST_RESTART_DELAYS_MS } = WorkerTiming;
 
 export function hostStateFor(message) {
@@ -53,7 +51,7 @@ export class HostConnection {
   async #connect() {
     let port;
     try {
-      port = chrome.runtime.connectNative(HOST_NAME);
+      port = chrome.runtime.connectNative(HostPort.NAME);
     } catch (e) {
       this.#setState({ host: hostStateFor(String(e.message)), hostError: String(e.message), servers: [] });
       return false;
@@ -64,7 +62,7 @@ export class HostConnection {
     try {
       const init = await this.#send(port, "initialize", {
         client: { name: "tabgate-extension", version: chrome.runtime.getManifest().version },
-        protocolVersion: PROTOCOL_VERSION,
+        protocolVersion: HostPort.PROTOCOL_VERSION,
       });
       this.connectedAt = Date.now();
       this.#setState({ host: PortState.CONNECTED, hostError: null, servers: init.servers ?? [], hostInfo: init.host });
