@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NoReturn
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
@@ -111,12 +111,14 @@ def secret_method_offered(
 class ServerOAuth(OAuthClientProvider):
     """The SDK's provider for one server: interactive only when given `authorize` (a sign-in).
 
-    A running connection's provider (no `authorize`) never opens a page: a refusal (401, or 403
-    `insufficient_scope`) goes to `on_refused`; a 403 goes back to the caller as it came, a 401 on through the
-    flow's discovery (so refused metadata is found while the server starts) up to the page, where it stops.
-    A request the token got through goes to `on_accepted`. A sign-in's provider given `replay` answers its
-    first request with that refusal, so the flow runs for what the server asked even when the probe itself
-    would pass."""
+    A running connection's provider (no `authorize`) never opens a page and never registers a client: a
+    refusal (401, or 403 `insufficient_scope`) goes to `on_refused`; a 403 goes back to the caller as it came,
+    a 401 on through the flow's discovery (so refused metadata is found while the server starts) up to the
+    registration or the page, where it stops. Only a sign-in registers: a connection's flow overlapping the
+    person's sign-in would otherwise register a second client and start a new grant under the sign-in's
+    tokens. A request the token got through goes to `on_accepted`. A sign-in's provider given `replay`
+    answers its first request with that refusal, so the flow runs for what the server asked even when the
+    probe itself would pass."""
 
     def __init__(
         self,
@@ -137,7 +139,9 @@ class ServerOAuth(OAuthClientProvider):
             storage=store,
             redirect_handler=self._open_page,
             callback_handler=self._await_redirect,
-            client_metadata_url=client_metadata_url,
+            # A connection never registers, a client metadata document included (its Step 4 then reaches
+            # the registration request, where `_auth_flow` stops).
+            client_metadata_url=client_metadata_url if authorize is not None else None,
         )
         self._store = store
         self._authorize = authorize
@@ -171,7 +175,7 @@ class ServerOAuth(OAuthClientProvider):
                 self._on_refused(replay)
                 if replay.step_up:
                     return  # the caller gets the refusal; the person's sign-in asks for more
-                # A 401: the flow goes on as far as the page (which `_open_page` does not open), so
+                # A 401: the flow goes on as far as the registration or the page (neither happens), so
                 # metadata a sign-in could never get past is found now.
         # The SDK's flow for the refusal, answered as its first request (a sign-in's replays what the server
         # asked even when the probe itself would pass).
@@ -181,6 +185,8 @@ class ServerOAuth(OAuthClientProvider):
             while True:
                 if outgoing is request and replay is not None:
                     response, replay = replay.replay(request), None
+                elif self._authorize is None and self._registers(outgoing, request):
+                    self._sign_in_required()
                 else:
                     response = yield outgoing
                 outgoing = await flow.asend(response)
@@ -188,6 +194,11 @@ class ServerOAuth(OAuthClientProvider):
             return
         finally:
             await flow.aclose()
+
+    def _registers(self, outgoing: httpx2.Request, request: httpx2.Request) -> bool:
+        """Whether the flow's next request is a dynamic client registration: without a client, the only
+        POST of the flow's own (a refresh and a code exchange both need a client)."""
+        return self.context.client_info is None and outgoing is not request and outgoing.method == "POST"
 
     async def _due_refresh(self) -> httpx2.Request | None:
         """The refresh request when the token has expired and can be refreshed (tokens loaded first)."""
@@ -215,9 +226,12 @@ class ServerOAuth(OAuthClientProvider):
 
     async def _open_page(self, url: str) -> None:
         if self._authorize is None:
-            self._on_sign_in_required()
-            raise SignInRequired("the server asks you to sign in")
+            self._sign_in_required()
         self._page = checked_page(url)
+
+    def _sign_in_required(self) -> NoReturn:
+        self._on_sign_in_required()
+        raise SignInRequired("the server asks you to sign in")
 
     async def _await_redirect(self) -> AuthorizationCodeResult:
         assert self._authorize is not None and self._page is not None

@@ -63,8 +63,11 @@ def test_a_401_after_initialize_asks_for_a_sign_in_that_opens_the_page_and_mends
         status = wait_status(host, status="failed", auth="required")
         assert status["scope"] == "notes" and "needs you to sign in" in status["error"]
         assert browser.opened == []  # nothing opens a page but the person's Sign in
+        # Nor does anything but the sign-in register: a connection's flow that did could overlap the person's
+        # sign-in, register a second client and drop the sign-in's tokens.
+        assert stats(origin)["registerRequests"] == 0
         assert sign_in(host) == {"server": SERVER, "signedIn": True, "status": "ready"}
-        assert len(browser.opened) == 1
+        assert len(browser.opened) == 1 and stats(origin)["registrations"] == 1
         assert stats(origin)["asked"][0]["scope"] == "notes"
         assert wait_status(host, status="ready")["auth"] == "signedIn"
         assert whoami(host) == "signed in to notes-cloud"
