@@ -10,7 +10,7 @@ import json
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -24,12 +24,19 @@ def _error_codes(m: ModuleType) -> Exports:
     return {"ErrorCode": {code.name: int(code) for code in m.McpErrorCode}}
 
 
+def _by_js_name(timings: Any) -> dict[str, Any]:
+    """A timings dataclass's values under the names the JavaScript reads (`UiTiming.AGENTS_POLL_MS`)."""
+    return {name.upper(): value for name, value in asdict(timings).items()}
+
+
 def _worker_timings(m: ModuleType) -> Exports:
-    return {"WorkerTiming": m.WORKER_TIMINGS.by_js_name()}
+    # The restart schedule among them: the worker counts restarts, Python says how long each waits.
+    schedule = {"HOST_RESTART_DELAYS_MS": m.WORKER_TIMINGS.host_restart_delays_ms()}
+    return {"WorkerTiming": _by_js_name(m.WORKER_TIMINGS) | schedule}
 
 
 def _ui_timings(m: ModuleType) -> Exports:
-    return {"UiTiming": m.UI_TIMINGS.by_js_name()}
+    return {"UiTiming": _by_js_name(m.UI_TIMINGS)}
 
 
 def _debugger_setup(m: ModuleType) -> Exports:

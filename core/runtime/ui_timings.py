@@ -5,7 +5,7 @@ writes them as `ui_timings.js` (`UiTiming.NAME`); no file in extension/ui/ holds
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,10 +30,6 @@ class UiTimings:
     app_teardown_wait_ms: int = 2_000
     # A downloaded result's object URL is kept this long: the browser has started the download by then.
     download_url_life_ms: int = 10_000
-
-    def by_js_name(self) -> dict[str, int]:
-        """The values under the names the JavaScript reads (`UiTiming.AGENTS_POLL_MS`)."""
-        return {name.upper(): value for name, value in asdict(self).items()}
 
 
 UI_TIMINGS = UiTimings()

@@ -1,11 +1,11 @@
 """The service worker's fixed waits, each named with why it is that long (issue 26, Deliver 3: every decision
 is made once, in Python). The build writes them as `worker_timings.js` (`WorkerTiming.NAME`, buildsys/
-worker_timings.py); no file in extension/worker/ holds a timing number of its own
+js_tables.py); no file in extension/worker/ holds a timing number of its own
 (tests/lint/test_worker_decides_nothing.py). Standard library only: the build reads it before the .venv."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,12 +49,6 @@ class WorkerTimings:
         while delays[-1] < self.host_restart_max_ms:
             delays.append(min(delays[-1] * 2, self.host_restart_max_ms))
         return delays
-
-    def by_js_name(self) -> dict[str, int | list[int]]:
-        """The values under the names the JavaScript reads (`WorkerTiming.STATUS_BATCH_MS`), the restart
-        schedule among them: the worker counts restarts, Python says how long each waits."""
-        values: dict[str, int | list[int]] = {name.upper(): value for name, value in asdict(self).items()}
-        return values | {"HOST_RESTART_DELAYS_MS": self.host_restart_delays_ms()}
 
 
 WORKER_TIMINGS = WorkerTimings()
