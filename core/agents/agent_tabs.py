@@ -22,6 +22,7 @@ from core.browser.context import refs_of
 from core.browser.refs import FrameSite
 from core.browser.tab import BrowserTabArgs, wire_of
 from core.calls.capabilities import BrowserCapability, BrowserToolError, McpErrorCode
+from core.calls.chrome_tab import tab_answer, tabs_answer
 from core.messages.runtime_messages import TabsCreated, TabsRemoved
 from core.web.fence import split
 
@@ -59,12 +60,12 @@ class AgentTabs:
         if self._browser is None:
             return None
         try:
-            tabs = await self._browser.call("browser_tab", _ALL_TABS, timeout_ms=TAB_LOOKUP_TIMEOUT_MS)
-        except BrowserToolError:
+            tabs = tabs_answer(
+                await self._browser.call("browser_tab", _ALL_TABS, timeout_ms=TAB_LOOKUP_TIMEOUT_MS)
+            )
+        except (BrowserToolError, ValueError):  # ValueError: not Chrome's tabs
             return None
-        if not isinstance(tabs, list):
-            return None
-        return {tab["id"]: tab for tab in tabs if isinstance(tab, dict) and isinstance(tab.get("id"), int)}
+        return {tab["id"]: tab for tab in tabs}
 
     async def tab(self, tab_id: int) -> dict[str, Any]:
         """That one tab as the person sees it (the `tab` executor: one chrome.tabs.get, not every tab)."""
@@ -81,7 +82,7 @@ class AgentTabs:
             ) from None
         if not isinstance(tab, dict):
             raise Refusal(f"Tabgate could not look up tab {tab_id}; try again.", failed=True)
-        return tab
+        return tab_answer(tab) | {"granted": tab.get("granted") is True}
 
     async def first_page_shown(self, tab_id: int) -> None:
         """Until the tab just created has finished showing its first page, at most FIRST_PAGE_S (a tab still

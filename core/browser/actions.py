@@ -18,6 +18,7 @@ from core.browser import devtools, dom, navigation, page, screenshot, storage, t
 from core.browser.action_fields import Fields, takes
 from core.browser.action_words import Words
 from core.browser.context import PageContext
+from core.calls.chrome_tab import address_answer, tab_answer
 from core.calls.tab_scope import Access
 from core.web.fence import PageText
 
@@ -56,6 +57,8 @@ class BrowserAction:
     blocked_by_dialog: bool = False
     # Caps the chrome.* executor applies as given (decided here, not in the worker).
     limits: tuple[tuple[str, int], ...] = ()
+    # The answer Python makes of the chrome.* executor's (None: the executor's as it is).
+    answer: Callable[[Any], Any] | None = None
 
     @property
     def parallel(self) -> bool:
@@ -101,7 +104,8 @@ def _page_read(what: str, fields: Fields) -> BrowserAction:
 def _moves(words: Words) -> BrowserAction:
     """reload, back, forward: one chrome.* call that moves the tab, timed as navigation.py says."""
     fields = takes(optional=(*_TAB, "waitForLoad", "timeoutMs"))
-    return replace(_acts("tab", words, fields, moves_tab=True, page_text=True), limits=navigation.TIMING)
+    moves = _acts("tab", words, fields, moves_tab=True, page_text=True)
+    return replace(moves, limits=navigation.TIMING, answer=tab_answer)
 
 
 def _on_page(reads: bool, words: Words, fields: Fields, run: Runner) -> BrowserAction:
@@ -174,8 +178,9 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
         "reload": _moves(say.fixed("reload the page")),
         "back": _moves(say.fixed("go back a page")),
         "forward": _moves(say.fixed("go forward a page")),
-        "current_url": _reads(
-            "tab", say.fixed("read the page's address"), takes(optional=_TAB), page_text=True
+        "current_url": replace(
+            _reads("tab", say.fixed("read the page's address"), takes(optional=_TAB), page_text=True),
+            answer=address_answer,
         ),
         "wait_for_load": replace(
             _reads(
@@ -185,6 +190,7 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
                 page_text=True,
             ),
             limits=navigation.TIMING,
+            answer=tab_answer,
         ),
     },
     "browser_page": {

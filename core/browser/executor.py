@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.calls.capabilities import BrowserCapability, BrowserToolError
+from core.calls.chrome_tab import ChromeTab
 from core.calls.errors import RespondToModel
 from core.calls.tab_scope import Guard, refusal
 from core.consent.acting_gate import check_acting
@@ -143,11 +144,11 @@ def read_dialog(raw: Any) -> Dialog | None:
 
 
 def _state(raw: dict[str, Any]) -> TabState:
-    tab = raw["tab"]
+    tab = ChromeTab.model_validate(raw["tab"])
     return TabState(
-        tab_id=int(tab["id"]),
-        url=str(tab.get("url", "")),
-        title=str(tab.get("title", "")),
+        tab_id=tab.id,
+        url=tab.shown_url,
+        title=tab.title or "",
         epoch=int(raw.get("epoch", 0)),
         dialog=read_dialog(raw.get("dialog")),
         sessions=tuple(

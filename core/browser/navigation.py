@@ -15,6 +15,7 @@ from core.browser.context import PageContext
 from core.browser.executor import Command, TabState
 from core.browser.fields import TabId, WaitMs
 from core.browser.tool_spec import BrowserToolSpec
+from core.calls.chrome_tab import ChromeTab
 from core.calls.deadline import DeadlineExceeded, within
 from core.calls.errors import RespondToModel
 from core.calls.tab_scope import is_web_page
@@ -78,9 +79,15 @@ async def _start(ctx: PageContext, a: BrowserNavigationArgs) -> TabState:
     tab_id = ctx.tab.id if ctx.tab is not None else a.tabId
     if ctx.tab is None or _controllable(ctx.tab.url):
         return (await ctx.cdp.run(tab_id, [])).state
-    tab = await ctx.cdp.legacy("browser_navigation", _to_blank(tab_id, a.timeoutMs))
+    tab = ChromeTab.model_validate(await ctx.cdp.legacy("browser_navigation", _to_blank(tab_id, a.timeoutMs)))
     ctx.cdp.release()
-    return (await ctx.cdp.run(int(tab["id"]), [])).state
+    return (await ctx.cdp.run(tab.id, [])).state
+
+
+async def _current(ctx: PageContext, tab_id: int | None) -> ChromeTab:
+    """The tab as Chrome has it now (the tab the call names, or the active one)."""
+    where = {"action": "current_url"} if tab_id is None else {"action": "current_url", "tabId": tab_id}
+    return ChromeTab.model_validate(await ctx.cdp.legacy("browser_navigation", where))
 
 
 async def _wait_loaded(ctx: PageContext, tab_id: int, deadline: float, timeout_ms: int) -> None:
@@ -110,10 +117,9 @@ async def _failed(ctx: PageContext, state: TabState, url: str, error_text: str) 
     navigation led and the tab is sent to about:blank."""
     if error_text == _STOPPED:  # nothing commits (a held load, or another one began): no error page comes
         return RespondToModel(f"navigation to {url} failed: {error_text}")
-    where = {"action": "current_url", "tabId": state.tab_id}
     shown = state.url
     for _ in range(_ERROR_PAGE_POLLS):  # the error page commits shortly after the failure is known
-        shown = str((await ctx.cdp.legacy("browser_navigation", where)).get("url", ""))
+        shown = (await _current(ctx, state.tab_id)).shown_url
         if shown != state.url:
             break
         await asyncio.sleep(_RETRY_S)
@@ -152,12 +158,11 @@ def _controllable(url: str) -> bool:
 async def _left_uncontrollable(ctx: PageContext, tab_id: int | None, url: str) -> RespondToModel | None:
     """If the tab ended on a page Tabgate may not control (Chrome's, an extension's: a redirect can lead
     there), the tab is sent to about:blank and the error says so; None when the tab is on a web page."""
-    where = {"action": "current_url"} if tab_id is None else {"action": "current_url", "tabId": tab_id}
-    current = await ctx.cdp.legacy("browser_navigation", where)
-    final = str(current.get("url", ""))
+    current = await _current(ctx, tab_id)
+    final = current.shown_url
     if _controllable(final):
         return None
-    await ctx.cdp.legacy("browser_navigation", _to_blank(int(current["tabId"]), 5_000))
+    await ctx.cdp.legacy("browser_navigation", _to_blank(current.id, 5_000))
     return _led_away(
         f"navigation to {url} ended on a page Tabgate may not control (only http(s) pages); the tab was "
         "sent to about:blank. Where it ended:",

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictInt
 
 from core.calls.capabilities import BrowserToolError, McpErrorCode
+from core.calls.chrome_tab import ChromeTab
 from core.calls.errors import RespondToModel
 from core.web.fence import PageText
 from core.web.web_url import UrlRefused, WebUrl, read_web_url
@@ -108,7 +109,8 @@ class TabFacts:
 
     @staticmethod
     def from_wire(raw: Any) -> TabFacts:
-        return TabFacts(int(raw["id"]), str(raw.get("url") or ""), raw.get("granted") is True)
+        tab = ChromeTab.model_validate(raw)
+        return TabFacts(tab.id, tab.shown_url, raw.get("granted") is True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,19 +3,17 @@
 // options chrome.* takes, the storage keys, the time limit all come with it) and returns plain JSON. A call that carries `site` runs only if the tab still shows that site right before the chrome.*
 // call (Python checked the tab; the page may have moved since).
 import { rpcError } from "./host.js";
-import { checkSite, guardTabs, openDialog, originOf, readBuffer, runCommands, seenCommit } from "./debugger.js";
+import { checkSite, guardTabs, openDialog, originOf, readBuffer, runCommands, seenCommit, shownUrl } from "./debugger.js";
 import { ErrorCode } from "../error_codes.js";
 import { restoreStopped } from "./nav_hold.js";
 
 // ------------------------------------------------------------------ helpers
 
-export function tabInfo(tab) {
-  // A tab that has not committed its first page has url "" and its destination in pendingUrl.
-  return {
-    id: tab.id, windowId: tab.windowId, index: tab.index, url: tab.url || tab.pendingUrl || "",
-    pendingUrl: tab.pendingUrl && tab.pendingUrl !== tab.url ? tab.pendingUrl : undefined,
-    title: tab.title ?? "", active: tab.active, pinned: tab.pinned, status: tab.status,
-  };
+// Chrome's fields of a tab the tools answer with, as Chrome has them: Python reads which URL it shows and
+// makes the answer (core/calls/chrome_tab.py).
+function tabFields(tab) {
+  const { id, windowId, index, url, pendingUrl, title, active, pinned, status } = tab;
+  return { id, windowId, index, url, pendingUrl, title, active, pinned, status };
 }
 
 async function targetTab(tabId) {
@@ -69,7 +67,7 @@ function watchTab(tabId, { timeoutMs, pollMs, url, onChange }, resolve, reject) 
 function waitForComplete(tabId, timeoutMs, pollMs) {
   return new Promise((resolve, reject) => {
     const onChange = (change, tab) => {
-      if (change.status === "complete") watch.finish(true, tabInfo(tab));
+      if (change.status === "complete") watch.finish(true, tabFields(tab));
     };
     const watch = watchTab(tabId, { timeoutMs, pollMs, onChange }, resolve, reject);
     watch.check();
@@ -85,7 +83,7 @@ function navigateTab(tab, start, { waitForLoad, timeoutMs, startMs, pollMs, notS
     let started = false;
     const onChange = (change, current) => {
       if (change.status === "loading" || change.url !== undefined) started = true;
-      if (started && (!waitForLoad || change.status === "complete")) watch.finish(true, tabInfo(current));
+      if (started && (!waitForLoad || change.status === "complete")) watch.finish(true, tabFields(current));
     };
     const watch = watchTab(tab.id, { timeoutMs, pollMs, url: tab.url, onChange }, resolve, reject);
     start()
@@ -187,7 +185,7 @@ async function historyStep(tab, delta, viaPage) {
 // stopped one names nothing of that page (the agent hears where it led from Python, fenced). It waits up to
 // `commitSeenMs` for the debugger's word of the commit.
 async function stepped(tab, answer, commitSeenMs) {
-  await seenCommit(tab.id, answer.url, commitSeenMs);
+  await seenCommit(tab.id, shownUrl(answer), commitSeenMs);
   if (!(await restoreStopped(tab.id))) return answer;
   throw rpcError(ErrorCode.INVALID_PARAMS, `tab ${tab.id} went to a page of another site; Tabgate took it back`);
 }
@@ -205,7 +203,7 @@ async function grantedOrigin(origin) {
 }
 
 // chrome.tabs.update with the options Python sent (activate: {active: true}).
-const updateTab = async (a) => tabInfo(await chrome.tabs.update(a.tabId, a.options));
+const updateTab = async (a) => tabFields(await chrome.tabs.update(a.tabId, a.options));
 
 // An executor on the tab the call names (or the active tab), once it still shows the site Python checked.
 const onTab = (run) => async (a) => {
@@ -226,13 +224,13 @@ const executors = {
     const tab = await targetTab(a.tabId).catch((e) => {
       throw e.rpc ? e : rpcError(ErrorCode.INVALID_PARAMS, String(e.message ?? e));
     });
-    return { ...tabInfo(tab), granted: await grantedOrigin(originOf(tab.url || tab.pendingUrl || "")) };
+    return { ...tabFields(tab), granted: await grantedOrigin(originOf(shownUrl(tab))) };
   },
 
   // {action, tabId?, options}: options are exactly chrome.tabs' (Python builds them, core/browser/tab.py).
   browser_tab: {
-    query: async (a) => (await chrome.tabs.query(a.options)).map(tabInfo),
-    create: async (a) => tabInfo(await chrome.tabs.create(a.options)),
+    query: async (a) => (await chrome.tabs.query(a.options)).map(tabFields),
+    create: async (a) => tabFields(await chrome.tabs.create(a.options)),
     close: onTab(async (tab) => {
       await chrome.tabs.remove(tab.id);
       return { closed: tab.id };
@@ -246,7 +244,7 @@ const executors = {
     reload: onTab((tab, a) => go(tab, a, () => chrome.tabs.reload(tab.id), `tab ${tab.id} did not start reloading`)),
     back: onTab(async (tab, a) => stepped(tab, await go(tab, a, () => historyStep(tab, -1, a.viaPage), `tab ${tab.id} has no earlier page to go back to`), a.commitSeenMs)),
     forward: onTab(async (tab, a) => stepped(tab, await go(tab, a, () => historyStep(tab, 1, a.viaPage), `tab ${tab.id} has no later page to go forward to`), a.commitSeenMs)),
-    current_url: onTab(async (tab) => ({ tabId: tab.id, url: tab.url || tab.pendingUrl || "", status: tab.status })),
+    current_url: onTab(async (tab) => tabFields(tab)),
     wait_for_load: onTab((tab, a) => waitForComplete(tab.id, a.timeoutMs, a.pollMs)),
   },
 

@@ -53,12 +53,18 @@ export function originOf(url) {
   }
 }
 
+// What a tab shows, read as Python reads it (core/calls/chrome_tab.py `shown_url`): a tab that has not
+// committed its first page has url "" and its destination in pendingUrl.
+export function shownUrl(tab) {
+  return tab.url || tab.pendingUrl || "";
+}
+
 // A call that carries `site` acts only on a tab that shows that site now, compared as Python says (`siteOf`,
 // core/calls/tab_scope.py Guard): the origin of the tab's URL, or the URL itself. Otherwise PAGE_CHANGED with
 // what the tab shows, and Python words the answer.
 export function checkSite(tab, a) {
   if (a.site === undefined) return;
-  const url = tab.url || tab.pendingUrl || "";
+  const url = shownUrl(tab);
   const shown = a.siteOf === "origin" ? originOf(url) : url;
   if (shown !== a.site)
     throw rpcError(ErrorCode.PAGE_CHANGED, `tab ${tab.id} shows ${shown || "nothing"}`, { tabId: tab.id, shown });
@@ -302,7 +308,7 @@ function runOn(state, command, results) {
 
 function describe(state, tab) {
   return {
-    tab: { id: tab.id, url: tab.url || tab.pendingUrl || "", title: tab.title ?? "", status: tab.status },
+    tab: { id: tab.id, url: tab.url, pendingUrl: tab.pendingUrl, title: tab.title, status: tab.status },
     epoch: state.epoch,
     dialog: state.dialog,
     sessions: [...state.sessions].map(([id, info]) => ({ id, ...info })),

@@ -211,6 +211,11 @@ class FakeHost:
         return {"contents": server.contents[uri]}
 
 
+# What chrome.tabs.query answers with one tab open (Chrome's fields, as the worker sends them).
+ONE_TAB = [{"id": 1, "url": "https://a.test/", "title": "A"}]
+# The answer a tab query makes of it.
+ONE_TAB_LISTED = '[{"id":1,"url":"https://a.test/","title":"A"}]'
+
 # What the `tab` executor answers of the tab a call runs on: a web page whose site the user granted.
 GRANTED_TAB = {"id": 7, "url": "https://example.test/page", "title": "Example", "granted": True}
 

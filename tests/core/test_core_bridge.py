@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from core_fakes import (
+    ONE_TAB,
+    ONE_TAB_LISTED,
     SOON,
     FakeBrowser,
     FakeHost,
@@ -39,7 +41,7 @@ async def ask(bridge: Bridge, message: dict[str, Any]) -> Any:
 async def ready_bridge(
     host: FakeHost, *, mcp_tools: bool = True, margin_ms: int = MARGIN_MS
 ) -> tuple[Bridge, FakeJsApi]:
-    api = FakeJsApi(host, FakeBrowser({"browser_tab": [{"id": 1}]}))
+    api = FakeJsApi(host, FakeBrowser({"browser_tab": ONE_TAB}))
     bridge = Bridge(api, timeout_margin_ms=margin_ms)
     assert await ask(bridge, host.state_message()) == {"ok": True}
     await ask(bridge, {"type": "config/set", "patch": {"mcpTools": mcp_tools}})
@@ -125,7 +127,7 @@ async def test_built_in_and_browser_calls_never_ask_the_worker_about_the_host() 
     bridge, api = await ready_bridge(notes())
     assert (await ask(bridge, dispatch(PLAN)))["answer"]["success"] is True
     tab = function_call("browser_tab", '{"action":"query"}', "b1")
-    assert fenced((await ask(bridge, dispatch(tab)))["answer"]["output"]["output"]) == block('[{"id":1}]')
+    assert fenced((await ask(bridge, dispatch(tab)))["answer"]["output"]["output"]) == block(ONE_TAB_LISTED)
     assert api.kinds() == ["browser"]
 
 

@@ -155,12 +155,16 @@ async def test_bad_arguments_are_answered_with_the_validation_message_and_never_
 async def test_valid_calls_reach_the_browser_with_defaults_filled_in(
     tool: str, args: dict[str, Any], sent: dict[str, Any]
 ) -> None:
-    browser = FakeBrowser({tool: {"ok": True}})
+    # What the executor answers: the tab a navigation ends on, or a plain object.
+    executed = {"id": 7, "url": "https://example.test/", "title": "Example"}
+    browser = FakeBrowser({tool: executed if tool == "browser_navigation" else {"ok": True}})
     answer = await call(tool, args, browser)
     assert answer["success"] is True
     # Page reads, tabs and navigation answer page text: fenced (contract §7.1); the others are not.
     output = answer["output"]["output"]
-    if tool in ("browser_page", "browser_navigation"):
+    if tool == "browser_navigation":
+        assert fenced(output) == block('{"id":7,"url":"https://example.test/","title":"Example"}')
+    elif tool == "browser_page":
         assert fenced(output) == block('{"ok":true}')
     else:
         assert output == '{"ok":true}'
@@ -904,10 +908,13 @@ async def test_snapshot_since_last_is_kept_per_caller() -> None:
 
 
 async def test_a_tab_query_lists_only_the_callers_tabs() -> None:
-    tabs = [{"id": 1, "url": "https://a.test/"}, {"id": 2, "url": "https://b.test/reset_token=x"}]
+    tabs = [
+        {"id": 1, "url": "https://a.test/", "title": "A"},
+        {"id": 2, "url": "https://b.test/reset_token=x", "title": "B"},
+    ]
     browser = FakeBrowser({"browser_tab": tabs})
     success, text = await targeted(browser, "browser_tab", {"tabs": [1]}, action="query")
-    assert (success, fenced(text)) == (True, block('[{"id":1,"url":"https://a.test/"}]'))
+    assert (success, fenced(text)) == (True, block('[{"id":1,"url":"https://a.test/","title":"A"}]'))
     success, text = await targeted(browser, "browser_tab", {"tabs": []}, action="query")
     assert (success, fenced(text)) == (True, block("[]"))
 
@@ -1067,11 +1074,16 @@ def test_the_declared_page_text_actions_are_exactly_those_that_answer_page_text(
 
 @pytest.mark.parametrize(("tool", "action"), sorted(_FENCED_CALLS))
 async def test_every_chrome_call_that_answers_page_text_is_fenced(tool: str, action: str) -> None:
-    browser = FakeBrowser({tool: {"id": 7, "title": FORGED, "url": "https://example.test/"}})
+    # A page chooses its title and where it sends the tab: both are its text.
+    tab = {"id": 7, "title": FORGED, "url": f"https://example.test/#{FORGED}"}
+    browser = FakeBrowser({tool: [tab] if action == "query" else tab})
     answer = await call(tool, {"action": action, **_FENCED_CALLS[tool, action]}, browser)
     assert answer["success"] is True
     page = json.loads(page_of(answer["output"]["output"]))  # one block, the whole answer inside
-    assert page["title"] == FORGED.replace("0123456789abcdef", "<nonce removed>")
+    shown = page[0] if action == "query" else page
+    forged = FORGED.replace("0123456789abcdef", "<nonce removed>")
+    assert shown["url"] == f"https://example.test/#{forged}"
+    assert shown.get("title", forged) == forged  # current_url answers no title
 
 
 async def test_every_debugger_answer_with_page_text_is_fenced_and_tabgates_words_stay_outside() -> None:

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 from core_fakes import (
+    ONE_TAB,
+    ONE_TAB_LISTED,
     FakeBrowser,
     FakeHost,
     FakeServer,
@@ -43,7 +45,7 @@ def notes_host() -> FakeHost:
 
 
 async def service(*, host: FakeHost | None = None, mcp_tools: bool = False, **config: Any) -> Service:
-    svc = Service(emit=lambda event: None, browser=FakeBrowser({"browser_tab": [{"id": 1}]}), host=host)
+    svc = Service(emit=lambda event: None, browser=FakeBrowser({"browser_tab": ONE_TAB}), host=host)
     if host is not None:
         await connect(svc, host, mcp_tools=mcp_tools)
     await svc.handle({"type": "config/set", "patch": {"mcpTools": mcp_tools, **config}})
@@ -218,7 +220,7 @@ async def test_browser_tools_are_looked_up_before_mcp_tools() -> None:
 async def test_a_browser_tool_runs_when_no_host_is_connected() -> None:
     svc = await service()
     text, success = await output_of(svc, function_call("browser_tab", '{"action":"query"}'))
-    assert (fenced(text), success) == (block('[{"id":1}]'), True)
+    assert (fenced(text), success) == (block(ONE_TAB_LISTED), True)
 
 
 async def test_an_unknown_name_is_answered_well_within_the_lookup_budget() -> None:

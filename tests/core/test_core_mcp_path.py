@@ -7,7 +7,18 @@ import asyncio
 from typing import Any
 
 import pytest
-from core_fakes import SOON, FakeBrowser, FakeHost, FakeServer, FakeTool, connect, dispatch, function_call
+from core_fakes import (
+    ONE_TAB,
+    ONE_TAB_LISTED,
+    SOON,
+    FakeBrowser,
+    FakeHost,
+    FakeServer,
+    FakeTool,
+    connect,
+    dispatch,
+    function_call,
+)
 
 from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.runtime.facade import Service
@@ -33,7 +44,7 @@ class HungToolsList(FakeHost):
 
 
 async def service_for(host: FakeHost) -> Service:
-    svc = Service(emit=lambda event: None, browser=FakeBrowser({"browser_tab": [{"id": 1}]}), host=host)
+    svc = Service(emit=lambda event: None, browser=FakeBrowser({"browser_tab": ONE_TAB}), host=host)
     await connect(svc, host)
     return svc
 
@@ -55,7 +66,7 @@ async def test_update_plan_and_browser_calls_answer_while_the_mcp_tool_list_hang
     await asyncio.wait_for(host.listing.wait(), SOON)
     assert await output_of(svc, "update_plan", '{"plan":[]}') == ("Plan updated", True)
     text, success = await output_of(svc, "browser_tab", '{"action":"query"}')
-    assert (fenced(text), success) == (block('[{"id":1}]'), True)
+    assert (fenced(text), success) == (block(ONE_TAB_LISTED), True)
     assert await output_of(svc, "list_mcp_resources", '{"server":"notes"}') == (
         '{"server":"notes","resources":[]}',
         True,

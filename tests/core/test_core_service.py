@@ -283,7 +283,9 @@ async def test_bad_update_plan_arguments_are_answered_and_keep_the_old_plan(
 
 
 async def test_a_browser_tool_call_is_validated_and_executed_by_the_capability() -> None:
-    browser = FakeBrowser({"browser_tab": {"id": 7, "url": "https://example.com/"}})
+    # Chrome's new tab has not committed its page yet: its URL is the one it is going to.
+    created = {"id": 7, "url": "", "pendingUrl": "https://example.com/", "title": "", "status": "loading"}
+    browser = FakeBrowser({"browser_tab": created})
     svc = Service(emit=lambda event: None, browser=browser)
     answer = await svc.handle(
         dispatch(
@@ -297,7 +299,10 @@ async def test_a_browser_tool_call_is_validated_and_executed_by_the_capability()
         "output": {
             "type": "function_call_output",
             "call_id": "b1",
-            "output": block('{"id":7,"url":"https://example.com/"}'),
+            "output": block(
+                '{"id":7,"url":"https://example.com/","pendingUrl":"https://example.com/","title":"",'
+                '"status":"loading"}'
+            ),
         },
         "success": True,
         "outcome": "done",

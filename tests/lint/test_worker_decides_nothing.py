@@ -33,6 +33,8 @@ MOVED = {
     "Chrome's words for the host port": re.compile(r"native messaging host|Native host has exited"),
     # how long a host that keeps exiting waits before it starts again (port_states.py restart_delays_ms)
     "the host's restart backoff": re.compile(r"HOST_RESTART_M(?:IN|AX)_MS|Delay\s*\*\s*2"),
+    # what a tab tool answers of a tab: which URL it shows, where it is going (core/calls/chrome_tab.py)
+    "a tab answer's shape": re.compile(r"pendingUrl\s*(?:!==|===|&&)"),
     # how a debugger session is set up and which loads are held (core/browser/debugger_setup.py)
     "the debugger's set-up": re.compile(
         r"[\"'](?:Page|Runtime|Log|Network)\.enable|[\"']Fetch\.(?:en|dis)able|\"1\.3\""

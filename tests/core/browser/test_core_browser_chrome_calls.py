@@ -46,7 +46,8 @@ async def call(browser: FakeBrowser, tool: str, **args: Any) -> str:
 async def test_browser_tab_sends_chrome_tabs_exactly_its_options(
     args: dict[str, Any], sent: dict[str, Any]
 ) -> None:
-    browser = FakeBrowser({"browser_tab": {"id": 7}})
+    tab = {"id": 7, "url": "https://example.test/", "title": "Example"}
+    browser = FakeBrowser({"browser_tab": [tab] if args["action"] == "query" else tab})
     await call(browser, "browser_tab", **args)
     [(tool, wire)] = browser.tool_calls()
     # The site the tab must still show rides along for a call on a tab (core/calls/tab_scope.py).
