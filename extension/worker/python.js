@@ -17,6 +17,7 @@ export class PythonConnection {
     this.pending = new Map();
     this.nextId = 1;
     this.readyWaiters = [];
+    this.creating = null; // the offscreen document being looked for or created
     chrome.runtime.onConnect.addListener((port) => {
       if (port.name === "python") this.#attach(port);
     });
@@ -26,19 +27,23 @@ export class PythonConnection {
     });
   }
 
-  async ensureDocument() {
+  // Callers share one look-and-create: two that both looked before the document was listed would otherwise
+  // both create it, and Chrome allows one (Chrome's offscreen sample does the same).
+  ensureDocument() {
+    this.creating ??= this.#createDocument().finally(() => {
+      this.creating = null;
+    });
+    return this.creating;
+  }
+
+  async #createDocument() {
     const contexts = await chrome.runtime.getContexts({ contextTypes: ["OFFSCREEN_DOCUMENT"] });
     if (contexts.length) return;
-    try {
-      await chrome.offscreen.createDocument({
-        url: OFFSCREEN_URL,
-        reasons: ["WORKERS"],
-        justification: "Runs Tabgate's Python dispatch core (Pyodide).",
-      });
-    } catch (e) {
-      // Two callers can race past getContexts; only one document may exist and that is fine.
-      if (!String(e.message).includes("single offscreen")) throw e;
-    }
+    await chrome.offscreen.createDocument({
+      url: OFFSCREEN_URL,
+      reasons: ["WORKERS"],
+      justification: "Runs Tabgate's Python dispatch core (Pyodide).",
+    });
   }
 
   whenReady(timeoutMs = WorkerTiming.PYTHON_READY_LIMIT_MS) {
