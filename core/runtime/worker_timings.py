@@ -38,6 +38,11 @@ class WorkerTimings:
     # History changes within this time share one storage write and one call to Python (the ends of a burst
     # of calls), off the answers' path.
     history_write_delay_ms: int = 50
+    # The agents' activity log is written to storage at most this often, with every change since: the log is
+    # one stored list of up to 500 entries, and writing it after each call cost the worker ~10 ms a call
+    # (docs/benchmarks.md). A worker that stops in between loses at most this long of the log; the history
+    # keeps every call.
+    activity_write_delay_ms: int = 1_000
     # A paused navigation Python has not decided by then is failed (core/consent/nav_guard.py decides):
     # a load is never held for ever, and failing is the safe answer.
     nav_decision_limit_ms: int = 10_000

@@ -7,7 +7,7 @@ import * as history from "./history.js";
 import { createGatewayRelay } from "./agent_relay.js";
 import { createElicitations } from "./elicitation.js";
 import { signInRequests } from "./oauth.js";
-import { storedActivity } from "./activity_store.js";
+import { activityList } from "./activity_store.js";
 import { listenForClicks } from "./approval_notices.js";
 import { ErrorCode } from "../error_codes.js";
 import { PortState } from "../port_states.js";
@@ -65,7 +65,7 @@ const python = new PythonConnection({
     // First: any earlier worker's native port, and every agent session through it, is gone.
     python.notify({ type: MessageType.WORKER_HELLO });
     // The agents' activity log a stopped worker or document left (Python merges it under its own).
-    python.notify({ type: MessageType.AGENTS_ACTIVITY_LOAD, entries: await storedActivity() });
+    python.notify({ type: MessageType.AGENTS_ACTIVITY_LOAD, entries: await activityList() });
     const { [CONFIG_KEY]: config = {} } = await chrome.storage.local.get(CONFIG_KEY);
     python.notify({ type: MessageType.CONFIG_LOAD, config });
     history.tellPython();
