@@ -336,7 +336,8 @@ def _tabgate(site: str, tmp: Path) -> Outcome:
                 if time.monotonic() > deadline:
                     raise RuntimeError("the agent never reached Tabgate")
                 time.sleep(0.1)
-            ext.send({"type": "config/set", "patch": {"gatewayTrusted": [agents[0]["executable"]]}})
+            # The agent's own entry: an interpreter's path alone trusts no script run by it.
+            ext.send({"type": "config/set", "patch": {"gatewayTrusted": [agents[0]["trustEntry"]]}})
             trusted.set()
             outcome = _finished(running)
             gateway(ext, False)
