@@ -143,7 +143,7 @@ def _snapshots(site: str, reading: threading.Event) -> Any:
     return body
 
 
-def _allow_for_the_session(ext: Extension, running: AgentThread, until: threading.Event) -> None:
+def allow_for_the_session(ext: Extension, running: AgentThread, until: threading.Event) -> None:
     """The person allows each question of the agent for its session, until the agent says it is set."""
     while running.is_alive() and not until.is_set():
         for request in ext.send({"type": "approvals"})["pending"]:
@@ -184,7 +184,7 @@ def gateway() -> list[Figure]:
             reading = threading.Event()
             snapshotting = AgentThread(params, _snapshots(site, reading))
             snapshotting.start()
-            _allow_for_the_session(ext, snapshotting, reading)
+            allow_for_the_session(ext, snapshotting, reading)
             snapshot = median(snapshotting.outcome(300))
             agents = [AgentThread(params, _many_calls, f"agent-{n}") for n in range(AGENTS)]
             t = time.perf_counter()

@@ -29,6 +29,7 @@ from playwright.sync_api import sync_playwright
 
 from tests.core.fenced import unwrapped
 from tests.support.agents import AgentThread, codex_config, params_from_codex, text_of, wait_listed
+from tests.support.bench_gateway import allow_for_the_session
 from tests.support.browser import chromium_path
 from tests.support.gateway_browser import browser, desktop_env, gateway, gateway_profile
 from tests.support.local_site import FixturePages, serve
@@ -314,7 +315,8 @@ def _peer(pin: NpmPin, site: str, tmp: Path) -> Outcome:
 
 
 def _tabgate(site: str, tmp: Path) -> Outcome:
-    """Through the agent path, trusted to act unasked (the person's *act without asking*)."""
+    """Through the agent path, trusted to act unasked (the person's *act without asking*), or else allowed
+    for the session at its first question of each kind."""
     from tests.support.bench import ROOT
 
     version = json.loads((ROOT / "dist" / "extension" / "manifest.json").read_text())["version"]
@@ -336,9 +338,13 @@ def _tabgate(site: str, tmp: Path) -> Outcome:
                 if time.monotonic() > deadline:
                     raise RuntimeError("the agent never reached Tabgate")
                 time.sleep(0.1)
-            # The agent's own entry: an interpreter's path alone trusts no script run by it.
-            ext.send({"type": "config/set", "patch": {"gatewayTrusted": [agents[0]["trustEntry"]]}})
+            # The agent's own entry: an interpreter's path alone trusts no script run by it. A bench run as a
+            # module (`python -m tests.support.bench`) cannot be trusted at all (the name does not say which
+            # file runs): the person then allows each question for the session, as it comes.
+            if (entry := agents[0]["trustEntry"]) is not None:
+                ext.send({"type": "config/set", "patch": {"gatewayTrusted": [entry]}})
             trusted.set()
+            allow_for_the_session(ext, running, threading.Event())
             outcome = _finished(running)
             gateway(ext, False)
     return outcome
