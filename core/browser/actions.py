@@ -18,7 +18,7 @@ from core.browser import devtools, dom, navigation, page, screenshot, storage, t
 from core.browser.action_fields import Fields, takes
 from core.browser.action_words import Words
 from core.browser.context import PageContext
-from core.calls.chrome_tab import address_answer, tab_answer
+from core.calls.chrome_tab import address_answer, tab_answer, tabs_answer
 from core.calls.tab_scope import Access
 from core.web.fence import PageText
 
@@ -57,7 +57,7 @@ class BrowserAction:
     blocked_by_dialog: bool = False
     # Caps the chrome.* executor applies as given (decided here, not in the worker).
     limits: tuple[tuple[str, int], ...] = ()
-    # The answer Python makes of the chrome.* executor's (None: the executor's as it is).
+    # The answer Python makes of what chrome.* answered (None: that answer as it is).
     answer: Callable[[Any], Any] | None = None
 
     @property
@@ -134,35 +134,45 @@ _STORED_KEYS = takes("keys", optional=("area",))
 ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
     # Tabs' titles and URLs are the pages' text: those answers are fenced (page_text).
     "browser_tab": {
-        "query": _reads(
-            "none",
-            say.fixed("list its tabs"),
-            takes(optional=(*_TAB_FILTERS, "title", "currentWindow")),
-            tab.call,
-            target="none",
-            page_text=True,
+        "query": replace(
+            _reads(
+                "none",
+                say.fixed("list its tabs"),
+                takes(optional=(*_TAB_FILTERS, "title", "currentWindow")),
+                tab.call,
+                target="none",
+                page_text=True,
+            ),
+            answer=tabs_answer,
         ),
         # create and update move a tab only when they name a url.
-        "create": _acts(
-            "none",
-            lambda a: f"open a new tab at {say.quoted(a['url'])}" if "url" in a else "open a new tab",
-            takes(optional=_TAB_FILTERS),
-            tab.call,
-            target="url",
-            moves_tab=True,
-            page_text=True,
+        "create": replace(
+            _acts(
+                "none",
+                lambda a: f"open a new tab at {say.quoted(a['url'])}" if "url" in a else "open a new tab",
+                takes(optional=_TAB_FILTERS),
+                tab.call,
+                target="url",
+                moves_tab=True,
+                page_text=True,
+            ),
+            answer=tab_answer,
         ),
         "close": _acts("tab", say.fixed("close the tab"), takes("tabId"), tab.call),
-        "activate": _acts(
-            "tab", say.fixed("bring the tab to the front"), takes("tabId"), tab.call, page_text=True
+        "activate": replace(
+            _acts("tab", say.fixed("bring the tab to the front"), takes("tabId"), tab.call, page_text=True),
+            answer=tab_answer,
         ),
-        "update": _acts(
-            "tab",
-            lambda a: f"load {say.quoted(a['url'])} in the tab" if "url" in a else "change the tab",
-            takes("tabId", optional=("url", "active", "pinned")),
-            tab.call,
-            moves_tab=True,
-            page_text=True,
+        "update": replace(
+            _acts(
+                "tab",
+                lambda a: f"load {say.quoted(a['url'])} in the tab" if "url" in a else "change the tab",
+                takes("tabId", optional=("url", "active", "pinned")),
+                tab.call,
+                moves_tab=True,
+                page_text=True,
+            ),
+            answer=tab_answer,
         ),
     },
     "browser_navigation": {

@@ -8,7 +8,6 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
 from core.browser.context import PageContext
 from core.browser.tool_spec import BrowserToolSpec
-from core.calls.chrome_tab import tab_answer, tabs_answer
 from core.web.urls import check_navigable
 
 
@@ -66,7 +65,4 @@ def wire_of(a: BrowserTabArgs) -> dict[str, Any]:
 
 
 async def call(ctx: PageContext, a: BrowserTabArgs) -> Any:
-    answer = await ctx.cdp.legacy("browser_tab", wire_of(a))
-    if a.action == "query":
-        return tabs_answer(answer)
-    return answer if a.action == "close" else tab_answer(answer)
+    return await ctx.cdp.legacy("browser_tab", wire_of(a))

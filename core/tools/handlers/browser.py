@@ -125,7 +125,7 @@ class BrowserHandler:
             dialog = read_dialog(result["blockedByDialog"])
             if dialog is not None:
                 raise dialog_open(int(result.get("tabId", 0)), dialog)
-        if action.run is None and action.answer is not None:
+        if action.answer is not None:
             result = action.answer(result)
         if call.target is not None and self._spec.name == "browser_tab" and isinstance(result, list):
             shared = set(call.target.tabs)
