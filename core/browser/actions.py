@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any, Literal
 
 from core.browser import action_words as say
-from core.browser import devtools, dom, navigation, page, screenshot, storage, tab, waits
+from core.browser import devtools, dom, navigation, page, page_reads, screenshot, storage, tab, waits
 from core.browser.action_fields import Fields, takes
 from core.browser.action_words import Words
 from core.browser.context import PageContext
@@ -55,10 +55,11 @@ class BrowserAction:
     # While a JavaScript dialog is open in its tab it does not run (it would wait on the dialog): the answer
     # says the dialog and how to answer it.
     blocked_by_dialog: bool = False
-    # Caps the chrome.* executor applies as given (decided here, not in the worker).
-    limits: tuple[tuple[str, int], ...] = ()
-    # The answer Python makes of what chrome.* answered (None: that answer as it is).
-    answer: Callable[[Any], Any] | None = None
+    # Bounds and timings the chrome.* executor applies as given, from the call's arguments (decided here,
+    # not in the worker).
+    limits: Callable[[Any], Mapping[str, int]] = lambda _args: {}
+    # The answer Python makes of what chrome.* answered, given the call's arguments (None: that answer as is).
+    answer: Callable[[Any, Any], Any] | None = None
 
     @property
     def parallel(self) -> bool:
@@ -86,26 +87,33 @@ _reads = partial(_action, reads=True)
 _acts = partial(_action, reads=False)
 
 
-# At most this many links in one `links` answer (the page's first ones).
-MAX_LINKS = 1000
-
 _TAB = ("tabId",)
 _ELEMENT = (("ref", "selector"),)  # the one element the action acts on
 
 
 def _page_read(what: str, fields: Fields) -> BrowserAction:
-    """title, url, text, html, links: one script in the page (chrome.scripting), which a dialog holds up."""
+    """title, url, text, html, links: one script in the page (chrome.scripting), which a dialog holds up;
+    page_reads.py bounds what it sends and makes the answer."""
     read = _reads(
         "page", say.fixed(f"read the page's {what}"), fields, page_text=True, blocked_by_dialog=True
     )
-    return replace(read, limits=(("maxLinks", MAX_LINKS),)) if what == "links" else read
+    return replace(read, limits=page_reads.bounds, answer=page_reads.answer)
+
+
+def _timed(_args: Any) -> Mapping[str, int]:
+    return dict(navigation.TIMING)
+
+
+def _of_tab(read: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
+    """A reader of a chrome.* tab answer, which needs nothing of the call's arguments."""
+    return lambda result, _args: read(result)
 
 
 def _moves(words: Words) -> BrowserAction:
     """reload, back, forward: one chrome.* call that moves the tab, timed as navigation.py says."""
     fields = takes(optional=(*_TAB, "waitForLoad", "timeoutMs"))
     moves = _acts("tab", words, fields, moves_tab=True, page_text=True)
-    return replace(moves, limits=navigation.TIMING, answer=tab_answer)
+    return replace(moves, limits=_timed, answer=_of_tab(tab_answer))
 
 
 def _on_page(reads: bool, words: Words, fields: Fields, run: Runner) -> BrowserAction:
@@ -126,7 +134,7 @@ _PAGE_READ_FIELDS = {
     "url": takes(optional=_TAB),
     "text": takes(optional=(*_TAB, "maxChars")),
     "html": takes(optional=(*_TAB, "maxChars")),
-    "links": takes(optional=_TAB),
+    "links": takes(optional=(*_TAB, "maxChars")),
 }
 
 _STORED_KEYS = takes("keys", optional=("area",))
@@ -143,7 +151,7 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
                 target="none",
                 page_text=True,
             ),
-            answer=tabs_answer,
+            answer=_of_tab(tabs_answer),
         ),
         # create and update move a tab only when they name a url.
         "create": replace(
@@ -156,12 +164,12 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
                 moves_tab=True,
                 page_text=True,
             ),
-            answer=tab_answer,
+            answer=_of_tab(tab_answer),
         ),
         "close": _acts("tab", say.fixed("close the tab"), takes("tabId"), tab.call),
         "activate": replace(
             _acts("tab", say.fixed("bring the tab to the front"), takes("tabId"), tab.call, page_text=True),
-            answer=tab_answer,
+            answer=_of_tab(tab_answer),
         ),
         "update": replace(
             _acts(
@@ -172,7 +180,7 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
                 moves_tab=True,
                 page_text=True,
             ),
-            answer=tab_answer,
+            answer=_of_tab(tab_answer),
         ),
     },
     "browser_navigation": {
@@ -190,7 +198,7 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
         "forward": _moves(say.fixed("go forward a page")),
         "current_url": replace(
             _reads("tab", say.fixed("read the page's address"), takes(optional=_TAB), page_text=True),
-            answer=address_answer,
+            answer=_of_tab(address_answer),
         ),
         "wait_for_load": replace(
             _reads(
@@ -199,8 +207,8 @@ ACTIONS: Mapping[str, Mapping[str, BrowserAction]] = {
                 takes(optional=(*_TAB, "timeoutMs")),
                 page_text=True,
             ),
-            limits=navigation.TIMING,
-            answer=tab_answer,
+            limits=_timed,
+            answer=_of_tab(tab_answer),
         ),
     },
     "browser_page": {

@@ -35,7 +35,7 @@ class BrowserPageArgs(BaseModel):
         default=DEFAULT_MAX_CHARS,
         ge=1,
         le=1_000_000,
-        description="text/html/snapshot/find: cut after this many characters.",
+        description="text/html/links/snapshot/find: cut after this many characters.",
     )
     ref: Ref = None
     offset: StrictInt = Field(

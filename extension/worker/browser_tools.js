@@ -128,22 +128,26 @@ async function inPage(a, func, args = []) {
 // Each runs in the page, serialised on its own: no closures over this module, and every failure comes back as
 // {error} (an exception thrown here would reach the worker only as a missing result).
 
-function pageRead(site, siteChanged, what, maxChars, maxLinks) {
+// Each answer within the bounds Python gives (core/browser/page_reads.py cuts it and says so): at most
+// `maxUnits` UTF-16 units of text, `maxLinks` links, and links until their text and addresses pass maxUnits.
+function pageRead(site, siteChanged, what, maxUnits, maxLinks) {
   if (site !== null && location.origin !== site) return { error: `${siteChanged} (the tab shows ${location.origin})` };
-  const cut = (s) => ({ value: s.length > maxChars ? s.slice(0, maxChars) : s, truncated: s.length > maxChars });
   switch (what) {
-    case "title": return { title: document.title };
-    case "url": return { url: location.href };
-    case "text": {
-      const { value, truncated } = cut(document.body?.innerText ?? "");
-      return { text: value, truncated };
+    case "title": return { title: document.title.slice(0, maxUnits) };
+    case "url": return { url: location.href.slice(0, maxUnits) };
+    case "text": return { text: (document.body?.innerText ?? "").slice(0, maxUnits) };
+    case "html": return { html: document.documentElement.outerHTML.slice(0, maxUnits) };
+    case "links": {
+      const links = [];
+      let units = 0;
+      for (const a of document.querySelectorAll("a[href]")) {
+        if (links.length === maxLinks || units > maxUnits) break;
+        const link = { text: a.innerText.trim().slice(0, maxUnits), href: a.href.slice(0, maxUnits) };
+        units += link.text.length + link.href.length;
+        links.push(link);
+      }
+      return { links };
     }
-    case "html": {
-      const { value, truncated } = cut(document.documentElement.outerHTML);
-      return { html: value, truncated };
-    }
-    case "links":
-      return { links: [...document.querySelectorAll("a[href]")].slice(0, maxLinks).map((a) => ({ text: a.innerText.trim(), href: a.href })) };
     default: return { error: `unknown page read ${what}` };
   }
 }
@@ -249,7 +253,7 @@ const executors = {
   },
 
   async browser_page(a) {
-    return inPage(a, pageRead, [a.action, a.maxChars, a.maxLinks ?? 0]);
+    return inPage(a, pageRead, [a.action, a.maxUnits, a.maxLinks]);
   },
 
   // The debugger executor (debugger.js): the command lists Python builds, and the tab's event buffers.

@@ -148,6 +148,8 @@ async def test_bad_arguments_are_answered_with_the_validation_message_and_never_
                 "siteOf": "origin",
                 "siteChanged": TAB_MOVED,
                 "unlessDialog": True,
+                "maxUnits": 40002,  # what the page may send: twice the characters, and one more
+                "maxLinks": 1001,
             },
         ),
     ],
@@ -157,7 +159,8 @@ async def test_valid_calls_reach_the_browser_with_defaults_filled_in(
 ) -> None:
     # What the executor answers: the tab a navigation ends on, or a plain object.
     executed = {"id": 7, "url": "https://example.test/", "title": "Example"}
-    browser = FakeBrowser({tool: executed if tool == "browser_navigation" else {"ok": True}})
+    answered = {"browser_navigation": executed, "browser_page": {"text": "ok"}}
+    browser = FakeBrowser({tool: answered.get(tool, {"ok": True})})
     answer = await call(tool, args, browser)
     assert answer["success"] is True
     # Page reads, tabs and navigation answer page text: fenced (contract §7.1); the others are not.
@@ -165,7 +168,7 @@ async def test_valid_calls_reach_the_browser_with_defaults_filled_in(
     if tool == "browser_navigation":
         assert fenced(output) == block('{"id":7,"url":"https://example.test/","title":"Example"}')
     elif tool == "browser_page":
-        assert fenced(output) == block('{"ok":true}')
+        assert fenced(output) == block('{"text":"ok","truncated":false}')
     else:
         assert output == '{"ok":true}'
     assert browser.tool_calls() == [(tool, sent)]
@@ -1074,16 +1077,18 @@ def test_the_declared_page_text_actions_are_exactly_those_that_answer_page_text(
 
 @pytest.mark.parametrize(("tool", "action"), sorted(_FENCED_CALLS))
 async def test_every_chrome_call_that_answers_page_text_is_fenced(tool: str, action: str) -> None:
-    # A page chooses its title and where it sends the tab: both are its text.
+    # A page chooses its title, where it sends the tab, its text and its links: all are its text.
     tab = {"id": 7, "title": FORGED, "url": f"https://example.test/#{FORGED}"}
+    if tool == "browser_page":  # what the page's script sends
+        tab = {"title": FORGED, "url": tab["url"], "text": FORGED, "html": FORGED}
+        tab |= {"links": [{"text": FORGED, "href": tab["url"]}]}
     browser = FakeBrowser({tool: [tab] if action == "query" else tab})
     answer = await call(tool, {"action": action, **_FENCED_CALLS[tool, action]}, browser)
     assert answer["success"] is True
-    page = json.loads(page_of(answer["output"]["output"]))  # one block, the whole answer inside
-    shown = page[0] if action == "query" else page
+    page = page_of(answer["output"]["output"])  # one block, the whole answer inside
     forged = FORGED.replace("0123456789abcdef", "<nonce removed>")
-    assert shown["url"] == f"https://example.test/#{forged}"
-    assert shown.get("title", forged) == forged  # current_url answers no title
+    assert json.dumps(forged, ensure_ascii=False)[1:-1] in page
+    assert "0123456789abcdef" not in page
 
 
 async def test_every_debugger_answer_with_page_text_is_fenced_and_tabgates_words_stay_outside() -> None:

@@ -90,7 +90,7 @@ class Chrome:
         if tool in ("cdp", "cdp.buffer"):  # the debugger: a navigation lands at once, loaded
             return self._debugger(self.tabs[args["tabId"]], args.get("commands", []))
         if tool == "browser_page" and action == "title":
-            return self.tabs[args["tabId"]]["title"] if "tabId" in args else "the active tab"
+            return {"title": self.tabs[args["tabId"]]["title"] if "tabId" in args else "the active tab"}
         if tool == "browser_storage":
             self.storage_started.set()
             if self.storage_held:
@@ -413,7 +413,9 @@ async def test_a_shared_tab_is_usable_until_the_person_stops_sharing_it() -> Non
     setup = await Setup(gateway=True).start()
     await setup.tools()
     await setup.share(SHOP["id"])
-    assert page_of(text(await setup.call("browser_page", {"action": "title", "tabId": 7}))) == "Cart"
+    assert (
+        page_of(text(await setup.call("browser_page", {"action": "title", "tabId": 7}))) == '{"title":"Cart"}'
+    )
     [agent] = await setup.agents()
     assert agent["tabs"] == [
         {"tabId": 7, "title": "Cart", "url": SHOP["url"], "site": "https://shop.example", "shared": True}
@@ -707,7 +709,9 @@ async def test_paused_agents_are_refused_acting_and_may_still_read() -> None:
     assert await setup.send({"type": "agents/pause", "paused": True}) == {"paused": True}
     acting = await setup.call("browser_tab", {"action": "activate", "tabId": 7})
     assert acting["isError"] is True and "paused by the person" in text(acting)
-    assert page_of(text(await setup.call("browser_page", {"action": "title", "tabId": 7}))) == "Cart"
+    assert (
+        page_of(text(await setup.call("browser_page", {"action": "title", "tabId": 7}))) == '{"title":"Cart"}'
+    )
     assert (await setup.send({"type": "agents"}))["paused"] is True
     await setup.send({"type": "agents/pause", "paused": False})
     assert (await setup.call("browser_tab", {"action": "activate", "tabId": 7}))["isError"] is False
@@ -887,7 +891,9 @@ async def test_each_agent_call_leaves_an_activity_entry_with_its_outcome_newest_
     await setup.tools(CLAUDE, "s2")
     await setup.share(SHOP["id"])
     # done: a read of its own tab; failed: a tab that is not its own; denied; withdrawn (stopped).
-    assert page_of(text(await setup.call("browser_page", {"action": "title", "tabId": 7}))) == "Cart"
+    assert (
+        page_of(text(await setup.call("browser_page", {"action": "title", "tabId": 7}))) == '{"title":"Cart"}'
+    )
     assert (await setup.call("browser_page", {"action": "title", "tabId": 8}))["isError"] is True
     denied = setup.call("browser_tab", {"action": "activate", "tabId": 7})
     [request] = await setup.pending()

@@ -31,5 +31,5 @@ def test_a_web_pages_site_is_compared_by_origin_and_any_other_page_by_its_whole_
 
 @pytest.mark.parametrize("action", ["reload", "back", "forward", "wait_for_load"])
 def test_every_wait_on_a_tab_polls_it_at_the_interval_python_sends(action: str) -> None:
-    limits = dict(ACTIONS["browser_navigation"][action].limits)
+    limits = ACTIONS["browser_navigation"][action].limits(None)
     assert limits["pollMs"] == dict(TIMING)["pollMs"] == 100

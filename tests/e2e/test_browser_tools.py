@@ -384,6 +384,21 @@ def test_page_reads_title_url_text_html_and_links(ext: Extension, site: str, ope
     }
 
 
+def test_page_reads_are_cut_by_characters_and_a_pages_huge_link_ends_the_links(
+    ext: Extension, site: str, open_tab: OpenTab
+) -> None:
+    tab_id, _ = open_tab("page_reads.html")
+    # The page's text is UTF-16: a cut there at 3 would split the emoji in two.
+    assert ok(ext, "browser_page", action="text", tabId=tab_id, maxChars=3) == {
+        "text": "ab😀",
+        "truncated": True,
+    }
+    assert ok(ext, "browser_page", action="links", tabId=tab_id) == {
+        "links": [{"text": "First", "href": f"{site}/first.html"}],
+        "truncated": True,
+    }
+
+
 def test_page_reads_the_active_tab_when_no_tab_id_is_given(ext: Extension, open_tab: OpenTab) -> None:
     open_tab("index.html")
     open_tab("second.html")  # opened last, so the active tab

@@ -35,6 +35,8 @@ MOVED = {
     "the host's restart backoff": re.compile(r"HOST_RESTART_M(?:IN|AX)_MS|Delay\s*\*\s*2"),
     # what a tab tool answers of a tab: which URL it shows, where it is going (core/calls/chrome_tab.py)
     "a tab answer's shape": re.compile(r"pendingUrl\s*(?:!==|===|&&)"),
+    # whether a page read was cut, and where (core/browser/page_reads.py: by Python's characters)
+    "a page read's cut": re.compile(r"\.length\s*>\s*max\w*"),
     # how a debugger session is set up and which loads are held (core/browser/debugger_setup.py)
     "the debugger's set-up": re.compile(
         r"[\"'](?:Page|Runtime|Log|Network)\.enable|[\"']Fetch\.(?:en|dis)able|\"1\.3\""

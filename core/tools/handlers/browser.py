@@ -109,7 +109,7 @@ class BrowserHandler:
                 wire |= guard.to_wire()
             if action.blocked_by_dialog:
                 wire["unlessDialog"] = True
-            wire |= dict(action.limits)
+            wire |= action.limits(args)
             if tab is not None and self._spec.name == "browser_navigation":
                 # back/forward step inside a page Tabgate may read (one entry, like the page's own link).
                 wire["viaPage"] = tab.granted
@@ -126,7 +126,7 @@ class BrowserHandler:
             if dialog is not None:
                 raise dialog_open(int(result.get("tabId", 0)), dialog)
         if action.answer is not None:
-            result = action.answer(result)
+            result = action.answer(result, args)
         if call.target is not None and self._spec.name == "browser_tab" and isinstance(result, list):
             shared = set(call.target.tabs)
             result = [t for t in result if isinstance(t, dict) and t.get("id") in shared]
