@@ -104,6 +104,7 @@ class AgentGateway:
                 routed(m.AgentsStop, self._controls.stop),
                 routed(m.AgentsPause, self._controls.pause),
                 routed(m.AgentsForget, self._controls.forget),
+                routed(m.AgentsTrust, self._controls.trust),
                 routed(m.TabsCreated, self._tabs.created),
                 routed(m.NavPaused, self._nav.paused),
                 routed(m.TabsRemoved, self._tabs.removed),

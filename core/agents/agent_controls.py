@@ -1,5 +1,6 @@
-"""The person's controls over agents (contract §8.1): the agents list, sharing a tab, stopping, pausing and
-forgetting an agent, and answering its questions; the popup and the options page send these messages."""
+"""The person's controls over agents (contract §8.1): the agents list, sharing a tab, stopping, pausing,
+trusting and forgetting an agent, and answering its questions; the popup and the options page send these
+messages."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.agents.agent_tabs import AgentTabs
-from core.agents.identity import AgentBook, AgentState
+from core.agents.identity import AgentBook, AgentIdentity, AgentState
 from core.agents.tool_service import ToolService
 from core.calls.capabilities import McpErrorCode, McpRequestError
 from core.calls.outcome import Outcome
@@ -19,6 +20,7 @@ from core.messages.runtime_messages import (
     AgentsPause,
     AgentsShare,
     AgentsStop,
+    AgentsTrust,
     ApprovalAnswer,
     Approvals,
 )
@@ -120,9 +122,25 @@ class AgentControls:
         if agent is None:
             raise _no_agent(message.id)
         self._consent.forget(agent.id)
-        trusted = await self._trusted()
-        kept = [entry for entry in trusted if entry != agent.identity.trust_entry]
-        config = await self._service.set_config({"gatewayTrusted": kept})
+        return await self._set_trust(agent.identity, trusted=False)
+
+    async def trust(self, message: AgentsTrust) -> Answer:
+        """The person's *Act without asking*: the entry that trusts this agent's program goes in or out of
+        `gatewayTrusted` (an interpreter alone has none: refused, saying why); the answer carries the config
+        for the worker to store."""
+        agent = self._book.get(message.id)
+        if agent is None:
+            raise _no_agent(message.id)
+        if message.trusted and agent.identity.trust_entry is None:
+            raise McpRequestError(
+                McpErrorCode.INVALID_PARAMS, agent.identity.not_trustable or "not trustable"
+            )
+        return await self._set_trust(agent.identity, trusted=message.trusted)
+
+    async def _set_trust(self, identity: AgentIdentity, *, trusted: bool) -> Answer:
+        entry = identity.trust_entry
+        others = [e for e in await self._trusted() if e != entry]
+        config = await self._service.set_config({"gatewayTrusted": [*others, entry] if trusted else others})
         self._changed()
         return {"ok": True, "config": config}
 

@@ -162,7 +162,7 @@ class AgentNavigation:
             return {"continue": True}  # nobody's, or a shared tab past the agent's call: the person's
         session = tab.session if tab.session in agent.sessions else next(iter(sorted(agent.sessions)), None)
         config = await self._config()
-        trusted = agent.identity.executable in config.get("gatewayTrusted", [])
+        trusted = agent.identity.trusted_by(config.get("gatewayTrusted", []))
         site = site_of(paused.url)
         granted = {site} if site is not None and self._granted(agent, session, site) else set()
         verdict = decide(paused, Standing(trusted, set(tab.acting), tab.once | granted))

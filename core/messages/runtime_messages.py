@@ -345,6 +345,12 @@ class AgentsForget(RuntimeMessage):
     id: StrictStr
 
 
+@message("agents/trust", "let agent `id` act without asking (`trusted`) or not; the new config")
+class AgentsTrust(RuntimeMessage):
+    id: StrictStr
+    trusted: StrictBool
+
+
 @message("agents/activity", "the activity log, of agent `id` or all, the last `limit` entries")
 class AgentsActivity(RuntimeMessage):
     id: StrictStr | None = None

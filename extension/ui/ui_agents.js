@@ -169,14 +169,10 @@ export function mountAgentsView() {
 
 // ------------------------------------------------------------------ the options page
 
-// `entry`: what Python says trusts this agent's program (a path, or `{executable, script}`); an agent Python
-// gives none for (a bare interpreter) has no checkbox to tick.
-async function setTrusted(entry, trusted) {
-  const config = await send({ type: MessageType.CONFIG_GET });
-  const same = JSON.stringify(entry);
-  const others = (config.gatewayTrusted ?? []).filter((e) => JSON.stringify(e) !== same);
-  await send({ type: MessageType.CONFIG_SET, patch: { gatewayTrusted: trusted ? [...others, entry] : others } });
-  await renderAgents();
+// Python puts the entry that trusts the agent's program in the config or takes it out (an agent it gives no
+// entry for, a bare interpreter, has no checkbox to tick).
+async function setTrusted(id, trusted) {
+  await act({ type: MessageType.AGENTS_TRUST, id, trusted }, renderAgents);
 }
 
 function agentRow(agent) {
@@ -193,7 +189,7 @@ function agentRow(agent) {
       : el(
           "label",
           { class: "check" },
-          el("input", { type: "checkbox", checked: agent.trusted, onchange: (event) => setTrusted(agent.trustEntry, event.target.checked) }),
+          el("input", { type: "checkbox", checked: agent.trusted, onchange: (event) => setTrusted(agent.id, event.target.checked) }),
           "Act without asking",
         ),
     el("button", { type: "button", class: "link", dataset: { stop: agent.id }, onclick: () => act({ type: MessageType.AGENTS_STOP, id: agent.id }, renderAgents) }, "Stop"),

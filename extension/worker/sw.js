@@ -227,8 +227,8 @@ async function configSet(message) {
   return result;
 }
 
-// Forgetting an agent takes its trust out of the config: Python answers the new config to store.
-async function agentsForget(message) {
+// Forgetting or trusting an agent changes the config: Python answers the new one, which the worker stores.
+async function storingConfig(message) {
   const result = await python.call(message);
   if (result.config && !result.config.error) await chrome.storage.local.set({ [CONFIG_KEY]: result.config });
   return result;
@@ -240,7 +240,8 @@ const handlers = {
   [MessageType.TOOLS]: (m) => python.call(m),
   [MessageType.CONFIG_GET]: (m) => python.call(m),
   [MessageType.CONFIG_SET]: (m) => configSet(m),
-  [MessageType.AGENTS_FORGET]: (m) => agentsForget(m),
+  [MessageType.AGENTS_FORGET]: (m) => storingConfig(m),
+  [MessageType.AGENTS_TRUST]: (m) => storingConfig(m),
   [MessageType.HISTORY]: (m) => history.list({ since: m.since, limit: m.limit }),
   [MessageType.HISTORY_CLEAR]: () => history.clear(),
   [MessageType.PLAN]: (m) => python.call(m),

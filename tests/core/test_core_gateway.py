@@ -782,6 +782,33 @@ async def test_forgetting_an_agent_drops_its_grants_and_its_trust() -> None:
     assert (await setup.send({"type": "agents/forget", "id": "nobody"}))["error"]["code"] == -32602
 
 
+async def test_trusting_an_agent_puts_its_programs_entry_in_the_config_once_and_untrusting_takes_it_out() -> (
+    None
+):
+    setup = await Setup(gateway=True, gatewayTrusted=["/usr/bin/other"]).start()
+    await setup.tools()
+    codex = await setup.agent_id()
+    for _ in range(2):  # trusting twice keeps one entry
+        trusted = await setup.send({"type": "agents/trust", "id": codex, "trusted": True})
+        assert trusted["config"]["gatewayTrusted"] == ["/usr/bin/other", CODEX["executable"]]
+    assert (await setup.agents())[0]["trusted"] is True
+    untrusted = await setup.send({"type": "agents/trust", "id": codex, "trusted": False})
+    assert untrusted["config"]["gatewayTrusted"] == ["/usr/bin/other"]
+    assert (await setup.send({"type": "agents/trust", "id": "nobody", "trusted": True}))["error"][
+        "code"
+    ] == -32602
+
+
+async def test_an_interpreter_running_code_from_its_command_line_cannot_be_trusted_and_says_why() -> None:
+    inline = {"name": "x", "executable": "/usr/bin/node", "runs": {"kind": "inline"}}
+    setup = await Setup(gateway=True).start()
+    await setup.tools(inline)
+    refused = await setup.send({"type": "agents/trust", "id": await setup.agent_id(inline), "trusted": True})
+    assert refused["error"]["code"] == -32602
+    assert refused["error"]["message"].startswith("Cannot act without asking: it is the interpreter node")
+    assert setup.service.config()["gatewayTrusted"] == []
+
+
 async def test_a_bad_decision_or_unknown_request_is_refused_clearly() -> None:
     setup = await Setup(gateway=True).start()
     assert (await setup.answer("approval-1", "maybe"))["error"]["code"] == -32602

@@ -17,6 +17,7 @@ from playwright.sync_api import Playwright, expect
 from tests.support.browser import Extension, tabgate_host_bin
 from tests.support.gateway_browser import gateway_browser, open_popup, serve_page, wait_pending
 from tests.support.npm_packages import node_path
+from tests.support.polling import wait_for
 from tests.support.script_agents import agent_env, finished, node_agent_code, start_agent, write_node_agent
 
 pytestmark = pytest.mark.e2e
@@ -69,7 +70,14 @@ def test_trusting_one_node_script_trusts_neither_another_nor_node_itself_nor_inl
         "executable": os.path.realpath(node_path()),
         "script": str(gemini.resolve()),
     }
-    # The person trusts it, and node itself too (as trusting Gemini CLI by its executable once did).
+    # The person trusts it on the options page (Python puts its entry in the config)...
+    options = ext.context.new_page()
+    options.goto(f"chrome-extension://{ext.id}/ui/options.html")
+    options.locator(f'li.agent[data-agent="{trusted["id"]}"] input[type=checkbox]').check()
+    stored = wait_for(lambda: ext.send({"type": "config/get"})["gatewayTrusted"], "the trust to be stored")
+    assert stored == [trusted["trustEntry"]]
+    options.close()
+    # ... and node itself too, in the config (as trusting Gemini CLI by its executable once did).
     patch = {"gatewayTrusted": [trusted["trustEntry"], os.path.realpath(node_path())]}
     ext.send({"type": "config/set", "patch": patch})
     assert finished(node_agent([str(gemini)], "gemini", site, tmp_path))["isError"] is False  # not asked
