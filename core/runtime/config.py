@@ -17,6 +17,7 @@ from pydantic import (
 )
 
 from core.agents.identity import TrustedScript, is_absolute
+from core.agents.interpreter_names import interpreter_of
 from core.calls.validation import format_validation_error
 
 
@@ -58,6 +59,14 @@ class ToolsConfig(BaseModel):
                     f"gatewayTrusted entries are agents' executables (absolute paths); {executable!r} is a "
                     "bare name, and a name never grants trust"
                 )
+            family = interpreter_of(executable) if isinstance(executable, str) else None
+            if family is not None:
+                raise ValueError(
+                    f"{executable!r} is the interpreter {family}: trusting it alone would trust no agent it "
+                    "runs (an agent under an interpreter is the script it runs); trust the script instead, "
+                    '{"executable": ..., "script": ...}, or tick the agent\'s "Act without asking" in the '
+                    "options page"
+                )
         return executables
 
     @field_validator("uploadDirs")
@@ -96,11 +105,16 @@ def _executable_of(entry: object) -> object:
 
 def load_stored_config(raw: object) -> ToolsConfig:
     """The config kept by an older version too: trust given to a bare agent name (before agents were known
-    by their executable) is dropped, since a name never grants trust."""
+    by their executable) is dropped, since a name never grants trust, and so is trust given to an interpreter
+    alone (before agents under one were told apart by their script), which trusts no agent."""
     if isinstance(raw, dict) and isinstance(raw.get("gatewayTrusted"), list):
         kept = [_executable_of(entry) for entry in raw["gatewayTrusted"]]
-        raw = raw | {"gatewayTrusted": [e for e in kept if not isinstance(e, str) or is_absolute(e)]}
+        raw = raw | {"gatewayTrusted": [e for e in kept if not isinstance(e, str) or _may_trust(e)]}
     return load_config(raw)
+
+
+def _may_trust(path: str) -> bool:
+    return is_absolute(path) and interpreter_of(path) is None
 
 
 def load_config(raw: object) -> ToolsConfig:

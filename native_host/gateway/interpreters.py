@@ -13,11 +13,10 @@ not know could take a value, and then the next word would be taken for the scrip
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from core.agents.identity import Runs, RunsKind
+from core.agents.interpreter_names import interpreter_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,25 +234,25 @@ SHELL = Grammar(
 )
 LUA = Grammar(flags=_set("-i", "-v", "-W", "-E"), inline=_set("-e"), loads=_set("-l"))
 
-# An executable's name (its links followed) → its grammar; versioned names too (python3.13, ruby3.3).
-_FAMILIES: tuple[tuple[re.Pattern[str], Grammar], ...] = (
-    (re.compile(r"node(js)?(\d+)?"), NODE),
-    (re.compile(r"bun"), BUN),
-    (re.compile(r"deno"), DENO),
-    (re.compile(r"(python|pypy)(\d+(\.\d+)*)?[tdm]*"), PYTHON),
-    (re.compile(r"ruby(\d+(\.\d+)*)?"), RUBY),
-    (re.compile(r"perl(\d+(\.\d+)*)?"), PERL),
-    (re.compile(r"php(-cli)?(\d+(\.\d+)*)?"), PHP),
-    (re.compile(r"java"), JAVA),
-    (re.compile(r"(ba|da|z|k|mk|fi|c|tc)?sh|busybox"), SHELL),
-    (re.compile(r"lua(jit)?(\d+(\.\d+)*)?"), LUA),
-)
+# Each interpreter family (core/agents/interpreter_names.py knows them by name) → its grammar.
+_GRAMMARS: dict[str, Grammar] = {
+    "node": NODE,
+    "bun": BUN,
+    "deno": DENO,
+    "python": PYTHON,
+    "ruby": RUBY,
+    "perl": PERL,
+    "php": PHP,
+    "java": JAVA,
+    "shell": SHELL,
+    "lua": LUA,
+}
 
 
 def grammar_of(executable: str) -> Grammar | None:
     """The grammar of an interpreter, or None for a program that runs itself (codex, claude, …)."""
-    name = PurePosixPath(executable).name
-    return next((grammar for pattern, grammar in _FAMILIES if pattern.fullmatch(name)), None)
+    family = interpreter_of(executable)
+    return None if family is None else _GRAMMARS[family]
 
 
 class _Read:

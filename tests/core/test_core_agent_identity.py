@@ -74,8 +74,25 @@ async def test_two_scripts_of_one_interpreter_are_two_agents_and_trusting_one_do
     }
 
 
-async def test_a_bare_interpreter_is_never_trusted_and_the_person_is_told_why() -> None:
-    setup = await Setup(gateway=True, gatewayTrusted=[NODE]).start()  # trust given to /usr/bin/node itself
+@pytest.mark.parametrize("interpreter", [NODE, "/usr/bin/python3.13", "/usr/local/bin/nodejs", "/bin/bash"])
+async def test_trust_in_an_interpreter_alone_is_refused_naming_it_and_an_old_stored_one_is_dropped(
+    interpreter: str,
+) -> None:
+    setup = await Setup(gateway=True).start()
+    refused = await setup.send(
+        {"type": "config/set", "patch": {"gatewayTrusted": ["/usr/bin/codex", interpreter]}}
+    )
+    assert f"{interpreter!r} is the interpreter" in refused["error"]["message"]
+    assert "trust the script instead" in refused["error"]["message"]
+    assert setup.service.config()["gatewayTrusted"] == []  # nothing of the patch applied
+    stored = {"gateway": True, "gatewayTrusted": ["/usr/bin/codex", interpreter]}
+    assert (await setup.send({"type": "config/load", "config": stored}))["gatewayTrusted"] == [
+        "/usr/bin/codex"
+    ]
+
+
+async def test_an_interpreter_running_inline_code_is_never_trusted_and_the_person_is_told_why() -> None:
+    setup = await Setup(gateway=True).start()
     assert await acts_unasked(setup, INLINE, "s1") is False
     inline = await agent_of(setup, INLINE)
     assert (inline["trusted"], inline["trustEntry"]) == (False, None)
@@ -83,7 +100,7 @@ async def test_a_bare_interpreter_is_never_trusted_and_the_person_is_told_why() 
     assert inline["notTrustable"].startswith(
         "Cannot act without asking: it is the interpreter node and it runs code"
     )
-    assert await acts_unasked(setup, GEMINI, "s2") is False  # nor does it cover a script node runs
+    assert await acts_unasked(setup, GEMINI, "s2") is False  # a script node runs, not trusted yet
 
 
 async def test_a_name_imitating_a_path_is_shown_cleaned_after_the_program() -> None:

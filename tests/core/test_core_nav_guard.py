@@ -168,18 +168,12 @@ NODE = "/usr/bin/node"
 GEMINI = {"name": "gemini", "executable": NODE, "runs": {"kind": "script", "target": "/opt/gemini/gemini.js"}}
 
 
-async def test_a_trusted_scripts_tab_goes_anywhere_unasked_and_a_bare_interpreters_trust_covers_none() -> (
-    None
-):
+async def test_a_trusted_scripts_tab_goes_anywhere_unasked() -> None:
     # Trust in a load is the same as trust in a call (core/agents/identity.py trusted_by): the script's entry.
     script = {"executable": NODE, "script": "/opt/gemini/gemini.js"}
     setup = await Setup(gateway=True, gatewayTrusted=[script]).start()
     tab_id = await setup.own_tab(GEMINI)
     assert await held(setup, tab_id, f"{B}/x", shown=f"{A}/") == {"continue": True}
-    # /usr/bin/node alone trusts no script it runs: every Node agent is /usr/bin/node.
-    setup = await Setup(gateway=True, gatewayTrusted=[NODE]).start()
-    tab_id = await setup.own_tab(GEMINI)
-    assert (await held(setup, tab_id, f"{B}/x", shown=f"{A}/"))["continue"] is False
 
 
 async def test_a_shared_tab_is_held_only_while_the_agents_call_there_runs_and_shortly_after(

@@ -1,7 +1,8 @@
 """Who an agent is, end to end (contract §8.2): real Node agents (the official TypeScript SDK, as Gemini CLI
 and the MCP Inspector are to the OS: `node <script>`) reach the person's browser through `tabgate-host mcp`
-at its default place. Trusting one script trusts neither another script nor node itself, inline code is never
-trusted, and a name imitating a path is shown cleaned, after the program, in the popup."""
+at its default place. Trusting one script (on the options page) trusts no other script, node itself cannot be
+trusted, inline code is never trusted, and a name imitating a path is shown cleaned, after the program, in the
+popup."""
 
 from __future__ import annotations
 
@@ -77,9 +78,11 @@ def test_trusting_one_node_script_trusts_neither_another_nor_node_itself_nor_inl
     stored = wait_for(lambda: ext.send({"type": "config/get"})["gatewayTrusted"], "the trust to be stored")
     assert stored == [trusted["trustEntry"]]
     options.close()
-    # ... and node itself too, in the config (as trusting Gemini CLI by its executable once did).
+    # Trust in node itself (as trusting Gemini CLI by its executable once was) is refused, naming it.
     patch = {"gatewayTrusted": [trusted["trustEntry"], os.path.realpath(node_path())]}
-    ext.send({"type": "config/set", "patch": patch})
+    refused = ext.send({"type": "config/set", "patch": patch})
+    assert f"{os.path.realpath(node_path())!r} is the interpreter node" in refused["error"]["message"]
+    assert ext.send({"type": "config/get"})["gatewayTrusted"] == [trusted["trustEntry"]]
     assert finished(node_agent([str(gemini)], "gemini", site, tmp_path))["isError"] is False  # not asked
 
     other = asked_and_denied(ext, node_agent([str(inspector)], "gemini", site, tmp_path))

@@ -9,6 +9,7 @@ import os
 
 import pytest
 
+from core.agents.interpreter_names import INTERPRETERS
 from native_host.gateway.interpreters import runs_of
 
 pytestmark = pytest.mark.unit
@@ -83,3 +84,11 @@ def test_an_interpreters_command_line_says_what_it_runs(
 @pytest.mark.parametrize("executable", ["/usr/local/bin/codex", "/opt/claude/claude.exe", "/usr/bin/nodemon"])
 def test_a_program_that_is_not_an_interpreter_runs_itself(executable: str) -> None:
     assert runs_of(executable, [executable, "anything.js"], "/") is None
+
+
+def test_every_interpreter_the_config_refuses_to_trust_alone_has_a_grammar_here() -> None:
+    # core/agents/interpreter_names.py names the families (the config reads it too); each is read here.
+    for family, pattern in INTERPRETERS.items():
+        name = {"shell": "bash", "python": "python3"}.get(family, family)
+        assert pattern.fullmatch(name), family
+        assert runs_of(f"/usr/bin/{name}", [name], "/") is not None, family
