@@ -90,6 +90,7 @@ class TabState:
     epoch: int
     dialog: Dialog | None
     sessions: tuple[Session, ...]
+    frames: int = 0  # the frames' changes the executor has seen (attached, detached, navigated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +155,7 @@ def _state(raw: dict[str, Any]) -> TabState:
         sessions=tuple(
             Session(s["id"], s["targetId"], str(s.get("url", ""))) for s in raw.get("sessions", ())
         ),
+        frames=int(raw.get("frames", 0)),
     )
 
 
@@ -207,10 +209,12 @@ class Cdp:
         parallel: bool = False,
         keep_going: bool = False,
         epoch: int | None = None,
+        frames: int | None = None,
     ) -> Answer:
         """Runs the commands in the tab. For an action a dialog blocks, nothing runs while one is open (the
         modal-state rule) and the answer is an error saying how to answer the dialog. With `epoch`, nothing
-        runs unless the tab still shows that document (the caller reads the answer's epoch)."""
+        runs unless the tab still shows that document (the caller reads the answer's epoch); with `frames`,
+        nothing runs once its frames changed since the executor's count was that."""
         blocked = self._blocked_by_dialog
         args: dict[str, Any] = {
             "commands": [c.to_wire() for c in commands],
@@ -222,6 +226,8 @@ class Cdp:
             args["tabId"] = tab_id
         if epoch is not None:
             args["epoch"] = epoch
+        if frames is not None:
+            args["frames"] = frames
         raw = await self._ask("cdp", args)
         state = _state(raw)
         if state.dialog is not None and blocked and commands and not raw.get("results"):

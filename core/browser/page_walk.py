@@ -5,14 +5,15 @@ the debugger's node ids of the nodes an answer named (so a ref acts like any nod
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
 from core.browser.context import PageContext
 from core.browser.executor import Command, TabState
-from core.browser.refs import FrameSite, NodeRef, PageKey, RefTable
+from core.browser.refs import FrameSite, LoneFrame, NodeRef, PageKey, RefTable
 from core.browser.snapshot import FrameTree, Node, parse, walk_keys
 from core.browser.walker import NODES, VERSION, WALK, WORLD
 from core.calls.tab_scope import site_of
@@ -46,11 +47,13 @@ class Walked:
     # Each child frame's site, and the child frame each <iframe> node shows (acting there is asked for it).
     sites: dict[FrameId, FrameSite] = field(default_factory=dict)
     shows: dict[PageKey, FrameSite] = field(default_factory=dict)
+    lone: LoneFrame | None = None  # the document was one frame, walked in this world
 
     def tell(self, table: RefTable) -> None:
         """The ref table learns how to reach this walk's frames and which site each child frame shows."""
         table.contexts = self.contexts
         table.saw_frames(self.sites, self.shows)
+        table.lone_frame = self.lone
 
 
 def _collect(
@@ -162,6 +165,46 @@ async def walk_page(
 ) -> Walked:
     """Walks every frame the user may see (`budget`: about how many characters of outline to find; `root`:
     only that node's subtree in its frame; `match`: a find, which may leave out nodes that cannot match)."""
+    walk = partial(_walk, budget=budget, root=root, match=match)
+    table = ctx.refs.table_of(tab_id) if tab_id is not None else None
+    lone = table.lone_frame if table is not None else None
+    if table is not None and lone is not None:
+        # The document was one frame: walk it alone unless its frames (or the document) changed since.
+        frame = _Frame(lone.frame_id, None, lone.url, None)
+        answer = await ctx.cdp.run(tab_id, [walk(lone.context, frame)], epoch=table.epoch, frames=lone.frames)
+        walked = Walked(answer.state, [], {(None, frame.id): lone.context}, lone=lone)
+        trees = _read_walks(walked, [frame], answer.results)
+        if trees:
+            walked.frames = [FrameTree(frame.id, None, None, frame.url, trees[frame.id])]
+            return walked
+    return await _walk_frames(ctx, tab_id, walk)
+
+
+def _walk(context: int, frame: _Frame, *, budget: int, root: PageKey | None, match: Any) -> Command:
+    """The page-side walk of one frame, in its isolated world."""
+    under = root.id if root is not None and root.frame_id == frame.id else None
+    return _call(context, frame.session, WALK, budget, under, match)
+
+
+def _read_walks(walked: Walked, frames: list[_Frame], results: Iterable[Any]) -> dict[str, list[Node]]:
+    """Each frame's nodes from its walk's answer (none for a frame whose walk did not answer)."""
+    roots: dict[str, list[Node]] = {}
+    for frame, outcome in zip(frames, results, strict=False):
+        result = _value(outcome)
+        if not isinstance(result, dict) or result.get("nodes") is None:
+            continue
+        doc = str(result["doc"])
+        walked.versions[(frame.session, frame.id)] = (doc, int(result["version"]))
+        walked.narrowed |= bool(result.get("narrowed"))
+        walked.partial |= bool(result.get("cut")) or walked.narrowed
+        roots[frame.id] = parse(result["nodes"], (frame.session, frame.id, doc), cut=bool(result.get("cut")))
+    return roots
+
+
+async def _walk_frames(
+    ctx: PageContext, tab_id: int | None, walk: Callable[[int, _Frame], Command]
+) -> Walked:
+    """Finds the tab's frames and their worlds, then walks each frame the user may see."""
     state, frames = await _frames(ctx, tab_id)
     top = frames[0]
     top_origin = site_of(state.url)
@@ -184,28 +227,11 @@ async def walk_page(
         if isinstance(outcome, dict) and "backendNodeId" in outcome:
             owner_ids.setdefault(frame.id, (int(outcome["backendNodeId"]), session))
     reachable = [f for f in visible if (f.session, f.id) in walked.contexts]
-    walks = [
-        _call(
-            walked.contexts[(f.session, f.id)],
-            f.session,
-            WALK,
-            budget,
-            root.id if root is not None and root.frame_id == f.id else None,
-            match,
-        )
-        for f in reachable
-    ]
+    walks = [walk(walked.contexts[(f.session, f.id)], f) for f in reachable]
     answer = await ctx.cdp.run(state.tab_id, walks, parallel=True)
-    roots: dict[str, list[Node]] = {}
-    for frame, outcome in zip(reachable, answer.results, strict=False):
-        result = _value(outcome)
-        if not isinstance(result, dict) or result.get("nodes") is None:
-            continue
-        doc = str(result["doc"])
-        walked.versions[(frame.session, frame.id)] = (doc, int(result["version"]))
-        walked.narrowed |= bool(result.get("narrowed"))
-        walked.partial |= bool(result.get("cut")) or walked.narrowed
-        roots[frame.id] = parse(result["nodes"], (frame.session, frame.id, doc), cut=bool(result.get("cut")))
+    roots = _read_walks(walked, reachable, answer.results)
+    if frames == [top] and not state.sessions and top.id in roots:
+        walked.lone = LoneFrame(state.frames, top.id, top.url, walked.contexts[(None, top.id)])
     trees = [
         FrameTree(
             frame.id,

@@ -48,6 +48,17 @@ class FrameSite:
         return {"session": self.session, "frameId": self.frame_id, "site": self.site}
 
 
+@dataclass(frozen=True, slots=True)
+class LoneFrame:
+    """A document last walked as one frame (no child frame): while the executor has seen no frame change since
+    `frames`, its next walk is the walk alone, in the same isolated world (core/browser/page_walk.py)."""
+
+    frames: int
+    frame_id: str
+    url: str
+    context: int
+
+
 class StaleRef(RespondToModel):
     """A ref that no longer names an element: callers that wait for an element tell it apart by type."""
 
@@ -74,6 +85,8 @@ class RefTable:
     # Each child frame's site, and the child frame each <iframe> node shows, as the walks last saw them.
     frames: dict[tuple[str | None, str], FrameSite] = field(default_factory=dict)
     shows: dict[PageKey, FrameSite] = field(default_factory=dict)
+    # The document as one frame, when the last walk found it so.
+    lone_frame: LoneFrame | None = None
 
     def ref_for(self, key: PageKey) -> str:
         ref = self._by_key.get(key)

@@ -21,6 +21,7 @@ class TabState {
     this.dialog = null; // the JavaScript dialog open now
     this.dialogWaiters = new Set();
     this.epoch = 0; // top-level documents seen: refs of an older epoch are stale
+    this.frames = 0; // frames attached, detached or navigated: a walk's frames are the page's while unchanged
     this.loaderId = null; // the loader of the top-level document now shown (its network request carries it)
     this.drag = null; // drag data Chrome intercepted (Input.setInterceptDrags)
     this.mainFrame = null; // the id of the tab's own frame (its loads are the tab's; others are frames')
@@ -189,11 +190,22 @@ function text(args) {
 const EVENTS = {
   "Target.attachedToTarget"(state, p) {
     if (p.targetInfo.type !== "iframe") return;
+    state.frames += 1;
     state.sessions.set(p.sessionId, { targetId: p.targetInfo.targetId, url: p.targetInfo.url });
     setUp(state.tabId, p.sessionId).catch(() => state.sessions.delete(p.sessionId));
   },
   "Target.detachedFromTarget"(state, p) {
+    state.frames += 1;
     state.sessions.delete(p.sessionId);
+  },
+  "Page.frameAttached"(state) {
+    state.frames += 1;
+  },
+  "Page.frameDetached"(state) {
+    state.frames += 1;
+  },
+  "Page.navigatedWithinDocument"(state) {
+    state.frames += 1;
   },
   "Target.targetInfoChanged"(state, p) {
     for (const info of state.sessions.values()) if (info.targetId === p.targetInfo.targetId) info.url = p.targetInfo.url;
@@ -203,6 +215,7 @@ const EVENTS = {
     holdPaused(send, state.tabId, sessionId, p, top);
   },
   "Page.frameNavigated"(state, p, sessionId) {
+    state.frames += 1;
     if (sessionId || p.frame.parentId) return;
     state.mainFrame = p.frame.id;
     state.epoch += 1;
@@ -310,12 +323,13 @@ function describe(state, tab) {
   return {
     tab: { id: tab.id, url: tab.url, pendingUrl: tab.pendingUrl, title: tab.title, status: tab.status },
     epoch: state.epoch,
+    frames: state.frames,
     dialog: state.dialog,
     sessions: [...state.sessions].map(([id, info]) => ({ id, ...info })),
   };
 }
 
-// {commands: [{method, params?, session?, centerOf?, objectOf?, endIfThrown?}], parallel?, keepGoing?, unlessDialog?, epoch?, site?}: runs the commands (one after
+// {commands: [{method, params?, session?, centerOf?, objectOf?, endIfThrown?}], parallel?, keepGoing?, unlessDialog?, epoch?, frames?, site?}: runs the commands (one after
 // the other, or all at once) and answers their results in order, each {result} or {error} (or {dialog}).
 // Sequential runs stop at the first error unless keepGoing. With unlessDialog nothing runs while a dialog is
 // open. The answer also says the tab, its sessions, its document epoch and any open dialog.
@@ -325,8 +339,10 @@ export async function runCommands(tab, a, again = true) {
   if (a.site !== undefined) checkSite(await chrome.tabs.get(tab.id), a);
   if (a.frame !== undefined) await checkFrame(tab.id, a);
   const results = [];
-  // Nothing runs while a dialog blocks the action, or once the tab shows another document than `epoch`.
-  if (!(a.unlessDialog && state.dialog) && (a.epoch === undefined || a.epoch === state.epoch)) {
+  // Nothing runs while a dialog blocks the action, once the tab shows another document than `epoch`, or once
+  // its frames changed since `frames`.
+  const unchanged = (a.epoch === undefined || a.epoch === state.epoch) && (a.frames === undefined || a.frames === state.frames);
+  if (!(a.unlessDialog && state.dialog) && unchanged) {
     if (a.parallel) {
       results.push(...(await Promise.all(a.commands.map((c) => runCommand(state, c)))));
     } else {

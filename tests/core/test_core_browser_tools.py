@@ -283,10 +283,17 @@ class RecordedPage:
         self.sites: list[str | None] = []  # the site each cdp call said the tab must show
         self.granted = True
         self.lands_on: str | None = None  # where the next Page.navigate leaves the tab (a redirect)
+        self.frames_seen = 0  # the frame changes the executor counted (attached, detached, navigated)
 
     def _state(self) -> dict[str, Any]:
         tab = {"id": 5, "url": self.url, "title": "Recorded", "status": "complete"}
-        return {"tab": tab, "epoch": self.epoch, "dialog": self.dialog, "sessions": []}
+        return {
+            "tab": tab,
+            "epoch": self.epoch,
+            "frames": self.frames_seen,
+            "dialog": self.dialog,
+            "sessions": [],
+        }
 
     def _tree(self, frame: dict[str, Any]) -> dict[str, Any]:
         children = [self._tree(f) for f in self.frames if f["parentId"] == frame["frameId"]]
@@ -361,6 +368,8 @@ class RecordedPage:
             return {**self._state(), "results": []}
         if args.get("epoch", self.epoch) != self.epoch:  # a ref's document is gone: nothing runs
             return {**self._state(), "results": []}
+        if args.get("frames", self.frames_seen) != self.frames_seen:  # its frames changed: nothing runs
+            return {**self._state(), "results": []}
         results: list[dict[str, Any]] = []
         for command in args["commands"]:
             if "objectOf" in command:  # a call on an object an earlier command answered, as debugger.js
@@ -405,6 +414,29 @@ async def snapshotted(page: RecordedPage) -> Service:
     assert success, text
     page.sent.clear()
     return svc
+
+
+async def test_a_one_frame_page_unchanged_since_its_last_walk_is_walked_in_one_command() -> None:
+    page = RecordedPage("form")
+    svc = await snapshotted(page)
+    first = fenced((await run(svc, "browser_page", action="snapshot"))[1])
+    # No frame tree, no new world: the walk alone, in the world the last walk used, while nothing changed.
+    assert page.methods() == ["Runtime.callFunctionOn"]
+    page.sent.clear()
+    page.frames_seen += 1  # a frame was attached (or navigated, or went)
+    assert fenced((await run(svc, "browser_page", action="snapshot"))[1]) == first
+    assert page.methods()[:2] == ["Page.getFrameTree", "Page.createIsolatedWorld"]
+    page.sent.clear()
+    page.epoch += 1  # another document
+    await run(svc, "browser_page", action="snapshot")
+    assert page.methods()[0] == "Page.getFrameTree"
+
+
+async def test_a_page_with_frames_is_walked_whole_every_time() -> None:
+    page = RecordedPage()  # the login page has a child frame
+    svc = await snapshotted(page)
+    await run(svc, "browser_page", action="snapshot")
+    assert page.methods()[0] == "Page.getFrameTree"
 
 
 async def test_a_snapshot_outlines_every_frame_and_its_refs_act_on_the_right_node() -> None:

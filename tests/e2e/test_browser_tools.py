@@ -27,6 +27,7 @@ from playwright.sync_api import Page, Playwright, expect
 from tests.core.fenced import block, fenced, page_of, unwrapped
 from tests.support.browser import Extension, grant_site_access, launch
 from tests.support.local_site import serve
+from tests.support.polling import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -1166,6 +1167,23 @@ def test_a_frame_from_a_site_not_granted_is_named_but_not_shown(
         'iframe "Sign in" [ref=e3]',
         f"  [not shown: a frame from {second_site}, which Tabgate has no access to (grant it to see inside)]",
     ]
+
+
+def test_a_frame_added_after_a_snapshot_is_in_the_next_one_from_this_site_or_another(
+    ext: Extension, open_tab: OpenTab, second_site: str
+) -> None:
+    # A one-frame page's next snapshot walks it alone while its frames are unchanged: a frame added by the
+    # page (in its process, or out of it from another site) must end that.
+    tab_id, _ = open_tab(f"grows.html?frame={second_site}")
+    first = page_of(snapshot(ext, tab_id))
+    assert "iframe" not in first and page_of(snapshot(ext, tab_id)) == first
+    says(ext, "browser_dom", action="click", tabId=tab_id, ref=ref_of(first, 'button "Add a frame"'))
+    says(ext, "browser_dom", action="wait_for", tabId=tab_id, text="The second page")
+    same_site = page_of(snapshot(ext, tab_id))
+    assert 'iframe "Frame 1"' in same_site and "The second page, for back and forward." in same_site
+    says(ext, "browser_dom", action="click", tabId=tab_id, ref=ref_of(first, 'button "Add a frame"'))
+    withheld = f"[not shown: a frame from {second_site}, which Tabgate has no access to"
+    wait_for(lambda: withheld in page_of(snapshot(ext, tab_id)), "the other site's frame, named", 10)
 
 
 def test_a_page_whose_text_forges_an_end_marker_stays_inside_its_block(
