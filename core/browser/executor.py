@@ -7,7 +7,7 @@ what it knows of the tab (URL, sessions of out-of-process frames, document epoch
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -181,11 +181,13 @@ class Cdp:
         guard: Guard | None = None,
         *,
         blocked_by_dialog: bool = True,
+        seen: Callable[[TabState], None] | None = None,
     ) -> None:
         self._browser = browser
         self._timeout_ms = timeout_ms
         self._guard = guard
         self._blocked_by_dialog = blocked_by_dialog
+        self._seen = seen  # told what each answer showed of its tab
 
     def release(self) -> None:
         """The action has sent the tab elsewhere (a navigation began): what it shows next is its own doing."""
@@ -230,6 +232,8 @@ class Cdp:
             args["frames"] = frames
         raw = await self._ask("cdp", args)
         state = _state(raw)
+        if self._seen is not None:
+            self._seen(state)
         if state.dialog is not None and blocked and commands and not raw.get("results"):
             raise dialog_open(state.tab_id, state.dialog)
         results = tuple(_outcome(r) for r in raw.get("results", ()))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.browser.executor import TabState
 from core.calls.errors import RespondToModel
 
 
@@ -151,6 +152,19 @@ class TabRefs:
         while len(self._tables) > MAX_TABS:
             del self._tables[next(iter(self._tables))]
         return table
+
+    def saw(self, state: TabState) -> None:
+        """What an answer showed of a tab: the last walk's lone frame no longer holds once the tab shows
+        another document or its frames changed (the next walk then starts from the frame tree, without first
+        trying the walk alone)."""
+        table = self._tables.get(state.tab_id)
+        lone = table.lone_frame if table is not None else None
+        if (
+            table is not None
+            and lone is not None
+            and (table.epoch, lone.frames) != (state.epoch, state.frames)
+        ):
+            table.lone_frame = None
 
     def table_of(self, tab_id: int) -> RefTable | None:
         """The tab's table as it is (its document may have changed since: the caller checks)."""

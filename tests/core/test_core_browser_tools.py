@@ -281,6 +281,7 @@ class RecordedPage:
         self.buffers: dict[str, list[dict[str, Any]]] = {"console": [], "network": [], "dialogs": []}
         self.tools: list[str] = []  # the executors called, in order
         self.sites: list[str | None] = []  # the site each cdp call said the tab must show
+        self.lists: list[dict[str, Any]] = []  # each cdp call's arguments
         self.granted = True
         self.lands_on: str | None = None  # where the next Page.navigate leaves the tab (a redirect)
         self.frames_seen = 0  # the frame changes the executor counted (attached, detached, navigated)
@@ -364,6 +365,7 @@ class RecordedPage:
             return {"tabId": 5, "id": 5, "url": self.url}
         assert tool == "cdp", tool
         self.sites.append(args.get("site"))
+        self.lists.append(args)
         if args["unlessDialog"] and self.dialog is not None:
             return {**self._state(), "results": []}
         if args.get("epoch", self.epoch) != self.epoch:  # a ref's document is gone: nothing runs
@@ -427,9 +429,13 @@ async def test_a_one_frame_page_unchanged_since_its_last_walk_is_walked_in_one_c
     assert fenced((await run(svc, "browser_page", action="snapshot"))[1]) == first
     assert page.methods()[:2] == ["Page.getFrameTree", "Page.createIsolatedWorld"]
     page.sent.clear()
-    page.epoch += 1  # another document
+    page.epoch += 1  # another document, which the next answer shows
+    page.answers["Runtime.evaluate"] = {"result": {"value": True}}
+    assert (await run(svc, "browser_dom", action="wait_for", selector="h1"))[0] is True
+    page.lists.clear()
     await run(svc, "browser_page", action="snapshot")
-    assert page.methods()[0] == "Page.getFrameTree"
+    # Known to be another document: the walk starts from the frame tree without trying the walk alone first.
+    assert page.lists[0]["commands"][0]["method"] == "Page.getFrameTree"
 
 
 async def test_a_page_with_frames_is_walked_whole_every_time() -> None:

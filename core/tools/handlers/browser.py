@@ -99,9 +99,11 @@ class BrowserHandler:
         args, tab, guard = await self._place(args, name, action, call.target)
         timeout_ms = self._spec.timeout_ms
         if action.run is not None:
-            cdp = Cdp(self._browser, timeout_ms, guard, blocked_by_dialog=action.blocked_by_dialog)
+            refs = refs_of(self._browser)
+            blocked = action.blocked_by_dialog
+            cdp = Cdp(self._browser, timeout_ms, guard, blocked_by_dialog=blocked, seen=refs.saw)
             caller = call.target.caller if call.target is not None and call.target.caller else "person"
-            context = PageContext(cdp, refs_of(self._browser), tab, self._upload_dirs, self._host, caller)
+            context = PageContext(cdp, refs, tab, self._upload_dirs, self._host, caller)
             request = action.run(context, args)
         else:
             wire = args.model_dump(exclude_none=True)
