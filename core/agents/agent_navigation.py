@@ -19,10 +19,11 @@ import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.agents.agent_tabs import OPENS_AFTER_CALL_S
+from core.agents.call_checks import question_of
 from core.agents.identity import AgentBook, AgentState
 from core.agents.plain_words import summarize
 from core.calls.capabilities import BrowserCapability, BrowserToolError
@@ -212,19 +213,9 @@ def _question(agent: AgentState, paused: NavPaused | None, site: str) -> Questio
     why = " (the page tried to go there; Tabgate stopped it before any request left the browser)"
     summary = summarize("browser_navigation", "navigate", arguments, tab=where, site=site) + why
     told = summarize("browser_navigation", "navigate", arguments, tab=untitled, site=site)
-    return Question(
-        agent_id=agent.id,
-        agent=agent.identity.name,
-        executable=agent.identity.executable,
-        label=agent.label,
-        tool="browser_navigation",
-        action="navigate",
-        scope=site,
-        summary=summary,
-        told=told,
-        site=site,
-        tab_id=paused.tabId if paused is not None else None,
-        tab_title=paused.title if paused is not None else None,
+    asked = question_of(agent, "browser_navigation", "navigate", site, summary, told)
+    return replace(
+        asked, site=site, tab_id=where[0] if where else None, tab_title=where[1] if where else None
     )
 
 

@@ -110,10 +110,11 @@ def action_of(arguments: dict[str, Any]) -> str | None:
     return action if isinstance(action, str) else None
 
 
-def _question(
+def question_of(
     agent: AgentState, tool: str, action: str | None, scope: str, summary: str, told: str
 ) -> Question:
-    """A question from this agent; a browser call's adds its tab and site."""
+    """A question from this agent, named as every question names it (a held load's too); a browser call's
+    adds its tab and site."""
     return Question(
         agent_id=agent.id,
         agent=agent.identity.name,
@@ -188,7 +189,7 @@ class CallChecks:
             name, action, arguments, tab=untitled, site=said, unknown_destination=leaves_for_unknown
         )
         question = replace(
-            _question(agent, name, action, site or f"{name} {action}", summary, told),
+            question_of(agent, name, action, site or f"{name} {action}", summary, told),
             site=site,
             tab_id=tab_id,
             tab_title=title,
@@ -226,5 +227,5 @@ class CallChecks:
             raise Refusal(f"Tabgate refused {name}: {PAUSED}.")
         scope = f"mcp tool {name}" if tool.get("source") == "mcp" else name
         words = summarize(name, action, arguments, mcp=tool.get("source") == "mcp")
-        question = _question(agent, name, action, scope, words, words)
+        question = question_of(agent, name, action, scope, words, words)
         return Prepared(arguments, question, None, None)

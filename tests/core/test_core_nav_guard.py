@@ -176,6 +176,16 @@ async def test_a_trusted_scripts_tab_goes_anywhere_unasked() -> None:
     assert await held(setup, tab_id, f"{B}/x", shown=f"{A}/") == {"continue": True}
 
 
+async def test_a_stopped_load_names_the_agent_as_its_calls_do_an_interpreters_by_the_script_it_runs() -> None:
+    setup = await Setup(gateway=True).start()
+    tab_id = await setup.own_tab(GEMINI)
+    await held(setup, tab_id, f"{B}/x", shown=f"{A}/")
+    [question] = await setup.pending()
+    program = f"{NODE} /opt/gemini/gemini.js"
+    assert (question["executable"], question["label"]) == (program, f"{program} · “gemini”")
+    assert question["notice"]["contextMessage"] == program
+
+
 async def test_a_shared_tab_is_held_only_while_the_agents_call_there_runs_and_shortly_after(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
