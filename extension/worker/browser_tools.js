@@ -142,7 +142,9 @@ function pageRead(site, siteChanged, what, maxUnits, maxLinks) {
       let units = 0;
       for (const a of document.querySelectorAll("a[href]")) {
         if (links.length === maxLinks || units > maxUnits) break;
-        const link = { text: a.innerText.trim().slice(0, maxUnits), href: a.href.slice(0, maxUnits) };
+        // An SVG <a> has no innerText, and its href is an SVGAnimatedString: its address read as the page would.
+        const href = typeof a.href === "string" ? a.href : URL.parse(a.href.baseVal, document.baseURI)?.href ?? "";
+        const link = { text: (a.innerText ?? a.textContent).trim().slice(0, maxUnits), href: href.slice(0, maxUnits) };
         units += link.text.length + link.href.length;
         links.push(link);
       }

@@ -395,7 +395,10 @@ def test_page_reads_are_cut_by_characters_and_a_pages_huge_link_ends_the_links(
         "truncated": True,
     }
     assert ok(ext, "browser_page", action="links", tabId=tab_id) == {
-        "links": [{"text": "First", "href": f"{site}/first.html"}],
+        "links": [
+            {"text": "Drawn", "href": f"{site}/drawn.html"},
+            {"text": "First", "href": f"{site}/first.html"},
+        ],
         "truncated": True,
     }
 
