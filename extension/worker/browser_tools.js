@@ -136,7 +136,7 @@ function pageRead(site, siteChanged, what, maxUnits, maxLinks) {
     case "title": return { title: document.title.slice(0, maxUnits) };
     case "url": return { url: location.href.slice(0, maxUnits) };
     case "text": return { text: (document.body?.innerText ?? "").slice(0, maxUnits) };
-    case "html": return { html: document.documentElement.outerHTML.slice(0, maxUnits) };
+    case "html": return { html: (document.documentElement?.outerHTML ?? "").slice(0, maxUnits) };
     case "links": {
       const links = [];
       let units = 0;

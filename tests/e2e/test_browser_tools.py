@@ -403,6 +403,12 @@ def test_page_reads_are_cut_by_characters_and_a_pages_huge_link_ends_the_links(
     }
 
 
+def test_a_page_without_its_root_element_reads_as_empty(ext: Extension, open_tab: OpenTab) -> None:
+    tab_id, _ = open_tab("no_root.html")
+    assert ok(ext, "browser_page", action="html", tabId=tab_id) == {"html": "", "truncated": False}
+    assert ok(ext, "browser_page", action="text", tabId=tab_id) == {"text": "", "truncated": False}
+
+
 def test_page_reads_the_active_tab_when_no_tab_id_is_given(ext: Extension, open_tab: OpenTab) -> None:
     open_tab("index.html")
     open_tab("second.html")  # opened last, so the active tab
