@@ -230,7 +230,8 @@ async def _walk_frames(
     walks = [walk(walked.contexts[(f.session, f.id)], f) for f in reachable]
     answer = await ctx.cdp.run(state.tab_id, walks, parallel=True)
     roots = _read_walks(walked, reachable, answer.results)
-    if frames == [top] and not state.sessions and top.id in roots:
+    # One frame, and none changed while it was walked (a page that keeps changing them is not walked alone).
+    if frames == [top] and not state.sessions and top.id in roots and answer.state.frames == state.frames:
         walked.lone = LoneFrame(state.frames, top.id, top.url, walked.contexts[(None, top.id)])
     trees = [
         FrameTree(

@@ -438,6 +438,23 @@ async def test_a_one_frame_page_unchanged_since_its_last_walk_is_walked_in_one_c
     assert page.lists[0]["commands"][0]["method"] == "Page.getFrameTree"
 
 
+async def test_a_page_whose_frames_change_while_it_is_walked_is_not_walked_alone_next() -> None:
+    page = RecordedPage("form")
+    answer = page._answer
+
+    def changing(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if "function (budget, rootId, match)" in params.get("functionDeclaration", ""):
+            page.frames_seen += 1  # e.g. a page that keeps pushing history entries
+        return answer(method, params)
+
+    page._answer = changing  # type: ignore[method-assign]
+    svc = await snapshotted(page)
+    await run(svc, "browser_page", action="snapshot")  # no new ref: no later answer shows the change
+    page.lists.clear()
+    await run(svc, "browser_page", action="snapshot")
+    assert page.lists[0]["commands"][0]["method"] == "Page.getFrameTree"
+
+
 async def test_a_page_with_frames_is_walked_whole_every_time() -> None:
     page = RecordedPage()  # the login page has a child frame
     svc = await snapshotted(page)
