@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.browser.page import BrowserPageArgs
+
 # At most this many links in one `links` answer (the page's first ones).
 MAX_LINKS = 1000
 
 
-def bounds(args: Any) -> dict[str, int]:
+def bounds(args: BrowserPageArgs) -> dict[str, int]:
     """What the page may send: a character is at most two UTF-16 units, and the one more beyond `maxChars`
     tells Python there was more; one link beyond `MAX_LINKS` likewise."""
     return {"maxUnits": 2 * args.maxChars + 2, "maxLinks": MAX_LINKS + 1}
@@ -36,11 +38,11 @@ def _links(links: list[dict[str, str]], max_chars: int) -> dict[str, Any]:
     return answer
 
 
-def answer(result: Any, args: Any) -> dict[str, Any]:
+def answer(result: Any, args: BrowserPageArgs) -> dict[str, Any]:
     """The model's answer from what the page sent for `args.action`. Text and html always say whether they
     were cut; a title, an address and the links say it only when they were."""
     read: dict[str, Any] = result
-    what: str = args.action
+    what = args.action
     if what == "links":
         links = [{"text": str(link["text"]), "href": str(link["href"])} for link in read["links"]]
         return _links(links, args.maxChars)
