@@ -35,8 +35,9 @@ class WorkerTimings:
     host_restart_min_ms: int = 200
     host_restart_max_ms: int = 5_000
     host_stable_ms: int = 10_000
-    # History changes within this time share one storage write and one call to Python (the ends of a burst
-    # of calls), off the answers' path.
+    # History changes within this time share one storage write and one call to Python (a short call's start
+    # and end, a burst of calls), off the answers' path. A worker that stops this soon after a call started
+    # leaves no entry of it; one that stops later leaves it `running`, and the next marks it interrupted.
     history_write_delay_ms: int = 50
     # The agents' activity log is written to storage at most this often, with every change since: the log is
     # one stored list of up to 500 entries, and writing it after each call cost the worker ~10 ms a call

@@ -37,7 +37,7 @@ from tests.support.faults import (
     stdio_server,
 )
 from tests.support.local_site import serve
-from tests.support.polling import history, history_entry, wait_for
+from tests.support.polling import history, history_entry, stored_running, wait_for
 
 pytestmark = pytest.mark.faults
 
@@ -282,11 +282,12 @@ def test_while_a_server_is_down_its_tools_stay_offered_and_calls_name_it(ext: Ex
 
 
 def stop_worker_mid_call(ext: Extension, caller: Page, call_id: str, name: str, args: dict[str, Any]) -> None:
-    """Start the call, wait until it is recorded `running`, stop every service worker, then check that the
+    """Start the call, wait until it is stored `running`, stop every service worker, then check that the
     entry does not stay `running` and that the next calls work."""
     start_call(caller, call_id, dispatch_message(name, args, call_id))
     recorded = wait_for(lambda: history_entry(ext, call_id), f"{call_id} to be recorded")
     assert recorded["status"] == "running", (recorded, call_record(caller, call_id))
+    stored_running(ext, call_id)
     ext.stop_service_worker()
     entry = settled_entry(ext, call_id)
     assert entry["status"] in NOT_RUNNING, entry

@@ -16,7 +16,7 @@ from playwright.sync_api import Page, Playwright, expect
 
 from tests.support.bounds import SERVERS_UP_S
 from tests.support.browser import Extension, launch_with_mcp
-from tests.support.polling import history, wait_for
+from tests.support.polling import history, stored_running, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -177,9 +177,7 @@ def test_a_write_over_the_storage_quota_leaves_the_outcome_without_the_answer(de
 def test_a_call_a_stopped_worker_left_running_becomes_interrupted(demo: Extension) -> None:
     call_id = f"stop-{uuid.uuid4().hex[:6]}"
     start_call_in_page(demo, "mcp__demo__slow", {"seconds": 20, "steps": 20}, call_id)
-    wait_for(
-        lambda: any(e["id"] == call_id and e["status"] == "running" for e in history(demo)), "the call to run"
-    )
+    stored_running(demo, call_id)
     demo.stop_service_worker()
     # The caller's channel closed with the worker; the next worker marks the entry.
     outcome = wait_for(
@@ -200,6 +198,8 @@ def test_the_popup_shows_the_outcome_of_a_call_whose_worker_stopped(demo: Extens
     page.locator("#run").click()
     expect(page.locator("#call")).to_be_visible()
     expect(page.locator('#history .history-entry[data-status="running"]')).to_have_count(1)
+    [running] = [e for e in history(demo) if e["status"] == "running"]
+    stored_running(demo, running["id"])
     demo.stop_service_worker()
     result = page.locator("#result .result")
     expect(result).to_have_attribute("data-kind", "interrupted")

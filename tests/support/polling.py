@@ -35,3 +35,17 @@ def history(ext: Extension, **query: Any) -> list[dict[str, Any]]:
 def history_entry(ext: Extension, call_id: str) -> dict[str, Any] | None:
     """The history entry of the call the model named `call_id` (None while there is none)."""
     return next((e for e in history(ext) if e["id"] == call_id), None)
+
+
+def stored_running(ext: Extension, call_id: str) -> dict[str, Any]:
+    """The call's entry once it is in `chrome.storage.session` as `running` (a start is written with the
+    history's next batched write, `history_write_delay_ms` after it): what a worker that stops now leaves."""
+    key = f"history:{call_id}"
+
+    def stored() -> dict[str, Any] | None:
+        entry: dict[str, Any] | None = ext.page.evaluate(
+            "k => chrome.storage.session.get(k).then(s => s[k])", key
+        )
+        return entry if entry and entry["status"] == "running" else None
+
+    return wait_for(stored, f"{call_id}'s start to be stored", timeout_s=10)  # type: ignore[no-any-return]
