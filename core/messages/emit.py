@@ -36,4 +36,5 @@ class McpCallSpan:
 
 
 def plan_update(plan: dict[str, Any]) -> dict[str, Any]:
-    return PlanUpdate(**plan).to_wire()
+    # `plan` is UpdatePlanArgs' wire form, checked as the call's arguments: not validated a second time.
+    return {"type": PlanUpdate.TYPE, **plan}

@@ -30,7 +30,7 @@ class UpdatePlanArgs(BaseModel):
     plan: list[PlanItem] = Field(description="The list of steps")
 
     def to_wire(self) -> dict[str, Any]:
-        return {"explanation": self.explanation, "plan": [item.model_dump() for item in self.plan]}
+        return self.model_dump()
 
 
 UPDATE_PLAN = ToolSpec(
