@@ -34,7 +34,17 @@ class ChromeTab(BaseModel):
     def answer(self) -> dict[str, Any]:
         """The tab as a tool answers it: the URL it shows, and where it is going when that is elsewhere."""
         going = self.pendingUrl if self.pendingUrl and self.pendingUrl != self.url else None
-        fields = self.model_dump() | {"url": self.shown_url, "pendingUrl": going, "title": self.title or ""}
+        fields = {
+            "id": self.id,
+            "windowId": self.windowId,
+            "index": self.index,
+            "url": self.shown_url,
+            "pendingUrl": going,
+            "title": self.title or "",
+            "active": self.active,
+            "pinned": self.pinned,
+            "status": self.status,
+        }
         return {name: value for name, value in fields.items() if value is not None}
 
 
