@@ -18,7 +18,8 @@ CPython (the tests) plain dicts come in. Measured in docs/benchmarks.md (a big a
 - ``api.emit(event)``: an event for every ``events`` port.
 - ``api.cancel(request_key)``: the host request with that ``requestKey`` is cancelled (``$/cancelRequest``).
 
-Runtime messages come in through `Bridge.handle`; a ``dispatch`` is answered ``{answer, record}``: the
+Runtime messages come in through `Bridge.start` (a task that runs at once as far as it can: `Bridge.handle`);
+a ``dispatch`` is answered ``{answer, record}``: the
 contract §5 answer for the caller, with its outcome, and what history stores besides it
 (`core.records.history.record_for`: the answer again only when shortened); the gateway answers
 ``gateway/call`` the same way itself (the answer there is the agent's MCP `CallToolResult`).
@@ -152,6 +153,13 @@ class Bridge:
             emit=api.emit, browser=browser, host=HostMcp(api), timeout_margin_ms=timeout_margin_ms
         )
         self._gateway = AgentGateway(self._service, browser, api.emit, ServiceWorkerTabGroups(api))
+
+    def start(self, raw: Any) -> asyncio.Task[Any]:
+        """`handle(raw)` as a task that runs at once, up to its first wait: an answer Python has without
+        waiting (config, a plan, a refusal) is done when this returns, and the worker takes it with
+        `result()`. In the browser every turn of Pyodide's event loop is a scheduled task of the worker's
+        own, and a call awaited from JavaScript took two of them before its first line and after its last."""
+        return asyncio.Task(self.handle(raw), loop=asyncio.get_event_loop(), eager_start=True)
 
     async def handle(self, raw: Any) -> Any:
         """One runtime message (a JS object, or a dict in CPython) → its answer, as Python data."""

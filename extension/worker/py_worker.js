@@ -150,11 +150,16 @@ async function onCall(msg, from) {
   let reply;
   try {
     const { bridge } = await ready;
-    const answer = await bridge.handle(msg.message);
+    // Python runs at once as far as it can: an answer it had without waiting is taken without a turn of its
+    // event loop (core.runtime.bridge `Bridge.start`).
+    const task = bridge.start(msg.message);
+    let answer;
     try {
+      answer = task.done() ? task.result() : await task;
       reply = { kind: "reply", id: msg.id, result: fromPython(answer) };
     } finally {
       answer?.destroy?.();
+      task.destroy();
     }
   } catch (e) {
     reply = { kind: "reply", id: msg.id, error: String(e.message ?? e) };

@@ -196,6 +196,30 @@ async def test_other_messages_are_answered_as_they_are() -> None:
     }
 
 
+# --- starting a message (what the worker calls) -------------------------------------------------------------
+
+
+async def test_a_message_python_answers_without_waiting_is_done_when_it_is_started() -> None:
+    bridge, _ = await ready_bridge(notes())
+    for message in ({"type": "config/get"}, dispatch(PLAN), {"type": "nope"}):
+        task = bridge.start(message)
+        assert task.done(), message  # no turn of the event loop in between
+        assert task.result() == await bridge.handle(message)
+
+
+async def test_a_started_call_that_waits_on_the_worker_ends_when_the_worker_answers() -> None:
+    gate, log = Gate(), []
+    host = FakeHost({"notes": FakeServer(tools=[FakeTool("hold", blocking_tool(gate, log, "hold"))])})
+    bridge, _ = await ready_bridge(host)
+    task = bridge.start(dispatch(function_call("mcp__notes__hold", "{}", "h1")))
+    assert not task.done()
+    await gate.started.wait()
+    assert not task.done()
+    gate.release.set()
+    envelope = await task
+    assert envelope["answer"]["outcome"] == "done" and log == ["hold start", "hold end"]
+
+
 # --- the agent gateway ------------------------------------------------------------------------------------
 
 
