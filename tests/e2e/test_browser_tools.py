@@ -27,7 +27,7 @@ from playwright.sync_api import Page, Playwright, expect
 from tests.core.fenced import block, fenced, page_of, unwrapped
 from tests.support.browser import Extension, grant_site_access, launch
 from tests.support.local_site import serve
-from tests.support.polling import wait_for
+from tests.support.polling import history_stored, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -758,6 +758,7 @@ def test_storage_cannot_see_tabgate_own_state(ext: Extension) -> None:
             expected = ["mine"] if area == "local" else []
             assert ok(ext, "browser_storage", action="keys", area=area) == {"keys": expected}
             assert ok(ext, "browser_storage", action="get", area=area, keys=own) == {}
+            history_stored(ext)  # the calls above are written, and what they evicted is gone
             own = tabgate_keys(ext, area)
             ok(ext, "browser_storage", action="remove", area=area, keys=own)
             gone = set(own) - set(tabgate_keys(ext, area))

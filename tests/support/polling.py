@@ -49,3 +49,15 @@ def stored_running(ext: Extension, call_id: str) -> dict[str, Any]:
         return entry if entry and entry["status"] == "running" else None
 
     return wait_for(stored, f"{call_id}'s start to be stored", timeout_s=10)  # type: ignore[no-any-return]
+
+
+def history_stored(ext: Extension) -> None:
+    """Wait until every call in the history is in `chrome.storage.session` (entries are written in batches,
+    `history_write_delay_ms` behind the calls): what a count of the stored keys can be compared against."""
+
+    def stored() -> bool:
+        ids = {entry["id"] for entry in history(ext)}
+        keys = ext.page.evaluate("chrome.storage.session.get(null).then(Object.keys)")
+        return ids <= {key.removeprefix("history:") for key in keys}
+
+    wait_for(stored, "the history's entries to be stored", timeout_s=10)
