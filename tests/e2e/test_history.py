@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Playwright, expect
 
+from core.runtime.worker_timings import WORKER_TIMINGS
 from tests.support.bounds import SERVERS_UP_S
 from tests.support.browser import Extension, launch_with_mcp
 from tests.support.polling import history, stored_running, wait_for
@@ -172,6 +173,44 @@ def test_a_write_over_the_storage_quota_leaves_the_outcome_without_the_answer(de
     finally:
         demo.page.evaluate('chrome.storage.session.remove("tool:filler")')
     assert not [e for e in history(demo) if e["status"] == "running"]
+
+
+# A call that has its answer within this time is decided and written once, start and end together.
+WRITE_DELAY_MS = WORKER_TIMINGS.history_write_delay_ms
+TRIES = 40  # a loaded machine answers some calls later than that
+
+STORED_ONCE = """async ([arguments, delayMs, tries]) => {
+    for (let i = 0; i < tries; i++) {
+        const id = `once-${i}-${crypto.randomUUID().slice(0, 8)}`;
+        const key = `history:${id}`;
+        const writes = [];
+        const listen = (changes, area) => {
+            if (area === "session" && key in changes) writes.push(changes[key].newValue?.status ?? null);
+        };
+        chrome.storage.onChanged.addListener(listen);
+        const item = {type: "function_call", name: "mcp__demo__slow", arguments, call_id: id};
+        const sent = performance.now();
+        const answer = await chrome.runtime.sendMessage({type: "dispatch", item});
+        const took = performance.now() - sent;
+        const deadline = performance.now() + 10000;
+        while (!writes.length && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 4 * delayMs));  // a second write would have come by now
+        chrome.storage.onChanged.removeListener(listen);
+        if (took < delayMs) return {took, writes, outcome: answer.outcome};
+    }
+    return null;
+}"""
+
+
+def test_a_call_answered_within_the_write_delay_is_stored_once_already_finished(demo: Extension) -> None:
+    # Off the answer's path: no write of its start while it runs, though an MCP call runs longer than a
+    # start's write took when it was written at once (the page's clock starts before the worker's, so an
+    # answer the page has within the delay was recorded ended before the start's write was due).
+    arguments = json.dumps({"seconds": 0.001, "steps": 1})
+    once = demo.page.evaluate(STORED_ONCE, [arguments, WRITE_DELAY_MS, TRIES])
+    assert once is not None, f"no MCP call was answered within {WRITE_DELAY_MS} ms in {TRIES} tries"
+    assert once["outcome"] == "done"
+    assert once["writes"] == ["done"], once
 
 
 def test_a_call_a_stopped_worker_left_running_becomes_interrupted(demo: Extension) -> None:
