@@ -19,10 +19,9 @@ CPython (the tests) plain dicts come in. Measured in docs/benchmarks.md (a big a
 - ``api.cancel(request_key)``: the host request with that ``requestKey`` is cancelled (``$/cancelRequest``).
 
 Runtime messages come in through `Bridge.start` (a task that runs at once as far as it can: `Bridge.handle`);
-a ``dispatch`` is answered ``{answer, record}``: the
-contract §5 answer for the caller, with its outcome, and what history stores besides it
-(`core.records.history.record_for`: the answer again only when shortened); the gateway answers
-``gateway/call`` the same way itself (the answer there is the agent's MCP `CallToolResult`).
+a ``dispatch`` is answered ``{answer, record}``: the contract §5 answer for the caller, with its outcome, and
+what history stores besides it (`core.records.history.record_for`: the answer again only when shortened); the
+gateway answers ``gateway/call`` the same way itself (the answer there is the agent's MCP `CallToolResult`).
 """
 
 from __future__ import annotations
