@@ -179,7 +179,7 @@ def test_a_write_over_the_storage_quota_leaves_the_outcome_without_the_answer(de
 WRITE_DELAY_MS = WORKER_TIMINGS.history_write_delay_ms
 TRIES = 40  # a loaded machine answers some calls later than that
 
-STORED_ONCE = """async ([arguments, delayMs, tries]) => {
+STORED_ONCE = """async ([args, delayMs, tries]) => {
     for (let i = 0; i < tries; i++) {
         const id = `once-${i}-${crypto.randomUUID().slice(0, 8)}`;
         const key = `history:${id}`;
@@ -188,7 +188,7 @@ STORED_ONCE = """async ([arguments, delayMs, tries]) => {
             if (area === "session" && key in changes) writes.push(changes[key].newValue?.status ?? null);
         };
         chrome.storage.onChanged.addListener(listen);
-        const item = {type: "function_call", name: "mcp__demo__slow", arguments, call_id: id};
+        const item = {type: "function_call", name: "mcp__demo__slow", arguments: args, call_id: id};
         const sent = performance.now();
         const answer = await chrome.runtime.sendMessage({type: "dispatch", item});
         const took = performance.now() - sent;

@@ -37,10 +37,14 @@ def history_entry(ext: Extension, call_id: str) -> dict[str, Any] | None:
     return next((e for e in history(ext) if e["id"] == call_id), None)
 
 
+# How extension/worker/history.js keys a call's entry in chrome.storage.session.
+HISTORY_KEY = "history:"
+
+
 def stored_running(ext: Extension, call_id: str) -> dict[str, Any]:
     """The call's entry once it is in `chrome.storage.session` as `running` (a start is written with the
     history's next batched write, `history_write_delay_ms` after it): what a worker that stops now leaves."""
-    key = f"history:{call_id}"
+    key = HISTORY_KEY + call_id
 
     def stored() -> dict[str, Any] | None:
         entry: dict[str, Any] | None = ext.page.evaluate(
@@ -48,7 +52,8 @@ def stored_running(ext: Extension, call_id: str) -> dict[str, Any]:
         )
         return entry if entry and entry["status"] == "running" else None
 
-    return wait_for(stored, f"{call_id}'s start to be stored", timeout_s=10)  # type: ignore[no-any-return]
+    found: dict[str, Any] = wait_for(stored, f"{call_id}'s start to be stored", timeout_s=10)
+    return found
 
 
 def history_stored(ext: Extension) -> None:
@@ -58,6 +63,6 @@ def history_stored(ext: Extension) -> None:
     def stored() -> bool:
         ids = {entry["id"] for entry in history(ext)}
         keys = ext.page.evaluate("chrome.storage.session.get(null).then(Object.keys)")
-        return ids <= {key.removeprefix("history:") for key in keys}
+        return ids <= {key.removeprefix(HISTORY_KEY) for key in keys}
 
     wait_for(stored, "the history's entries to be stored", timeout_s=10)
