@@ -5,6 +5,7 @@
     python3 build.py test     set up, build, then run every test tier
     python3 build.py run      set up, build, install the host for a dedicated profile, start Chromium
     python3 build.py bench    run the benchmarks; writes dist/bench.json and prints a table
+    python3 build.py bench NAME …   only the named benchmarks (dist/bench-partial.json)
     python3 build.py id       print the extension id
 
 Inputs are pinned and verified: the npm `pyodide` package (exact version + integrity hash), the Pyodide
@@ -41,11 +42,11 @@ def run_app() -> int:
     return subprocess.run([str(py), "-m", "tests.support.run_app"], cwd=ROOT).returncode
 
 
-def bench() -> int:
+def bench(names: list[str]) -> int:
     py = setup()
     build(py)
     fetch_wheels(py, PYODIDE_TEST_WHEELS, "pyodide-test-wheels")
-    return subprocess.run([str(py), "-m", "tests.support.bench"], cwd=ROOT).returncode
+    return subprocess.run([str(py), "-m", "tests.support.bench", *names], cwd=ROOT).returncode
 
 
 def main(argv: list[str]) -> int:
@@ -59,7 +60,7 @@ def main(argv: list[str]) -> int:
         if cmd == "run":
             return run_app()
         if cmd == "bench":
-            return bench()
+            return bench(argv[1:])
         if cmd == "id":
             print(extension_id())
             return 0

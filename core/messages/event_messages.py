@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, create_model
 
 from core.messages.typed import Typed, registers
 
@@ -63,7 +63,10 @@ class McpToolCallEnd(RuntimeEvent):
 
 @event("PlanUpdate", "the `update_plan` plan changed")
 class PlanUpdate(RuntimeEvent):
-    pass
+    """The checked arguments as they are (core/messages/emit.py writes them in without a copy)."""
+
+    explanation: str | None = None
+    plan: list[dict[str, Any]]
 
 
 @event("gateway/state", "the agent gateway was turned on or off (`enabled`)")
@@ -89,7 +92,10 @@ class AgentsChanged(RuntimeEvent):
     pass
 
 
-@event("agents/activity/store", "the activity log to store, as it is (`entries`)")
+@event(
+    "agents/activity/store",
+    "the activity log to store: one new `entry` and how many to `keep`, or all `entries`",
+)
 class AgentsActivityStore(RuntimeEvent):
     """A change to the stored log: the whole list (`entries`, after a load), or one new entry put first with
     the list then cut to `keep` (each call: the 500-entry list no longer crosses the bridge per call)."""
@@ -101,7 +107,13 @@ class AgentsActivityStore(RuntimeEvent):
 
 @event("approval", "the calls waiting for the person changed")
 class Approval(RuntimeEvent):
-    pass
+    """What the popup shows of them, as the `approvals` answer has it (core/consent/board.py `listed`)."""
+
+    pending: list[dict[str, Any]]
+    held: list[dict[str, Any]]
+    withdrawn: list[dict[str, Any]]
+    groups: list[dict[str, Any]]
+    paused: bool
 
 
 @event("elicitation", "a server asks the person (`id`, `request`)")
@@ -115,16 +127,38 @@ class ElicitationDone(RuntimeEvent):
     id: str
 
 
-# Events the service worker or a page makes itself: Python only names them, their fields are the worker's.
-_NAMED_ONLY: tuple[tuple[str, str, EmittedBy], ...] = (
-    ("status", "Python's or the host's state changed", "worker"),
-    ("progress", "an MCP call's progress (`call_id`, `progress`, `total`, `message`)", "worker"),
-    ("history", "a history `entry` was written", "worker"),
-    ("history/removed", "history entries `ids` were dropped", "worker"),
-    ("serverLog", "a server logged a line", "worker"),
-    ("listChanged", "a server's `kind` list (tools, prompts, resources) changed", "worker"),
-    ("agents/activity/changed", "the stored activity log changed", "worker"),
-    ("reconnected", "the page's `events` port came back (made by the page itself)", "page"),
+# Events the service worker or a page makes itself: Python only names them and their fields (create_model's
+# form; the status's fields are the `status` answer's, in protocol.md).
+_OPTIONAL_TEXT = (str | None, None)
+_NAMED_ONLY: tuple[tuple[str, str, EmittedBy, dict[str, Any]], ...] = (
+    ("status", "Python's or the host's state changed", "worker", {}),
+    (
+        "progress",
+        "an MCP call's progress",
+        "worker",
+        {
+            "call_id": (str, ...),
+            "progress": (float, ...),
+            "total": (float | None, None),
+            "message": _OPTIONAL_TEXT,
+        },
+    ),
+    ("history", "a history entry was written", "worker", {"entry": (dict[str, Any], ...)}),
+    ("history/removed", "history entries were dropped", "worker", {"ids": (list[str], ...)}),
+    (
+        "serverLog",
+        "a server logged a line",
+        "worker",
+        {"server": (str, ...), "level": (str, ...), "logger": _OPTIONAL_TEXT, "data": (str, ...)},
+    ),
+    (
+        "listChanged",
+        "a server's `kind` list (tools, prompts, resources) changed",
+        "worker",
+        {"kind": (str, ...), "server": (str, ...)},
+    ),
+    ("agents/activity/changed", "the stored activity log changed", "worker", {}),
+    ("reconnected", "the page's `events` port came back (made by the page itself)", "page", {}),
 )
-for _kind, _doc, _by in _NAMED_ONLY:
-    event(_kind, _doc, emitted_by=_by)(type(_kind, (RuntimeEvent,), {"__doc__": _doc}))
+for _kind, _doc, _by, _fields in _NAMED_ONLY:
+    event(_kind, _doc, emitted_by=_by)(create_model(_kind, __base__=RuntimeEvent, __doc__=_doc, **_fields))

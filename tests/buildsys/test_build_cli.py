@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -45,3 +46,34 @@ def test_skipped_tests_count_as_not_passed(tmp_path: Path) -> None:
 
 def test_a_tier_without_a_report_counts_as_failed(tmp_path: Path) -> None:
     assert junit_counts(tmp_path / "missing.xml") == (0, 1)
+
+
+def test_bench_refuses_a_name_it_does_not_have_naming_the_benchmarks_and_writes_nothing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from tests.support import bench
+
+    monkeypatch.setattr(bench, "ROOT", tmp_path)
+    assert bench.main(["gateway", "gatewy"]) == 2
+    err = capsys.readouterr().err
+    assert "no benchmark named gatewy;" in err
+    assert all(name in err for name in bench.BENCHES)
+    assert not (tmp_path / "dist").exists()
+
+
+def test_a_named_bench_run_keeps_the_whole_runs_figures(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from tests.support import bench
+
+    whole = tmp_path / "dist" / "bench.json"
+    whole.parent.mkdir()
+    whole.write_text('{"figures": []}')
+    monkeypatch.setattr(bench, "ROOT", tmp_path)
+    monkeypatch.setitem(bench.BENCHES, "one", lambda: [bench.Figure("one_figure", 1.0, "ms", "≤ 2")])
+    assert bench.main(["one"]) == 0
+    assert whole.read_text() == '{"figures": []}'
+    partial = json.loads((tmp_path / "dist" / "bench-partial.json").read_text())
+    assert partial["benchmarks"] == ["one"]
+    assert [f["name"] for f in partial["figures"]] == ["one_figure"]
+    assert partial["figures"][0]["meets_target"] is True

@@ -1,4 +1,5 @@
-"""`python3 build.py bench`: measured figures beside their targets, written to dist/bench.json.
+"""`python3 build.py bench [NAME …]`: measured figures beside their targets, written to dist/bench.json
+(a run of named benchmarks: dist/bench-partial.json).
 
 Figures, not assertions: the machine is shared and noisy, so each figure is a median over repeated runs in
 one process, and comparisons (host vs direct, dispatcher vs bare call) are measured in the same run.
@@ -286,6 +287,15 @@ BENCHES: dict[str, Callable[[], list[Figure]]] = {
 
 
 def main(argv: list[str]) -> int:
+    """Every benchmark, written to dist/bench.json (the figures the README quotes), or only those named,
+    written to dist/bench-partial.json so a partial run never replaces the whole one."""
+    unknown = [name for name in argv if name not in BENCHES]
+    if unknown:
+        print(
+            f"bench: no benchmark named {', '.join(unknown)}; the benchmarks: {', '.join(BENCHES)}",
+            file=sys.stderr,
+        )
+        return 2
     chosen = argv or list(BENCHES)
     figures: list[Figure] = []
     errors: dict[str, str] = {}
@@ -297,11 +307,15 @@ def main(argv: list[str]) -> int:
         # Failed (tests.support.npm_packages), which is not an Exception.
         except (Exception, pytest.fail.Exception) as e:
             errors[name] = f"{type(e).__name__}: {e}"
-    out = ROOT / "dist" / "bench.json"
+    out = ROOT / "dist" / ("bench-partial.json" if argv else "bench.json")
     out.parent.mkdir(exist_ok=True)
     out.write_text(
         json.dumps(
-            {"figures": [asdict(f) | {"meets_target": f.meets_target} for f in figures], "errors": errors},
+            {
+                "benchmarks": chosen,
+                "figures": [asdict(f) | {"meets_target": f.meets_target} for f in figures],
+                "errors": errors,
+            },
             indent=2,
         )
     )
