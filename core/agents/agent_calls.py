@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from core.agents.agent_controls import STOPPED, AgentControls
+from core.agents.agent_controls import AgentControls
 from core.agents.agent_navigation import AgentNavigation, GuardFailed
 from core.agents.agent_tabs import AgentTabs
 from core.agents.call_checks import PAUSED, CallChecks, Refusal, action_of
@@ -197,18 +197,21 @@ class AgentGateway:
         }
         self._emit(GatewayStarted(callId=call_id, name=message.name, item=item, caller=agent.label).to_wire())
         ends: dict[str, Any] = {}  # what _run learns: the outcome when refused, the tab it acted on
-        task = asyncio.ensure_future(self._run(agent, message, call_id, ends))
+        # A stop cancels the task this call runs in, not a task of its own: in the browser each task's start
+        # and end is a turn of the worker's event loop.
+        task = asyncio.current_task()
+        assert task is not None, "a gateway call runs in a task"
         running = RunningCall(
             call_id, message.session, message.name, action_of(message.arguments), None, time.time(), task
         )
         agent.running[call_id] = running
         try:
-            internal = await task
+            internal = await self._run(agent, message, call_id, ends)
         except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if current is not None and current.cancelling():
+            # Only a stop's own cancellation ends in the call's answer; any other goes on.
+            if running.stopped is None or task.uncancel() > 0:
                 raise
-            internal = Refusal(f"The call was stopped: {running.stopped or STOPPED}.").internal(call_id)
+            internal = Refusal(f"The call was stopped: {running.stopped}.").internal(call_id)
             ends["outcome"] = running.stopped_as
         finally:
             agent.running.pop(call_id, None)

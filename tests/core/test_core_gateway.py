@@ -879,6 +879,32 @@ async def test_a_call_running_when_its_session_ends_is_stopped_and_says_why(end:
     assert (await setup.agents())[0]["running"] == []
 
 
+async def test_a_running_call_whose_message_is_given_up_ends_cancelled_not_as_a_stop() -> None:
+    """The call runs in its message's task: cancelling that task (the bridge giving the message up) cancels
+    the call, and nothing of it stays running."""
+    setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"]]).start()
+    setup.chrome.storage_held = True
+    running = setup.call("browser_storage", {"action": "set", "items": {"k": 1}})
+    await asyncio.wait_for(setup.chrome.storage_started.wait(), 5)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert (await setup.agents())[0]["running"] == []
+
+
+async def test_a_stop_that_meets_the_message_given_up_does_not_keep_the_message_alive() -> None:
+    setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"]]).start()
+    setup.chrome.storage_held = True
+    running = setup.call("browser_storage", {"action": "set", "items": {"k": 1}})
+    await asyncio.wait_for(setup.chrome.storage_started.wait(), 5)
+    [agent] = await setup.agents()
+    running.cancel()
+    assert await setup.send({"type": "agents/stop", "id": agent["id"]}) == {"stopped": 1}
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    assert (await setup.agents())[0]["running"] == []
+
+
 async def test_a_closed_tab_is_no_longer_the_agents_and_its_next_call_gets_a_new_tab() -> None:
     setup = await Setup(gateway=True).start()
     first = await setup.own_tab()
