@@ -3,7 +3,6 @@ thread keeps reading frames and answering `initialize` and `ping` straight away.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import threading
@@ -15,6 +14,7 @@ from .process.outbox import Outbox
 from .servers.status import StatusBoard
 
 if TYPE_CHECKING:
+    import asyncio
     from collections.abc import AsyncIterator
 
     from anyio import Event
@@ -112,6 +112,8 @@ class Engine:
                 self._reject(message, self._failure)
 
     async def _main(self) -> None:
+        import asyncio  # asyncio and anyio: after the first answer, off the reader's way to it
+
         import anyio
 
         from .gateway.place import socket_path

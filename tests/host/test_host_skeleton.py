@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import struct
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -179,3 +180,23 @@ def test_logs_go_to_the_log_dir_not_stdout(start_host: StartHost, host_dirs: Hos
     log = (host_dirs.logs / "host.log").read_text()
     assert "host started" in log and "parse error" in log
     assert host.violations == []
+
+
+HEAVY = ("asyncio", "anyio", "mcp", "pydantic", "ssl", "httpx")
+
+
+def test_what_the_host_loads_before_its_first_answer_is_light() -> None:
+    # Chrome waits for the answer to `initialize`; the event loop, mcp and pydantic load after it, on the
+    # event-loop thread (native_host/engine.py).
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-P",
+            "-c",
+            f"import sys, native_host.host; print(sorted(m for m in {HEAVY!r} if m in sys.modules))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert loaded.stdout.strip() == "[]", loaded.stdout
