@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from core.browser.context import PageContext
@@ -136,14 +137,14 @@ def _keys(commands: Callable[[], list[Command]]) -> list[Command]:
 async def type_(ctx: PageContext, a: BrowserDomArgs) -> str | PageText:
     text, label = a.text or "", a.ref or a.selector or ""
     if a.ref is None and a.selector is not None:  # found in the same list as the keys
-        answer, value = await type_by_selector(ctx, a.tabId, a.selector, text, clear=a.clear, submit=a.submit)
+        typed = await type_by_selector(ctx, a.tabId, a.selector, text, clear=a.clear, submit=a.submit)
     else:
         state, element = await _target(ctx, a)
-        answer, value = await type_into(ctx, state, element, text, clear=a.clear, submit=a.submit)
-    done = f"Typed {len(text)} character(s) into {label}" + (" and pressed Enter" if a.submit else "")
-    if value is not None:  # the page's value (its script may have changed what was typed)
-        return PageText(json.dumps(value, ensure_ascii=False), before=f"{done}; its value is now:")
-    return _after(answer, done + ".")
+        typed = await type_into(ctx, state, element, text, clear=a.clear, submit=a.submit)
+    done = typed.said(label) + (" and pressed Enter" if a.submit and typed.whole else "")
+    if typed.value is not None:  # the page's value (its script may have changed what was typed)
+        return PageText(json.dumps(typed.value, ensure_ascii=False), before=f"{done}; its value is now:")
+    return _after(typed.answer, done + ".")
 
 
 async def press(ctx: PageContext, a: BrowserDomArgs) -> str:
@@ -208,26 +209,45 @@ def _truthy(value: str | bool | list[str]) -> bool:
     return bool(value)
 
 
-async def _fill(ctx: PageContext, tab_id: int | None, field: FormField) -> tuple[str, str | None]:
-    """Tabgate's line for one field, and the page's text it chose (a select's values), if any."""
+@dataclass(frozen=True, slots=True)
+class _Filled:
+    """Tabgate's line for one field, the page's text it chose (a select's values), and whether the form
+    goes on (typing that opened a dialog or stopped short ends it)."""
+
+    line: str
+    chosen: str | None = None
+    goes_on: bool = True
+
+
+async def _fill(ctx: PageContext, tab_id: int | None, field: FormField) -> _Filled:
     state, element = await agent_locate(ctx, tab_id, ref=field.ref, selector=field.selector)
     kind = await call_on(ctx, state, element, _KIND)
     if kind == "check":
-        return await _set_checked(ctx, state, element, _truthy(field.value)), None
+        return _Filled(await _set_checked(ctx, state, element, _truthy(field.value)))
     if kind == "select":
         values = field.value if isinstance(field.value, list) else [str(field.value)]
-        return _selected(element.label, await _select(ctx, state, element, values))
+        return _Filled(*_selected(element.label, await _select(ctx, state, element, values)))
     if isinstance(field.value, list):
         raise RespondToModel(f"{element.label} is a text field: give its value as a string")
     text = str(field.value).lower() if isinstance(field.value, bool) else field.value
-    await type_into(ctx, state, element, text, clear=True, submit=False)
-    return f"Filled {element.label}.", None
+    typed = await type_into(ctx, state, element, text, clear=True, submit=False)
+    if typed.whole and typed.answer.state.dialog is None:
+        return _Filled(f"Filled {element.label}.")
+    return _Filled(_after(typed.answer, typed.said(element.label) + "."), goes_on=False)
 
 
 async def fill_form(ctx: PageContext, a: BrowserDomArgs) -> str | PageText:
-    filled = [await _fill(ctx, a.tabId, field) for field in a.fields or ()]
-    done = "\n".join(line for line, _ in filled)
-    chosen = [page for _, page in filled if page is not None]
+    fields = list(a.fields or ())
+    filled: list[_Filled] = []
+    for field in fields:
+        filled.append(await _fill(ctx, a.tabId, field))
+        if not filled[-1].goes_on:
+            if len(filled) < len(fields):
+                left = ", ".join(f.ref or f.selector or "" for f in fields[len(filled) :])
+                filled.append(_Filled(f"Not filled: {left}."))
+            break
+    done = "\n".join(f.line for f in filled)
+    chosen = [f.chosen for f in filled if f.chosen is not None]
     return PageText("\n".join(chosen), before=done) if chosen else done
 
 

@@ -3,7 +3,7 @@ its value read back cost one round trip to the worker (issue 26, the shortest pa
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.browser.context import PageContext
@@ -47,16 +47,50 @@ def _on_element(function: str, session: str | None, *args: Any, ends_if_thrown: 
     return Command("Runtime.callFunctionOn", params, session, object_of=0, ends_if_thrown=ends_if_thrown)
 
 
-def _typing(find: Command, session: str | None, text: str, *, clear: bool, submit: bool) -> list[Command]:
+@dataclass(frozen=True, slots=True)
+class Typed:
+    """How typing went: the list's answer, the field's value read back (None when the page moved on: a
+    dialog, a submitted form's next page), and how many of the characters' keys went out before the list
+    stopped (a key that opened a dialog counts: the page has it once the dialog is answered)."""
+
+    answer: Answer
+    value: Any
+    reached: int
+    of: int
+
+    @property
+    def whole(self) -> bool:
+        return self.reached == self.of
+
+    def said(self, label: str) -> str:
+        """Tabgate's words for it, without what the page then did."""
+        if self.whole:
+            return f"Typed {self.of} character(s) into {label}"
+        return f"Typed {self.reached} of {self.of} character(s) into {label}; the rest was not typed"
+
+
+@dataclass(frozen=True, slots=True)
+class _Typing:
+    commands: list[Command]
+    starts: list[int]  # the index of each character's first command
+
+    def reached(self, answered: int) -> int:
+        return sum(start < answered for start in self.starts)
+
+
+def _typing(find: Command, session: str | None, text: str, *, clear: bool, submit: bool) -> _Typing:
     """Find the field (`find` answers its object), prepare it (focus; with `clear` all of it selected, which
     Backspace then deletes: on an empty field that deletes nothing), the keys, its value read back: one list,
     one round trip."""
-    keys = press_chord("Backspace", session) if clear else []
-    keys += type_text(text, session)
-    if submit:
-        keys += press_chord("Enter", session)
     prepare = _on_element(_PREPARE_TYPING, session, clear, _NOT_TYPABLE, ends_if_thrown=True)
-    return [find, prepare, *keys, _on_element(_VALUE, session)]
+    commands = [find, prepare, *(press_chord("Backspace", session) if clear else [])]
+    starts: list[int] = []
+    for char in text:
+        starts.append(len(commands))
+        commands += type_text(char, session)
+    if submit:
+        commands += press_chord("Enter", session)
+    return _Typing([*commands, _on_element(_VALUE, session)], starts)
 
 
 def _finder(element: Element) -> Command:
@@ -80,39 +114,42 @@ def _not_typed(element_label: str, result: dict[str, Any]) -> RespondToModel | N
 
 async def type_into(
     ctx: PageContext, state: TabState, element: Element, text: str, *, clear: bool, submit: bool
-) -> tuple[Answer, Any]:
-    """Types into `element`, found already; answers the list's answer and the field's value (None when the
-    page moved on: a dialog, a submitted form's next page)."""
-    commands = _typing(_finder(element), element.session, text, clear=clear, submit=submit)
-    answer = await ctx.cdp.run(state.tab_id, commands, epoch=state.epoch if element.unverified else None)
+) -> Typed:
+    """Types into `element`, found already."""
+    typing = _typing(_finder(element), element.session, text, clear=clear, submit=submit)
+    answer = await ctx.cdp.run(
+        state.tab_id, typing.commands, epoch=state.epoch if element.unverified else None
+    )
     verify(answer, state, element)
     try:
         answer.result(0, "resolve")
     except RespondToModel as error:
         raise gone_or(element, error.message, "cannot reach") from None
-    return _typed(answer, commands, element.label, state.epoch)
+    return _typed(answer, typing, text, element.label, state.epoch)
 
 
 async def type_by_selector(
     ctx: PageContext, tab_id: int | None, selector: str, text: str, *, clear: bool, submit: bool
-) -> tuple[Answer, Any]:
+) -> Typed:
     """Types into the first element `selector` matches, found by the list's first command. A frame's owner
     is no text field, so nobody types into a frame's document by selector."""
-    commands = _typing(query(selector), None, text, clear=clear, submit=submit)
-    answer = await ctx.cdp.run(tab_id, commands)
+    typing = _typing(query(selector), None, text, clear=clear, submit=submit)
+    answer = await ctx.cdp.run(tab_id, typing.commands)
     matched(answer, selector)
-    return _typed(answer, commands, selector, answer.state.epoch)
+    return _typed(answer, typing, text, selector, answer.state.epoch)
 
 
-def _typed(answer: Answer, commands: list[Command], label: str, epoch: int) -> tuple[Answer, Any]:
+def _typed(answer: Answer, typing: _Typing, text: str, label: str, epoch: int) -> Typed:
     refused = _not_typed(label, answer.result(1, label))
     if refused is not None:
         raise refused
-    whole = len(answer.results) == len(commands)  # else the keys stopped (a dialog, a failed key)
+    answered = len(answer.results)
+    whole = answered == len(typing.commands)  # else the keys stopped (a dialog, a failed key)
     replace(answer, results=answer.results[2 : -1 if whole else None]).checked(f"type into {label}")
+    typed = Typed(answer, None, typing.reached(answered), len(text))
     if answer.state.dialog is not None or answer.state.epoch != epoch or not whole:
-        return answer, None
+        return typed
     value = answer.results[-1]
     if isinstance(value, CommandFailed) or "exceptionDetails" in value:
-        return answer, None  # its document went away meanwhile
-    return answer, value.get("result", {}).get("value")
+        return typed  # its document went away meanwhile
+    return replace(typed, value=value.get("result", {}).get("value"))

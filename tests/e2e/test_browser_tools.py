@@ -976,6 +976,35 @@ def test_alert_confirm_and_prompt_wait_for_the_model_to_answer_them(
     )
 
 
+def test_typing_that_opens_a_dialog_stops_there_and_says_how_far_it_got(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    # A page whose key opens an alert: the keys after it are not typed, and the agent is told how far the
+    # typing got, not that the whole text went in (nor, in a form, that the next fields were filled).
+    tab_id = tab(f"{shop}/dialogs.html")
+    answer_it = (
+        'Answer it first: browser_dom {"action": "dialog", "accept": true|false} (accept or dismiss it).'
+    )
+    opened = "The page then opened a dialog: a JavaScript alert is open. Its message:"
+    typed = says(ext_cdp, "browser_dom", action="type", tabId=tab_id, selector="#keyed", text="abc")
+    assert fenced(typed) == block(
+        "Key b!", f"Typed 2 of 3 character(s) into #keyed; the rest was not typed.\n{opened}", answer_it
+    )
+    says(ext_cdp, "browser_dom", action="dialog", tabId=tab_id, accept=True)
+    assert 'textbox "Keyed" focused value="ab" [ref=e5]' in snapshot(ext_cdp, tab_id).splitlines()
+    fields = [{"selector": "#keyed", "value": "abc"}, {"selector": "#after", "value": "x"}]
+    filled = says(ext_cdp, "browser_dom", action="fill_form", tabId=tab_id, fields=fields)
+    assert fenced(filled) == block(
+        "Key b!",
+        f"Typed 2 of 3 character(s) into #keyed; the rest was not typed.\n{opened}",
+        f"{answer_it}\nNot filled: #after.",
+    )
+    says(ext_cdp, "browser_dom", action="dialog", tabId=tab_id, accept=True)
+    lines = snapshot(ext_cdp, tab_id).splitlines()
+    assert 'textbox "Keyed" focused value="ab" [ref=e5]' in lines
+    assert 'textbox "After" [ref=e6]' in lines
+
+
 def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
