@@ -34,6 +34,9 @@ class Command:
     object_of: int | None = None
     # The list stops after this command if the page threw in it (a check that failed: nothing after it runs).
     ends_if_thrown: bool = False
+    # Sent together with the next command, both awaited before the list goes on: a key's release goes out
+    # with its press (a dialog the press opens still stops the keys after them).
+    with_next: bool = False
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"method": self.method, "params": self.params}
@@ -45,6 +48,8 @@ class Command:
             wire["objectOf"] = self.object_of
         if self.ends_if_thrown:
             wire["endIfThrown"] = True
+        if self.with_next:
+            wire["withNext"] = True
         return wire
 
 

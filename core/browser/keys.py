@@ -87,7 +87,7 @@ class UnknownKey(ValueError):
     """A key name or chord that this keyboard does not have."""
 
 
-def _down(key: Key, modifiers: int, session: str | None) -> Command:
+def _down(key: Key, modifiers: int, session: str | None, *, with_next: bool = False) -> Command:
     params: dict[str, object] = {
         "type": "keyDown" if key.text else "rawKeyDown",
         "key": key.key,
@@ -101,7 +101,7 @@ def _down(key: Key, modifiers: int, session: str | None) -> Command:
         params["unmodifiedText"] = key.text
     else:
         params["type"] = "rawKeyDown"
-    return Command("Input.dispatchKeyEvent", params, session)
+    return Command("Input.dispatchKeyEvent", params, session, with_next=with_next)
 
 
 def _up(key: Key, modifiers: int, session: str | None) -> Command:
@@ -124,7 +124,7 @@ def type_text(text: str, session: str | None) -> list[Command]:
             commands.append(Command("Input.insertText", {"text": char}, session))
             continue
         modifiers = MODIFIER_BITS["Shift"] if key.shifted else 0
-        commands += [_down(key, modifiers, session), _up(key, modifiers, session)]
+        commands += [_down(key, modifiers, session, with_next=True), _up(key, modifiers, session)]
     return commands
 
 

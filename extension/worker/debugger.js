@@ -329,7 +329,7 @@ function describe(state, tab) {
   };
 }
 
-// {commands: [{method, params?, session?, centerOf?, objectOf?, endIfThrown?}], parallel?, keepGoing?, unlessDialog?, epoch?, frames?, site?}: runs the commands (one after
+// {commands: [{method, params?, session?, centerOf?, objectOf?, endIfThrown?, withNext?}], parallel?, keepGoing?, unlessDialog?, epoch?, frames?, site?}: runs the commands (one after
 // the other, or all at once) and answers their results in order, each {result} or {error} (or {dialog}).
 // Sequential runs stop at the first error unless keepGoing. With unlessDialog nothing runs while a dialog is
 // open. The answer also says the tab, its sessions, its document epoch and any open dialog.
@@ -346,13 +346,17 @@ export async function runCommands(tab, a, again = true) {
     if (a.parallel) {
       results.push(...(await Promise.all(a.commands.map((c) => runCommand(state, c)))));
     } else {
-      for (const command of a.commands) {
-        const outcome = command.centerOf !== undefined ? await runAt(state, command, results)
-          : command.objectOf !== undefined ? await runOn(state, command, results)
-          : await runCommand(state, command);
-        results.push(outcome);
-        const thrown = command.endIfThrown && outcome.result?.exceptionDetails !== undefined;
-        if (outcome.dialog || outcome.noBox || outcome.noObject || thrown || (outcome.error && !a.keepGoing)) break;
+      const run = (command) => command.centerOf !== undefined ? runAt(state, command, results)
+        : command.objectOf !== undefined ? runOn(state, command, results)
+        : runCommand(state, command);
+      for (let i = 0; i < a.commands.length; i++) {
+        // withNext: this command and the next go out together, both answered before the list goes on.
+        const group = a.commands[i].withNext && i + 1 < a.commands.length ? [a.commands[i], a.commands[++i]] : [a.commands[i]];
+        const outcomes = await Promise.all(group.map(run));
+        results.push(...outcomes);
+        const stops = outcomes.some((outcome, k) => outcome.dialog || outcome.noBox || outcome.noObject
+          || (group[k].endIfThrown && outcome.result?.exceptionDetails !== undefined) || (outcome.error && !a.keepGoing));
+        if (stops) break;
       }
     }
   }

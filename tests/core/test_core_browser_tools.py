@@ -590,6 +590,17 @@ async def test_typing_by_ref_is_one_command_list_in_one_round_trip_to_the_worker
     ]  # fmt: skip
 
 
+async def test_a_typed_keys_release_goes_out_with_its_press_and_no_other_command_is_paired() -> None:
+    """Each character's keyDown is sent together with its keyUp (one wait, not two); Backspace and Enter,
+    pressed as chords, and everything else in the list go one by one."""
+    page = RecordedPage()
+    page.values = {"setSelectionRange": True, "this.value": "hi"}
+    svc = await snapshotted(page)
+    await run(svc, "browser_dom", action="type", tabId=5, ref="e5", text="hi", clear=True, submit=True)
+    paired = [(c["params"].get("type"), c["params"].get("key")) for c in page.sent if c.get("withNext")]
+    assert paired == [("keyDown", "h"), ("keyDown", "i")]
+
+
 async def test_typing_into_something_that_is_no_text_field_says_so() -> None:
     page = RecordedPage()
     page.values = {
