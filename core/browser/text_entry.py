@@ -125,7 +125,7 @@ async def type_into(
         answer.result(0, "resolve")
     except RespondToModel as error:
         raise gone_or(element, error.message, "cannot reach") from None
-    return _typed(answer, typing, text, element.label, state.epoch)
+    return _typed(answer, typing, element.label, state.epoch)
 
 
 async def type_by_selector(
@@ -136,17 +136,17 @@ async def type_by_selector(
     typing = _typing(query(selector), None, text, clear=clear, submit=submit)
     answer = await ctx.cdp.run(tab_id, typing.commands)
     matched(answer, selector)
-    return _typed(answer, typing, text, selector, answer.state.epoch)
+    return _typed(answer, typing, selector, answer.state.epoch)
 
 
-def _typed(answer: Answer, typing: _Typing, text: str, label: str, epoch: int) -> Typed:
+def _typed(answer: Answer, typing: _Typing, label: str, epoch: int) -> Typed:
     refused = _not_typed(label, answer.result(1, label))
     if refused is not None:
         raise refused
     answered = len(answer.results)
     whole = answered == len(typing.commands)  # else the keys stopped (a dialog, a failed key)
     replace(answer, results=answer.results[2 : -1 if whole else None]).checked(f"type into {label}")
-    typed = Typed(answer, None, typing.reached(answered), len(text))
+    typed = Typed(answer, None, typing.reached(answered), len(typing.starts))
     if answer.state.dialog is not None or answer.state.epoch != epoch or not whole:
         return typed
     value = answer.results[-1]
