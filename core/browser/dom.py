@@ -109,7 +109,13 @@ async def _click_at(
 ) -> Answer:
     # Scroll, box and the clicks in one list: one round trip (the executor aims them at the box it read).
     clicks = _clicks(0, 0, element.session, button=button, count=count, modifiers=modifiers)
-    return _check((await at_center(ctx, state, element, clicks))[0], f"click {element.label}")
+    answer = _check((await at_center(ctx, state, element, clicks))[0], f"click {element.label}")
+    if answer.left:  # the rest went to no page
+        how = "pressed but not released" if len(answer.results) > 1 else "not clicked"
+        raise RespondToModel(
+            f"{element.label} was {how}: the tab went to another page before the click was done"
+        )
+    return answer
 
 
 async def click(ctx: PageContext, a: BrowserDomArgs) -> str:
@@ -269,6 +275,9 @@ async def drag(ctx: PageContext, a: BrowserDomArgs) -> str:
         _mouse("mouseMoved", x2, y2, s, button="left", buttons=1),
     ]
     answer = _check(await ctx.cdp.run(state.tab_id, start), "drag")
+    left = RespondToModel(f"{source.label} was not dropped: the tab went to another page during the drag")
+    if answer.left:
+        raise left
     data = answer.drag
     if data is None:  # the interception event may trail the last move
         data = (await ctx.cdp.run(state.tab_id, [Command("Runtime.evaluate", {"expression": "0"})])).drag
@@ -282,7 +291,10 @@ async def drag(ctx: PageContext, a: BrowserDomArgs) -> str:
         _mouse("mouseReleased", x2, y2, s, button="left", buttons=0, clickCount=1),
         Command("Input.setInterceptDrags", {"enabled": False}, s),
     ]
-    _check(await ctx.cdp.run(state.tab_id, finish), "drop")
+    dropped = await ctx.cdp.run(state.tab_id, finish, epoch=answer.state.epoch)
+    if not dropped.results or dropped.left:
+        raise left
+    _check(dropped, "drop")
     how = "an HTML drag and drop" if data is not None else "a mouse drag (the page started no HTML drag)"
     return f"Dragged {source.label} onto {target.label} ({how})."
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.browser.context import PageContext
-from core.browser.executor import Answer, Command, TabState
+from core.browser.executor import Answer, Command, CommandFailed, TabState
 from core.browser.refs import stale_ref
 from core.calls.errors import RespondToModel
 from core.web.fence import PageText
@@ -49,8 +49,10 @@ def gone_or(element: Element, message: str, what: str) -> RespondToModel:
 
 
 def verify(answer: Answer, state: TabState, element: Element) -> None:
-    """For a ref taken on trust: the tab still shows the document the ref came from, with the frame."""
-    if not element.unverified:
+    """For a ref taken on trust: its list ran only while the tab showed the document the ref came from (the
+    executor's `epoch` check), so a list that ran nothing is a stale ref, and so is one whose first command
+    found the ref's frame gone. A document or frame left once the list began is what the action did."""
+    if not element.unverified or (answer.results and not isinstance(answer.results[0], CommandFailed)):
         return
     if answer.state.epoch != state.epoch:
         raise stale_ref(element.label, "the page has navigated since that snapshot")

@@ -105,6 +105,9 @@ class Answer:
     # A command opened a JavaScript dialog (it answered as the dialog opened, before it finished).
     opened_dialog: bool
     drag: Any = None
+    # The list stopped because the tab went to another document (what its commands or the page did): the
+    # rest of its commands were not sent, to that document or any.
+    left: bool = False
 
     def checked(self, what: str) -> Answer:
         """This answer, once every command's result is known good (the first failed one is the error)."""
@@ -221,7 +224,8 @@ class Cdp:
         """Runs the commands in the tab. For an action a dialog blocks, nothing runs while one is open (the
         modal-state rule) and the answer is an error saying how to answer the dialog. With `epoch`, nothing
         runs unless the tab still shows that document (the caller reads the answer's epoch); with `frames`,
-        nothing runs once its frames changed since the executor's count was that."""
+        nothing runs once its frames changed since the executor's count was that. A list run one command
+        after the other stops once the tab shows another document than the one it began on (`left`)."""
         blocked = self._blocked_by_dialog
         args: dict[str, Any] = {
             "commands": [c.to_wire() for c in commands],
@@ -243,7 +247,7 @@ class Cdp:
             raise dialog_open(state.tab_id, state.dialog)
         results = tuple(_outcome(r) for r in raw.get("results", ()))
         opened = any("dialog" in r for r in raw.get("results", ()))
-        return Answer(state, results, opened, raw.get("drag"))
+        return Answer(state, results, opened, raw.get("drag"), left=raw.get("left") is True)
 
     async def state(self, tab_id: int | None) -> TabState:
         return (await self.run(tab_id, ())).state

@@ -51,7 +51,8 @@ def _on_element(function: str, session: str | None, *args: Any, ends_if_thrown: 
 class Typed:
     """How typing went: the list's answer, the field's value read back (None when the page moved on: a
     dialog, a submitted form's next page), and how many of the characters' keys went out before the list
-    stopped (a key that opened a dialog counts: the page has it once the dialog is answered)."""
+    stopped (a key that opened a dialog counts: the page has it once the dialog is answered; so does one
+    that sent the tab to another page, whose keys after it went nowhere)."""
 
     answer: Answer
     value: Any
@@ -66,7 +67,8 @@ class Typed:
         """Tabgate's words for it, without what the page then did."""
         if self.whole:
             return f"Typed {self.of} character(s) into {label}"
-        return f"Typed {self.reached} of {self.of} character(s) into {label}; the rest was not typed"
+        why = ": the tab went to another page" if self.answer.left else ""
+        return f"Typed {self.reached} of {self.of} character(s) into {label}; the rest was not typed{why}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -331,14 +331,15 @@ function describe(state, tab) {
 
 // {commands: [{method, params?, session?, centerOf?, objectOf?, endIfThrown?, withNext?}], parallel?, keepGoing?, unlessDialog?, epoch?, frames?, site?}: runs the commands (one after
 // the other, or all at once) and answers their results in order, each {result} or {error} (or {dialog}).
-// Sequential runs stop at the first error unless keepGoing. With unlessDialog nothing runs while a dialog is
-// open. The answer also says the tab, its sessions, its document epoch and any open dialog.
+// Sequential runs stop at the first error unless keepGoing, and on leaving their document (left: true); with
+// unlessDialog nothing runs while a dialog is open. The answer also says the tab, sessions, epoch and dialog.
 export async function runCommands(tab, a, again = true) {
   const state = await attachedTab(tab.id);
   // Checked after attaching, right before the first command goes out.
   if (a.site !== undefined) checkSite(await chrome.tabs.get(tab.id), a);
   if (a.frame !== undefined) await checkFrame(tab.id, a);
   const results = [];
+  let left = false;
   // Nothing runs while a dialog blocks the action, once the tab shows another document than `epoch`, or once
   // its frames changed since `frames`.
   const unchanged = (a.epoch === undefined || a.epoch === state.epoch) && (a.frames === undefined || a.frames === state.frames);
@@ -349,7 +350,13 @@ export async function runCommands(tab, a, again = true) {
       const run = (command) => command.centerOf !== undefined ? runAt(state, command, results)
         : command.objectOf !== undefined ? runOn(state, command, results)
         : runCommand(state, command);
+      const begun = state.epoch;
       for (let i = 0; i < a.commands.length; i++) {
+        // A list acts on the document it began on: once the tab shows another, the rest goes to no page.
+        if (state.epoch !== begun) {
+          left = true;
+          break;
+        }
         // withNext: this command and the next go out together, both answered before the list goes on.
         const group = a.commands[i].withNext && i + 1 < a.commands.length ? [a.commands[i], a.commands[++i]] : [a.commands[i]];
         const outcomes = await Promise.all(group.map(run));
@@ -366,6 +373,7 @@ export async function runCommands(tab, a, again = true) {
     return runCommands(tab, a, false);
   }
   const answer = { ...describe(state, await chrome.tabs.get(tab.id)), results };
+  if (left) answer.left = true;
   if (state.drag) {
     answer.drag = state.drag;
     state.drag = null;

@@ -285,6 +285,11 @@ class RecordedPage:
         self.granted = True
         self.lands_on: str | None = None  # where the next Page.navigate leaves the tab (a redirect)
         self.frames_seen = 0  # the frame changes the executor counted (attached, detached, navigated)
+        # The input that sends the tab to another document (an Input.* event's type and key): its page then
+        # shows a new epoch, as a key or a move that sets location.href does.
+        self.leaves_on: tuple[str, str | None] | None = None
+        # An Input.* event's type: the page goes to another document on its own just before a list with it.
+        self.goes_before: str | None = None
 
     def _state(self) -> dict[str, Any]:
         tab = {"id": 5, "url": self.url, "title": "Recorded", "status": "complete"}
@@ -366,6 +371,8 @@ class RecordedPage:
         assert tool == "cdp", tool
         self.sites.append(args.get("site"))
         self.lists.append(args)
+        if self.goes_before and any(c["params"].get("type") == self.goes_before for c in args["commands"]):
+            self.epoch += 1
         if args["unlessDialog"] and self.dialog is not None:
             return {**self._state(), "results": []}
         if args.get("epoch", self.epoch) != self.epoch:  # a ref's document is gone: nothing runs
@@ -373,7 +380,11 @@ class RecordedPage:
         if args.get("frames", self.frames_seen) != self.frames_seen:  # its frames changed: nothing runs
             return {**self._state(), "results": []}
         results: list[dict[str, Any]] = []
+        begun, paired = self.epoch, False
         for command in args["commands"]:
+            if self.epoch != begun and not paired:  # the tab left the list's document: the rest is not sent
+                return {**self._state(), "results": results, "left": True}
+            paired = bool(command.get("withNext"))
             if "objectOf" in command:  # a call on an object an earlier command answered, as debugger.js
                 answered = results[command["objectOf"]].get("result", {})
                 object_id = answered.get("object", answered.get("result", {})).get("objectId")
@@ -391,6 +402,8 @@ class RecordedPage:
                 command = {**command, "params": {**command["params"], "x": x, "y": y}}
                 del command["centerOf"]
             self.sent.append(command)
+            if self.leaves_on == (command["params"].get("type"), command["params"].get("key")):
+                self.epoch += 1
             if command["method"] == "Page.navigate" and self.lands_on is not None:
                 self.url = self.lands_on
             results.append(self._answer(command["method"], command["params"]))
@@ -599,6 +612,57 @@ async def test_a_typed_keys_release_goes_out_with_its_press_and_no_other_command
     await run(svc, "browser_dom", action="type", tabId=5, ref="e5", text="hi", clear=True, submit=True)
     paired = [(c["params"].get("type"), c["params"].get("key")) for c in page.sent if c.get("withNext")]
     assert paired == [("keyDown", "h"), ("keyDown", "i")]
+
+
+async def test_typing_that_sends_the_tab_to_another_page_stops_there_and_says_so() -> None:
+    """A key whose page goes to another document: that key's release goes with it, the keys after it are
+    sent to no page, and the answer says how far the typing got and why it stopped."""
+    page = RecordedPage()
+    page.values = {"setSelectionRange": True}
+    page.leaves_on = ("keyDown", "c")
+    svc = await snapshotted(page)
+    success, text = await run(svc, "browser_dom", action="type", tabId=5, ref="e5", text="abcde")
+    assert (success, text) == (
+        True,
+        "Typed 3 of 5 character(s) into e5; the rest was not typed: the tab went to another page.",
+    )
+    assert [p["key"] for p in page.inputs()] == ["a", "a", "b", "b", "c", "c"]
+
+
+async def test_a_click_whose_move_sends_the_tab_to_another_page_clicks_nothing() -> None:
+    page = RecordedPage()
+    page.leaves_on = ("mouseMoved", None)
+    svc = await snapshotted(page)
+    assert await run(svc, "browser_dom", action="click", tabId=5, ref="e8") == (
+        False, "e8 was not clicked: the tab went to another page before the click was done"
+    )  # fmt: skip
+    assert [p["type"] for p in page.inputs()] == ["mouseMoved"]
+
+
+async def test_a_click_by_ref_that_sends_the_tab_to_another_page_is_a_click_not_a_stale_ref() -> None:
+    """The ref's document was the tab's when the list began (the executor checked): the page that its
+    release left is what the click did."""
+    page = RecordedPage()
+    page.leaves_on = ("mouseReleased", None)
+    svc = await snapshotted(page)
+    assert await run(svc, "browser_dom", action="click", tabId=5, ref="e8") == (True, "Clicked e8.")
+    assert [p["type"] for p in page.inputs()] == ["mouseMoved", "mousePressed", "mouseReleased"]
+
+
+@pytest.mark.parametrize("during", [True, False])
+async def test_a_drag_whose_page_goes_to_another_page_drops_nothing_there(during: bool) -> None:
+    """Left during the drag's start (its press) or between its start and its drop (the page went on its
+    own): the drop is sent to no page."""
+    page = RecordedPage()
+    svc = await snapshotted(page)
+    if during:
+        page.leaves_on = ("mousePressed", None)
+    else:
+        page.goes_before = "mouseReleased"
+    assert await run(svc, "browser_dom", action="drag", tabId=5, ref="e8", toRef="e5") == (
+        False, "e8 was not dropped: the tab went to another page during the drag"
+    )  # fmt: skip
+    assert "mouseReleased" not in [p.get("type") for p in page.inputs()]
 
 
 async def test_typing_into_something_that_is_no_text_field_says_so() -> None:

@@ -1005,6 +1005,33 @@ def test_typing_that_opens_a_dialog_stops_there_and_says_how_far_it_got(
     assert 'textbox "After" [ref=e6]' in lines
 
 
+def _trap_shown(ext: Extension, tab_id: int) -> list[str]:
+    """trap.html's outline lines, once the tab shows it (a snapshot taken while it loads may be refused)."""
+
+    def shown() -> list[str]:
+        success, output = call(ext, "browser_page", {"action": "snapshot", "tabId": tab_id})
+        return [ln for ln in str(output).splitlines() if "Trap" in ln] if success else []
+
+    lines: list[str] = wait_for(shown, "the tab to show trap.html")
+    return lines
+
+
+def test_typing_stops_once_the_page_goes_to_another_page_and_none_of_it_lands_there(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str, login_site: str
+) -> None:
+    # The key 'c' sends the tab to trap.html on another site, whose field takes the focus, and the page is
+    # slow over each key after it: the keys after the move went to that page (seen: 'Typed 20 character(s)
+    # into #leaving.' and 9 to 11 of the x's in the trap's field). Now the keys stop once the tab shows
+    # another page, and the answer says how far the typing got and why it stopped.
+    tab_id = tab(f"{shop}/leaves.html?to={login_site}/trap.html")
+    typed = says(
+        ext_cdp, "browser_dom", action="type", tabId=tab_id, selector="#leaving", text="abc" + "x" * 17
+    )
+    stopped = "the rest was not typed: the tab went to another page."
+    assert re.fullmatch(rf"Typed \d+ of 20 character\(s\) into #leaving; {re.escape(stopped)}", typed), typed
+    assert _trap_shown(ext_cdp, tab_id) == ['textbox "Trap" focused [ref=e1]']
+
+
 def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
