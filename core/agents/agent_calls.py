@@ -279,7 +279,7 @@ class AgentGateway:
             ends["tabId"] = prepared.tab_id
             running = agent.running.get(call_id)
             if running is not None:
-                running.site = prepared.question.site if prepared.question else None
+                running.site, running.acting = (q.site, True) if (q := prepared.question) else (None, False)
                 running.arguments, running.tab_id = prepared.arguments, prepared.tab_id
                 running.mcp = tool.get("source") == "mcp"
             trusted = agent.identity.trusted_by(config.get("gatewayTrusted", []))

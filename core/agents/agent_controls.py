@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.agents.agent_tabs import AgentTabs
+from core.agents.call_checks import PAUSED
 from core.agents.identity import AgentBook, AgentIdentity, AgentState
 from core.agents.tool_service import ToolService
 from core.calls.capabilities import McpErrorCode, McpRequestError
@@ -113,6 +114,9 @@ class AgentControls:
 
     async def pause(self, message: AgentsPause) -> Answer:
         self._consent.set_paused(message.paused)
+        if message.paused:  # an acting call already running stops now, its command list included
+            for agent in self._book.all():
+                agent.cancel_running(PAUSED, outcome=Outcome.DENIED, acting_only=True)
         self._changed()
         return {"paused": self.paused}
 

@@ -140,6 +140,7 @@ class RunningCall:
     started_at: float
     task: asyncio.Task[Any]
     asking: bool = False  # waiting for the person: ended by withdrawing its question, not by cancelling
+    acting: bool = False  # past its checks as an acting call: the person's pause stops it too
     stopped: str | None = None  # why it was cancelled
     stopped_as: Outcome = Outcome.WITHDRAWN  # how: its agent went away, or the person stopped it
     # Known once its checks passed: the completed arguments, the tab it works on, whether an MCP tool.
@@ -198,14 +199,21 @@ class AgentState:
         return self.last_tab if self.last_tab in self.tabs() else None
 
     def cancel_running(
-        self, reason: str, session: str | None = None, *, outcome: Outcome = Outcome.WITHDRAWN
+        self,
+        reason: str,
+        session: str | None = None,
+        *,
+        outcome: Outcome = Outcome.WITHDRAWN,
+        acting_only: bool = False,
     ) -> int:
-        """Cancel the calls past their question (those still asking end with their withdrawn question);
-        each ends with `outcome`."""
+        """Cancel the calls past their question (those still asking end with their withdrawn question), or
+        only the acting ones; each ends with `outcome`."""
         calls = [
             call
             for call in self.running.values()
-            if (session is None or call.session == session) and not call.asking
+            if (session is None or call.session == session)
+            and not call.asking
+            and (call.acting or not acting_only)
         ]
         for call in calls:
             call.stopped, call.stopped_as = reason, outcome

@@ -11,12 +11,14 @@ CPython (the tests) plain dicts come in. Measured in docs/benchmarks.md (a big a
     ``requestKey`` is unique per request; ``callId`` (the model's call_id) only for ``tools/call``;
     ``timeoutMs`` is how long Python waits for it before it gives up and cancels it.
   - ``"hostEnsure"`` ``{}``: the worker (re)connects the host if needed; ``{connected, servers}``.
-  - ``"browser"`` ``{tool, args, timeoutMs}``: one chrome.* tool call.
+  - ``"browser"`` ``{tool, args, timeoutMs, requestKey}``: one chrome.* tool call, cancelled by its key when
+    Python gives up (a command list then sends nothing more to the page).
   - ``"tabs"`` ``{op: "create"}`` → ``{tabId}`` (a background about:blank tab) and ``{op: "add", tabId,
     title, groupId}`` → ``{tabId, groupId}`` (into that group, or a new one titled `title`): an agent's
     tab and tab group (`core.agents.identity.TabGroups`).
 - ``api.emit(event)``: an event for every ``events`` port.
-- ``api.cancel(request_key)``: the host request with that ``requestKey`` is cancelled (``$/cancelRequest``).
+- ``api.cancel(request_key)``: the request with that ``requestKey`` is cancelled (a host request by
+  ``$/cancelRequest``, a browser call by stopping what is left of it).
 
 Runtime messages come in through `Bridge.start` (a task that runs at once as far as it can: `Bridge.handle`);
 a ``dispatch`` is answered ``{answer, record}``: the contract §5 answer for the caller, with its outcome, and
@@ -60,14 +62,24 @@ async def _ask(api: JsApi, kind: str, payload: dict[str, Any]) -> dict[str, Any]
     return reply
 
 
+class _RequestKeys:
+    """Each request's key, by which Python cancels it when it gives up: unique across documents too, so a
+    restarted document never reuses a key the worker still tracks."""
+
+    def __init__(self) -> None:
+        self._prefix = f"py-{uuid.uuid4().hex[:12]}-"
+        self._counter = itertools.count(1)
+
+    def next(self) -> str:
+        return f"{self._prefix}{next(self._counter)}"
+
+
 class HostMcp:
     """HostLink: the native host, reached through the service worker."""
 
     def __init__(self, api: JsApi) -> None:
         self._api = api
-        # Unique across documents too: a restarted document must not reuse a key the worker still tracks.
-        self._key_prefix = f"py-{uuid.uuid4().hex[:12]}-"
-        self._counter = itertools.count(1)
+        self._keys = _RequestKeys()
 
     async def ensure(self) -> HostState:
         reply = await _ask(self._api, "hostEnsure", {})
@@ -76,7 +88,7 @@ class HostMcp:
     async def request(
         self, method: str, params: dict[str, Any], *, timeout_ms: int, call_id: str | None = None
     ) -> Any:
-        key = f"{self._key_prefix}{next(self._counter)}"
+        key = self._keys.next()
         payload: dict[str, Any] = {
             "method": method,
             "params": params,
@@ -116,9 +128,18 @@ class ServiceWorkerBrowser:
 
     def __init__(self, api: JsApi) -> None:
         self._api = api
+        self._keys = _RequestKeys()
 
     async def call(self, tool: str, args: dict[str, Any], *, timeout_ms: int) -> Any:
-        reply = await _ask(self._api, "browser", {"tool": tool, "args": args, "timeoutMs": timeout_ms})
+        key = self._keys.next()
+        payload = {"tool": tool, "args": args, "timeoutMs": timeout_ms, "requestKey": key}
+        try:
+            reply = await _ask(self._api, "browser", payload)
+        except asyncio.CancelledError:
+            # The core gave up (the call's time limit, a stop): the worker sends nothing more of this call to
+            # the page, as for a host request (a typing list's keys left stay unsent).
+            self._api.cancel(key)
+            raise
         if "error" in reply:
             raise _browser_error(reply["error"], "browser tool failed")
         return reply.get("result")

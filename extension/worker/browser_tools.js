@@ -259,11 +259,11 @@ const executors = {
   },
 
   // The debugger executor (debugger.js): the command lists Python builds, and the tab's event buffers.
-  async cdp(a) {
+  async cdp(a, signal) {
     const tab = await targetTab(a.tabId);
     checkSite(tab, a); // before attaching; debugger.js checks again right before the first command
     try {
-      return await runCommands(tab, a);
+      return await runCommands(tab, a, signal);
     } catch (e) {
       // Attaching failed (another debugger holds the tab, the page became one Chrome protects, …).
       throw e.rpc ? e : rpcError(ErrorCode.INTERNAL_ERROR, `Chrome's debugger on tab ${tab.id}: ${e.message ?? e}`);
@@ -301,17 +301,21 @@ const executors = {
   },
 };
 
-// `timeoutMs`: the call's time limit, which Python always sends (core/browser/tool_spec.py).
-export async function executeBrowserTool(tool, args, timeoutMs) {
+// `timeoutMs`: the call's time limit, which Python always sends (core/browser/tool_spec.py). `stop` is aborted
+// when Python gives up on the call or its time runs out: a command list then sends nothing more.
+export async function executeBrowserTool(tool, args, timeoutMs, stop = new AbortController()) {
   const entry = executors[tool];
   const run = typeof entry === "function" ? entry : entry?.[args.action];
   if (!run) throw rpcError(ErrorCode.METHOD_NOT_FOUND, `no browser executor for ${tool} ${args.action ?? ""}`.trim());
   let timer;
   const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(rpcError(ErrorCode.TIMED_OUT, `${tool} timed out after ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(() => {
+      stop.abort();
+      reject(rpcError(ErrorCode.TIMED_OUT, `${tool} timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
   });
   try {
-    return await Promise.race([run(args), timeout]);
+    return await Promise.race([run(args, stop.signal), timeout]);
   } catch (e) {
     throw e.rpc ? e : rpcError(ErrorCode.INTERNAL_ERROR, `${tool} ${args.action}: ${e.message ?? e}`);
   } finally {

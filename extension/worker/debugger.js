@@ -331,9 +331,10 @@ function describe(state, tab) {
 
 // {commands: [{method, params?, session?, centerOf?, objectOf?, endIfThrown?, withNext?}], parallel?, keepGoing?, unlessDialog?, epoch?, frames?, site?}: runs the commands (one after
 // the other, or all at once) and answers their results in order, each {result} or {error} (or {dialog}).
-// Sequential runs stop at the first error unless keepGoing, and on leaving their document (left: true); with
-// unlessDialog nothing runs while a dialog is open. The answer also says the tab, sessions, epoch and dialog.
-export async function runCommands(tab, a, again = true) {
+// Sequential runs stop at the first error unless keepGoing, on leaving their document (left: true) and once
+// `signal` aborts (Python gave up on the call); with unlessDialog nothing runs while a dialog is open. The
+// answer also says the tab, sessions, epoch and dialog.
+export async function runCommands(tab, a, signal, again = true) {
   const state = await attachedTab(tab.id);
   // Checked after attaching, right before the first command goes out.
   if (a.site !== undefined) checkSite(await chrome.tabs.get(tab.id), a);
@@ -351,7 +352,7 @@ export async function runCommands(tab, a, again = true) {
         : command.objectOf !== undefined ? runOn(state, command, results)
         : runCommand(state, command);
       const begun = state.epoch;
-      for (let i = 0; i < a.commands.length; i++) {
+      for (let i = 0; i < a.commands.length && !signal?.aborted; i++) {
         // A list acts on the document it began on: once the tab shows another, the rest goes to no page.
         if (state.epoch !== begun) {
           left = true;
@@ -370,7 +371,7 @@ export async function runCommands(tab, a, again = true) {
   // Detached without an onDetach event (the extension's own chrome.debugger.detach): attach again once.
   if (again && results.some((r) => /not attached/i.test(r.error ?? ""))) {
     tabs.delete(tab.id);
-    return runCommands(tab, a, false);
+    return runCommands(tab, a, signal, false);
   }
   const answer = { ...describe(state, await chrome.tabs.get(tab.id)), results };
   if (left) answer.left = true;
@@ -395,6 +396,5 @@ export async function readBuffer(tab, a) {
   const buffers = { console: state.console, network: [...state.network.values()], dialogs: state.dialogs };
   const entries = buffers[a.buffer];
   if (!entries) throw rpcError(ErrorCode.INVALID_PARAMS, `unknown buffer ${a.buffer}`);
-  const answer = { ...describe(state, await chrome.tabs.get(tab.id)), entries, loaderId: state.loaderId };
-  return { ...answer, recordingSince: fresh ? "now" : undefined };
+  return { ...describe(state, await chrome.tabs.get(tab.id)), entries, loaderId: state.loaderId, recordingSince: fresh ? "now" : undefined };
 }

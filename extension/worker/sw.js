@@ -22,6 +22,7 @@ const eventPorts = new Set();
 const hostIdsByKey = new Map();
 const hostIdsByCall = new Map();
 const callsByHostId = new Map();
+const browserCalls = new Map(); // Python's requestKey → the AbortController that stops that browser call
 
 const host = new HostConnection({
   // Agents reach the browser through the host: while the gateway is on, a host that exits is started again.
@@ -108,7 +109,7 @@ async function pythonRequest(req) {
       await host.ensure();
       return { connected: host.connected, servers: host.state.servers ?? [] };
     case "browser":
-      return executeBrowserTool(req.tool, req.args ?? {}, req.timeoutMs);
+      return browserRequest(req);
     case "tabs":
       return gateway.tabs(req);
     case "event":
@@ -141,11 +142,25 @@ async function hostRequest({ method, params, requestKey, callId }) {
   }
 }
 
+// One browser tool call for Python, stopped by its requestKey when Python gives up (a command list then sends
+// nothing more to the page).
+async function browserRequest({ tool, args, timeoutMs, requestKey }) {
+  const stop = new AbortController();
+  browserCalls.set(requestKey, stop);
+  try {
+    return await executeBrowserTool(tool, args ?? {}, timeoutMs, stop);
+  } finally {
+    browserCalls.delete(requestKey);
+  }
+}
+
 // `key` is Python's requestKey or, from the popup, a call_id.
 function cancelRequest(key) {
+  const browserCall = browserCalls.get(key);
+  browserCall?.abort();
   const hostId = hostIdsByKey.get(key) ?? hostIdsByCall.get(key);
   if (hostId !== undefined) host.cancel(hostId);
-  return { cancelled: hostId !== undefined };
+  return { cancelled: hostId !== undefined || browserCall !== undefined };
 }
 
 function withoutKey(obj, key) {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable
 from typing import Any
 
 import pytest
@@ -21,9 +22,11 @@ from core_fakes import (
     blocking_tool,
     dispatch,
     function_call,
+    never_settles,
 )
 
 from core.calls.capabilities import BrowserToolError, McpErrorCode
+from core.calls.deadline import DeadlineExceeded, within
 from core.runtime.bridge import Bridge, ServiceWorkerBrowser
 from tests.core.fenced import block, fenced
 
@@ -277,6 +280,46 @@ async def test_a_browser_error_reaches_python_with_its_code_and_data_intact() ->
     with pytest.raises(BrowserToolError) as refused:
         await ServiceWorkerBrowser(worker).call("cdp", {}, timeout_ms=10)
     assert (refused.value.code, refused.value.message, refused.value.data) == (-32003, "tab 5 shows it", data)
+
+
+class SilentWorker:
+    """A service worker that takes every browser call and answers none; keeps what it got and cancelled."""
+
+    def __init__(self) -> None:
+        self.payloads: list[dict[str, Any]] = []
+        self.cancels: list[str] = []
+
+    def request(self, kind: str, payload: dict[str, Any]) -> Awaitable[Any]:
+        self.payloads.append(payload)
+        return never_settles()
+
+    def emit(self, event: dict[str, Any]) -> None: ...
+
+    def cancel(self, request_key: str) -> None:
+        self.cancels.append(request_key)
+
+
+async def test_a_browser_call_python_gives_up_on_is_cancelled_by_its_key_so_its_list_stops() -> None:
+    """The call's time limit or a stop: the worker is told, and a command list still running (an agent's
+    typing) sends nothing more to the page."""
+    worker = SilentWorker()
+    browser = ServiceWorkerBrowser(worker)
+    with pytest.raises(DeadlineExceeded):
+        await within(browser.call("cdp", {"commands": []}, timeout_ms=10), 20)
+    running = asyncio.create_task(browser.call("cdp", {"commands": []}, timeout_ms=10))
+    await asyncio.sleep(0)
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    first, second = worker.payloads
+    assert first == {
+        "tool": "cdp",
+        "args": {"commands": []},
+        "timeoutMs": 10,
+        "requestKey": first["requestKey"],
+    }
+    assert worker.cancels == [first["requestKey"], second["requestKey"]]
+    assert first["requestKey"] != second["requestKey"]
 
 
 @pytest.mark.parametrize("error", [{"message": "no code"}, {"code": "x", "message": "no code"}, "no code"])

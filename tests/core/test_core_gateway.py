@@ -15,6 +15,7 @@ from core_fakes import FakeHost, FakeServer, FakeTool
 from core.agents import agent_tabs
 from core.agents.agent_calls import AgentGateway
 from core.agents.agent_tabs import OPENS_AFTER_CALL_S
+from core.agents.call_checks import PAUSED
 from core.browser.context import refs_of
 from core.browser.refs import FrameSite, PageKey
 from core.calls.capabilities import BrowserToolError, McpErrorCode, McpRequestError
@@ -877,6 +878,29 @@ async def test_a_call_running_when_its_session_ends_is_stopped_and_says_why(end:
         "isError": True,
     }
     assert (await setup.agents())[0]["running"] == []
+
+
+async def test_pausing_agents_stops_an_acting_call_already_running_and_lets_a_reading_one_go_on() -> None:
+    """An agent typing a long text when the person pauses: its call ends now (its request to the browser is
+    cancelled, so the worker sends no more keys), refused as a pause is; a reading call goes on."""
+    setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"]]).start()
+    setup.chrome.storage_held = True
+    acting = setup.call("browser_storage", {"action": "set", "items": {"k": 1}})
+    reading = setup.call("browser_storage", {"action": "get", "keys": ["k"]})
+    await asyncio.wait_for(setup.chrome.storage_started.wait(), 5)
+    [agent] = await setup.agents()
+    while len((await setup.agents())[0]["running"]) < 2:
+        await asyncio.sleep(0)
+    assert await setup.send({"type": "agents/pause", "paused": True}) == {"paused": True}
+    assert await asyncio.wait_for(acting, 5) == {
+        "content": [{"type": "text", "text": f"The call was stopped: {PAUSED}."}],
+        "isError": True,
+    }
+    [still] = (await setup.agents())[0]["running"]
+    assert (still["tool"], still["action"], reading.done()) == ("browser_storage", "get", False)
+    [entry] = (await setup.send({"type": "agents/activity", "id": agent["id"]}))["entries"]
+    assert (entry["action"], entry["outcome"]) == ("set", "denied")
+    reading.cancel()
 
 
 async def test_a_running_call_whose_message_is_given_up_ends_cancelled_not_as_a_stop() -> None:

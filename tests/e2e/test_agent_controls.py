@@ -95,6 +95,27 @@ def start_agent(ext: Extension, name: str, tab: dict[str, int], count: int = 1) 
     return running
 
 
+# A field whose page takes 40 ms over each key: an agent's typing into it lasts seconds.
+SLOW_FIELD = """() => {
+  const field = Object.assign(document.createElement("input"), {id: "note"});
+  field.setAttribute("aria-label", "Note");
+  field.addEventListener("keydown", () => { const until = Date.now() + 40; while (Date.now() < until) {} });
+  document.body.append(field);
+}"""
+
+
+def types_into(tab: dict[str, int], go: threading.Event, text: str) -> Any:
+    """An agent's body: once `go` is set, types `text` into #note on tab `tab["id"]`."""
+
+    async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
+        await wait_listed(client, lambda n: "browser_dom" in n)
+        await anyio.to_thread.run_sync(go.wait, 90)
+        arguments = {"action": "type", "selector": "#note", "text": text, "tabId": tab["id"]}
+        return [await client.call_tool("browser_dom", arguments)]
+
+    return body
+
+
 def never_clicked(page: Page, seconds: float) -> None:
     """The page sees no click for `seconds` (what a held call would do, it would do by then)."""
     deadline = time.monotonic() + seconds
@@ -194,5 +215,37 @@ def test_many_waiting_questions_are_grouped_by_agent_in_the_popup_with_the_badge
         assert all(result.is_error for result in running.outcome())
     expect(groups).to_have_count(0)
     assert page.locator("#count").inner_text() == "clicks: 0"
+    popup.close()
+    page.close()
+
+
+@pytest.mark.parametrize("control", ["stop", "pause"])
+def test_stopping_or_pausing_agents_while_one_types_stops_its_keys(
+    ext: Extension, site: str, control: str
+) -> None:
+    # Typing is one command list in the service worker: a stop or a pause used to end the agent's call while
+    # the worker went on typing the rest (about 24 more keys a second into this page).
+    popup, page = popup_over(ext, site)
+    page.evaluate(SLOW_FIELD)
+    tab = {"id": person_tab_id(ext, page.url)}
+    go = threading.Event()
+    running = AgentThread(params_from_codex(codex_config()), types_into(tab, go, "x" * 300), "codex")
+    running.start()
+    codex = agent_id(ext, "codex")
+    ext.send({"type": "agents/share", "id": codex, "tabId": tab["id"], "shared": True})
+    go.set()
+    [request] = wait_pending(ext)
+    assert ext.send({"type": "approval/answer", "id": request["id"], "decision": "once"}) == {"ok": True}
+    field = page.locator("#note")
+    wait_for(lambda: len(field.input_value()) >= 5, "the agent's typing to begin")
+    if control == "stop":
+        assert ext.send({"type": "agents/stop", "id": codex}) == {"stopped": 1}
+    else:
+        assert ext.send({"type": "agents/pause", "paused": True}) == {"paused": True}
+    [typed] = running.outcome()
+    assert typed.is_error is True and text_of(typed).startswith("The call was stopped: "), text_of(typed)
+    at_end = len(field.input_value())
+    time.sleep(1.0)
+    assert len(field.input_value()) <= at_end + 1 < 300  # a key on its way when it ended may still land
     popup.close()
     page.close()
