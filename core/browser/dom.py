@@ -225,8 +225,7 @@ class _Filled:
     goes_on: bool = True
 
 
-async def _fill(ctx: PageContext, tab_id: int | None, field: FormField) -> _Filled:
-    state, element = await agent_locate(ctx, tab_id, ref=field.ref, selector=field.selector)
+async def _fill(ctx: PageContext, state: TabState, element: Element, field: FormField) -> _Filled:
     kind = await call_on(ctx, state, element, _KIND)
     if kind == "check":
         return _Filled(await _set_checked(ctx, state, element, _truthy(field.value)))
@@ -243,14 +242,22 @@ async def _fill(ctx: PageContext, tab_id: int | None, field: FormField) -> _Fill
 
 
 async def fill_form(ctx: PageContext, a: BrowserDomArgs) -> str | PageText:
+    """The fields in order, all in the document the first was found in: once the tab shows another, the
+    rest are not filled (a field of the same name there was not the one asked for)."""
     fields = list(a.fields or ())
     filled: list[_Filled] = []
+    epoch: int | None = None
     for field in fields:
-        filled.append(await _fill(ctx, a.tabId, field))
-        if not filled[-1].goes_on:
+        state, element = await agent_locate(ctx, a.tabId, ref=field.ref, selector=field.selector)
+        moved = epoch is not None and state.epoch != epoch
+        if not moved:
+            epoch = state.epoch
+            filled.append(await _fill(ctx, state, element, field))
+        if moved or not filled[-1].goes_on:
             if len(filled) < len(fields):
                 left = ", ".join(f.ref or f.selector or "" for f in fields[len(filled) :])
-                filled.append(_Filled(f"Not filled: {left}."))
+                why = ", because the tab went to another page" if moved else ""
+                filled.append(_Filled(f"Not filled{why}: {left}."))
             break
     done = "\n".join(f.line for f in filled)
     chosen = [f.chosen for f in filled if f.chosen is not None]
