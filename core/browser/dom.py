@@ -155,17 +155,22 @@ async def type_(ctx: PageContext, a: BrowserDomArgs) -> str | PageText:
 
 async def press(ctx: PageContext, a: BrowserDomArgs) -> str:
     key = a.key or ""
-    session = None
+    session, epoch = None, None
     tab_id = a.tabId
     if a.ref is not None or a.selector is not None:
         state, element = await _target(ctx, a)
         await call_on(ctx, state, element, _FOCUS)
-        session, tab_id = element.session, state.tab_id
+        # The keys go where the focus is: only while the tab shows the element's document.
+        session, tab_id, epoch = element.session, state.tab_id, state.epoch
     elif ctx.by_agent:
         await focus_not_in_frame(ctx, tab_id)
     commands = _keys(lambda: press_chord(key, session))
-    answer = _check(await ctx.cdp.run(tab_id, commands), f"press {key}")
-    return _after(answer, f"Pressed {key}.")
+    answer = await ctx.cdp.run(tab_id, commands, epoch=epoch)
+    if not answer.results:
+        raise RespondToModel(
+            f"did not press {key}: the tab went to another page once the element was focused"
+        )
+    return _after(_check(answer, f"press {key}"), f"Pressed {key}.")
 
 
 async def _select(ctx: PageContext, state: TabState, element: Element, values: list[str]) -> list[str]:

@@ -696,6 +696,18 @@ async def test_press_sends_the_chord_modifiers_first(chord: str, events: list[tu
     assert [(p["type"], p["key"], p["modifiers"]) for p in page.inputs()] == events
 
 
+async def test_a_key_pressed_on_an_element_goes_only_to_the_page_that_element_is_in() -> None:
+    """Focusing the element sent the tab to another page (its focus handler): the key is not pressed
+    there, where something else has the focus."""
+    page = RecordedPage()
+    svc = await snapshotted(page)
+    page.goes_before = "keyDown"
+    assert await run(svc, "browser_dom", action="press", tabId=5, ref="e5", key="Enter") == (
+        False, "did not press Enter: the tab went to another page once the element was focused"
+    )  # fmt: skip
+    assert page.inputs() == []
+
+
 async def test_an_unknown_key_is_a_failed_output_naming_it() -> None:
     svc = Service(emit=lambda event: None, browser=RecordedPage())
     success, text = await run(svc, "browser_dom", action="press", key="Hyper+x")
