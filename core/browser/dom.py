@@ -12,7 +12,7 @@ from typing import Any
 from core.browser.context import PageContext
 from core.browser.dom_args import BrowserDomArgs, FormField
 from core.browser.elements import Element, at_center, call_on, center, gone_or, verify
-from core.browser.executor import Answer, Command, TabState
+from core.browser.executor import LEFT_PAGE, Answer, Command, TabState
 from core.browser.frame_input import agent_locate, focus_not_in_frame
 from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord
 from core.browser.text_entry import type_by_selector, type_into
@@ -111,10 +111,10 @@ async def _click_at(
     clicks = _clicks(0, 0, element.session, button=button, count=count, modifiers=modifiers)
     answer = _check((await at_center(ctx, state, element, clicks))[0], f"click {element.label}")
     if answer.left:  # the rest went to no page
-        how = "pressed but not released" if len(answer.results) > 1 else "not clicked"
-        raise RespondToModel(
-            f"{element.label} was {how}: the tab went to another page before the click was done"
-        )
+        done, pressed = divmod(len(answer.results) - 1, 2)  # after the move: a press and a release each
+        how = f"clicked {done} of {count} times" if done and not pressed else "not clicked"
+        how = "pressed but not released" if pressed else how
+        raise RespondToModel(f"{element.label} was {how}: {LEFT_PAGE} before the click was done")
     return answer
 
 
@@ -167,9 +167,7 @@ async def press(ctx: PageContext, a: BrowserDomArgs) -> str:
     commands = _keys(lambda: press_chord(key, session))
     answer = await ctx.cdp.run(tab_id, commands, epoch=epoch)
     if not answer.results:
-        raise RespondToModel(
-            f"did not press {key}: the tab went to another page once the element was focused"
-        )
+        raise RespondToModel(f"did not press {key}: {LEFT_PAGE} once the element was focused")
     return _after(_check(answer, f"press {key}"), f"Pressed {key}.")
 
 
@@ -261,7 +259,7 @@ async def fill_form(ctx: PageContext, a: BrowserDomArgs) -> str | PageText:
         if moved or not filled[-1].goes_on:
             if len(filled) < len(fields):
                 left = ", ".join(f.ref or f.selector or "" for f in fields[len(filled) :])
-                why = ", because the tab went to another page" if moved else ""
+                why = f", because {LEFT_PAGE}" if moved else ""
                 filled.append(_Filled(f"Not filled{why}: {left}."))
             break
     done = "\n".join(f.line for f in filled)
@@ -287,9 +285,9 @@ async def drag(ctx: PageContext, a: BrowserDomArgs) -> str:
         _mouse("mouseMoved", x2, y2, s, button="left", buttons=1),
     ]
     answer = _check(await ctx.cdp.run(state.tab_id, start), "drag")
-    left = RespondToModel(f"{source.label} was not dropped: the tab went to another page during the drag")
+    not_dropped = RespondToModel(f"{source.label} was not dropped: {LEFT_PAGE} during the drag")
     if answer.left:
-        raise left
+        raise not_dropped
     data = answer.drag
     if data is None:  # the interception event may trail the last move
         data = (await ctx.cdp.run(state.tab_id, [Command("Runtime.evaluate", {"expression": "0"})])).drag
@@ -305,7 +303,7 @@ async def drag(ctx: PageContext, a: BrowserDomArgs) -> str:
     ]
     dropped = await ctx.cdp.run(state.tab_id, finish, epoch=answer.state.epoch)
     if not dropped.results or dropped.left:
-        raise left
+        raise not_dropped
     _check(dropped, "drop")
     how = "an HTML drag and drop" if data is not None else "a mouse drag (the page started no HTML drag)"
     return f"Dragged {source.label} onto {target.label} ({how})."

@@ -98,6 +98,10 @@ class TabState:
     frames: int = 0  # the frames' changes the executor has seen (attached, detached, navigated)
 
 
+# Why an action stopped short when its list did (`Answer.left`), in the words the model reads.
+LEFT_PAGE = "the tab went to another page"
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     state: TabState

@@ -8,7 +8,7 @@ from typing import Any
 
 from core.browser.context import PageContext
 from core.browser.elements import Element, gone_or, matched, query, verify
-from core.browser.executor import Answer, Command, CommandFailed, TabState
+from core.browser.executor import LEFT_PAGE, Answer, Command, CommandFailed, TabState
 from core.browser.keys import press_chord, type_text
 from core.calls.errors import RespondToModel
 from core.web.fence import PageText
@@ -67,7 +67,7 @@ class Typed:
         """Tabgate's words for it, without what the page then did."""
         if self.whole:
             return f"Typed {self.of} character(s) into {label}"
-        why = ": the tab went to another page" if self.answer.left else ""
+        why = f": {LEFT_PAGE}" if self.answer.left else ""
         return f"Typed {self.reached} of {self.of} character(s) into {label}; the rest was not typed{why}"
 
 

@@ -303,7 +303,7 @@ const executors = {
 
 // `timeoutMs`: the call's time limit, which Python always sends (core/browser/tool_spec.py). `stop` is aborted
 // when Python gives up on the call or its time runs out: a command list then sends nothing more.
-export async function executeBrowserTool(tool, args, timeoutMs, stop = new AbortController()) {
+export async function executeBrowserTool(tool, args, timeoutMs, stop) {
   const entry = executors[tool];
   const run = typeof entry === "function" ? entry : entry?.[args.action];
   if (!run) throw rpcError(ErrorCode.METHOD_NOT_FOUND, `no browser executor for ${tool} ${args.action ?? ""}`.trim());

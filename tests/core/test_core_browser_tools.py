@@ -639,6 +639,19 @@ async def test_a_click_whose_move_sends_the_tab_to_another_page_clicks_nothing()
     assert [p["type"] for p in page.inputs()] == ["mouseMoved"]
 
 
+@pytest.mark.parametrize(
+    ("leaves_on", "how"),
+    [("mousePressed", "pressed but not released"), ("mouseReleased", "clicked 1 of 2 times")],
+)
+async def test_a_double_click_cut_by_another_page_says_how_far_it_got(leaves_on: str, how: str) -> None:
+    page = RecordedPage()
+    page.leaves_on = (leaves_on, None)
+    svc = await snapshotted(page)
+    assert await run(svc, "browser_dom", action="click", tabId=5, ref="e8", clickCount=2) == (
+        False, f"e8 was {how}: the tab went to another page before the click was done"
+    )  # fmt: skip
+
+
 async def test_a_click_by_ref_that_sends_the_tab_to_another_page_is_a_click_not_a_stale_ref() -> None:
     """The ref's document was the tab's when the list began (the executor checked): the page that its
     release left is what the click did."""
