@@ -99,7 +99,7 @@ class TabState:
 
 
 # Why an action stopped short when its list did (`Answer.left`), in the words the model reads.
-LEFT_PAGE = "the tab went to another page"
+LEFT_PAGE = "the tab began to load another page"
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +109,8 @@ class Answer:
     # A command opened a JavaScript dialog (it answered as the dialog opened, before it finished).
     opened_dialog: bool
     drag: Any = None
-    # The list stopped because the tab went to another document (what its commands or the page did): the
-    # rest of its commands were not sent, to that document or any.
+    # The list stopped because the tab began to load another document (what its commands or the page did):
+    # the rest of its commands were not sent, to that document or any.
     left: bool = False
 
     def checked(self, what: str) -> Answer:
@@ -229,7 +229,7 @@ class Cdp:
         modal-state rule) and the answer is an error saying how to answer the dialog. With `epoch`, nothing
         runs unless the tab still shows that document (the caller reads the answer's epoch); with `frames`,
         nothing runs once its frames changed since the executor's count was that. A list run one command
-        after the other stops once the tab shows another document than the one it began on (`left`)."""
+        after the other stops once the tab begins to load another document than its own (`left`)."""
         blocked = self._blocked_by_dialog
         args: dict[str, Any] = {
             "commands": [c.to_wire() for c in commands],

@@ -3,7 +3,8 @@
 // options chrome.* takes, the storage keys, the time limit all come with it) and returns plain JSON. A call that carries `site` runs only if the tab still shows that site right before the chrome.*
 // call (Python checked the tab; the page may have moved since).
 import { rpcError } from "./host.js";
-import { checkSite, guardTabs, openDialog, originOf, readBuffer, runCommands, seenCommit, shownUrl } from "./debugger.js";
+import { guardTabs, openDialog, readBuffer, runCommands, seenCommit } from "./debugger.js";
+import { checkSite, originOf, shownUrl } from "./tab_site.js";
 import { ErrorCode } from "../error_codes.js";
 import { restoreStopped } from "./nav_hold.js";
 

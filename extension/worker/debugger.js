@@ -6,6 +6,7 @@ import { rpcError } from "./host.js";
 import { ErrorCode } from "../error_codes.js";
 import { DebuggerSetup } from "../debugger_setup.js";
 import { heldRestore, holdPaused } from "./nav_hold.js";
+import { checkSite, originOf } from "./tab_site.js";
 
 // How every session is set up, the buffers' size and the document hold are Python's
 // (core/browser/debugger_setup.py).
@@ -21,6 +22,7 @@ class TabState {
     this.dialog = null; // the JavaScript dialog open now
     this.dialogWaiters = new Set();
     this.epoch = 0; // top-level documents seen: refs of an older epoch are stale
+    this.leaves = 0; // the tab's own frame began or ended a load of another document: a list stops at one
     this.frames = 0; // frames attached, detached or navigated: a walk's frames are the page's while unchanged
     this.loaderId = null; // the loader of the top-level document now shown (its network request carries it)
     this.drag = null; // drag data Chrome intercepted (Input.setInterceptDrags)
@@ -43,32 +45,6 @@ class TabState {
     }
     return entry;
   }
-}
-
-// A URL's origin as URL.origin spells it (no credentials, no default port); "null" for one that has none.
-export function originOf(url) {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return "null"; // not a URL
-  }
-}
-
-// What a tab shows, read as Python reads it (core/calls/chrome_tab.py `shown_url`): a tab that has not
-// committed its first page has url "" and its destination in pendingUrl.
-export function shownUrl(tab) {
-  return tab.url || tab.pendingUrl || "";
-}
-
-// A call that carries `site` acts only on a tab that shows that site now, compared as Python says (`siteOf`,
-// core/calls/tab_scope.py Guard): the origin of the tab's URL, or the URL itself. Otherwise PAGE_CHANGED with
-// what the tab shows, and Python words the answer.
-export function checkSite(tab, a) {
-  if (a.site === undefined) return;
-  const url = shownUrl(tab);
-  const shown = a.siteOf === "origin" ? originOf(url) : url;
-  if (shown !== a.site)
-    throw rpcError(ErrorCode.PAGE_CHANGED, `tab ${tab.id} shows ${shown || "nothing"}`, { tabId: tab.id, shown });
 }
 
 // What a frame shows, as Python read it from the same frame tree (core/browser/page_walk.py _frame_sites): its
@@ -214,11 +190,15 @@ const EVENTS = {
     const top = !sessionId && p.frameId === state.mainFrame;
     holdPaused(send, state.tabId, sessionId, p, top);
   },
+  "Page.frameStartedNavigating"(state, p, sessionId) {
+    if (!sessionId && p.frameId === state.mainFrame && !/sameDocument/i.test(p.navigationType)) state.leaves += 1;
+  },
   "Page.frameNavigated"(state, p, sessionId) {
     state.frames += 1;
     if (sessionId || p.frame.parentId) return;
     state.mainFrame = p.frame.id;
     state.epoch += 1;
+    state.leaves += 1;
     state.loaderId = p.frame.loaderId;
     const left = state.committed;
     state.committed = p.frame.url;
@@ -351,10 +331,10 @@ export async function runCommands(tab, a, signal, again = true) {
       const run = (command) => command.centerOf !== undefined ? runAt(state, command, results)
         : command.objectOf !== undefined ? runOn(state, command, results)
         : runCommand(state, command);
-      const begun = state.epoch;
+      const begun = state.leaves;
       for (let i = 0; i < a.commands.length && !signal?.aborted; i++) {
-        // A list acts on the document it began on: once the tab shows another, the rest goes to no page.
-        if (state.epoch !== begun) {
+        // A list acts on the document it began on: once the tab begins to load another, the rest goes to no page.
+        if (state.leaves !== begun) {
           left = true;
           break;
         }

@@ -624,7 +624,7 @@ async def test_typing_that_sends_the_tab_to_another_page_stops_there_and_says_so
     success, text = await run(svc, "browser_dom", action="type", tabId=5, ref="e5", text="abcde")
     assert (success, text) == (
         True,
-        "Typed 3 of 5 character(s) into e5; the rest was not typed: the tab went to another page.",
+        "Typed 3 of 5 character(s) into e5; the rest was not typed: the tab began to load another page.",
     )
     assert [p["key"] for p in page.inputs()] == ["a", "a", "b", "b", "c", "c"]
 
@@ -634,7 +634,7 @@ async def test_a_click_whose_move_sends_the_tab_to_another_page_clicks_nothing()
     page.leaves_on = ("mouseMoved", None)
     svc = await snapshotted(page)
     assert await run(svc, "browser_dom", action="click", tabId=5, ref="e8") == (
-        False, "e8 was not clicked: the tab went to another page before the click was done"
+        False, "e8 was not clicked: the tab began to load another page before the click was done"
     )  # fmt: skip
     assert [p["type"] for p in page.inputs()] == ["mouseMoved"]
 
@@ -648,7 +648,7 @@ async def test_a_double_click_cut_by_another_page_says_how_far_it_got(leaves_on:
     page.leaves_on = (leaves_on, None)
     svc = await snapshotted(page)
     assert await run(svc, "browser_dom", action="click", tabId=5, ref="e8", clickCount=2) == (
-        False, f"e8 was {how}: the tab went to another page before the click was done"
+        False, f"e8 was {how}: the tab began to load another page before the click was done"
     )  # fmt: skip
 
 
@@ -673,7 +673,7 @@ async def test_a_drag_whose_page_goes_to_another_page_drops_nothing_there(during
     else:
         page.goes_before = "mouseReleased"
     assert await run(svc, "browser_dom", action="drag", tabId=5, ref="e8", toRef="e5") == (
-        False, "e8 was not dropped: the tab went to another page during the drag"
+        False, "e8 was not dropped: the tab began to load another page during the drag"
     )  # fmt: skip
     assert "mouseReleased" not in [p.get("type") for p in page.inputs()]
 
@@ -716,7 +716,7 @@ async def test_a_key_pressed_on_an_element_goes_only_to_the_page_that_element_is
     svc = await snapshotted(page)
     page.goes_before = "keyDown"
     assert await run(svc, "browser_dom", action="press", tabId=5, ref="e5", key="Enter") == (
-        False, "did not press Enter: the tab went to another page once the element was focused"
+        False, "did not press Enter: the tab began to load another page once the element was focused"
     )  # fmt: skip
     assert page.inputs() == []
 
@@ -1333,7 +1333,7 @@ async def test_a_form_whose_page_goes_to_another_page_between_two_fields_fills_n
     fields = [{"selector": "#user", "value": "bo"}, {"selector": "#pass", "value": "secret"}]
     assert await run(svc, "browser_dom", action="fill_form", fields=fields) == (
         True,
-        "Filled #user.\nNot filled, because the tab went to another page: #pass.",
+        "Filled #user.\nNot filled, because the tab began to load another page: #pass.",
     )
     assert "".join(p.get("text", "") for p in page.inputs()) == "bo"  # none of "secret"
 

@@ -1016,19 +1016,31 @@ def _trap_shown(ext: Extension, tab_id: int) -> list[str]:
     return lines
 
 
-def test_typing_stops_once_the_page_goes_to_another_page_and_none_of_it_lands_there(
+def test_typing_stops_once_the_tab_goes_to_another_page_and_none_of_it_lands_there(
     ext_cdp: Extension, tab: Callable[[str], int], shop: str, login_site: str
 ) -> None:
-    # The key 'c' sends the tab to trap.html on another site, whose field takes the focus, and the page is
-    # slow over each key after it: the keys after the move went to that page (seen: 'Typed 20 character(s)
-    # into #leaving.' and 9 to 11 of the x's in the trap's field). Now the keys stop once the tab shows
-    # another page, and the answer says how far the typing got and why it stopped.
-    tab_id = tab(f"{shop}/leaves.html?to={login_site}/trap.html")
-    typed = says(
-        ext_cdp, "browser_dom", action="type", tabId=tab_id, selector="#leaving", text="abc" + "x" * 17
+    # Typing 100 characters into #slow lasts five seconds; a second in, the tab goes to trap.html on another
+    # site, whose field takes the focus. The keys after that went there (seen: "Typed 100 character(s) into
+    # #slow." and 51 to 77 of the x's in the trap's field); now they stop once the tab begins to load another
+    # page, and the answer says how far the typing got and why it stopped.
+    tab_id = tab(f"{shop}/slow_keys.html")
+    arguments = {"action": "type", "tabId": tab_id, "selector": "#slow", "text": "x" * 100}
+    item = {
+        "type": "function_call",
+        "name": "browser_dom",
+        "arguments": json.dumps(arguments),
+        "call_id": "slow",
+    }
+    ext_cdp.page.evaluate(
+        "(item) => { window.typing = chrome.runtime.sendMessage({type: 'dispatch', item}); }", item
     )
-    stopped = "the rest was not typed: the tab went to another page."
-    assert re.fullmatch(rf"Typed \d+ of 20 character\(s\) into #leaving; {re.escape(stopped)}", typed), typed
+    time.sleep(1.0)
+    ext_cdp.page.evaluate("([id, url]) => chrome.tabs.update(id, {url})", [tab_id, f"{login_site}/trap.html"])
+    answer = ext_cdp.page.evaluate("() => window.typing")
+    typed = answer["output"]["output"]
+    stopped = "the rest was not typed: the tab began to load another page."
+    assert re.fullmatch(rf"Typed \d+ of 100 character\(s\) into #slow; {re.escape(stopped)}", typed), typed
+    assert answer["success"] is True
     assert _trap_shown(ext_cdp, tab_id) == ['textbox "Trap" focused [ref=e1]']
 
 
