@@ -84,11 +84,15 @@ def clicks_on(tab: dict[str, int], go: threading.Event, count: int = 1) -> Any:
     return body
 
 
-def start_agent(ext: Extension, name: str, tab: dict[str, int], count: int = 1) -> AgentThread:
-    """An agent (codex's config, or Cursor's) that clicks `count` times at once on the person's shared tab."""
+def start_agent(
+    ext: Extension, name: str, tab: dict[str, int], count: int = 1, text: str | None = None
+) -> AgentThread:
+    """An agent (codex's config, or Cursor's) that clicks `count` times at once on the person's shared tab,
+    or types `text` into its #note."""
     go = threading.Event()
     params = params_from_codex(codex_config()) if name == "codex" else params_from_json(json_config())
-    running = AgentThread(params, clicks_on(tab, go, count), name)
+    body = clicks_on(tab, go, count) if text is None else types_into(tab, go, text)
+    running = AgentThread(params, body, name)
     running.start()
     ext.send({"type": "agents/share", "id": agent_id(ext, name), "tabId": tab["id"], "shared": True})
     go.set()
@@ -228,12 +232,8 @@ def test_stopping_or_pausing_agents_while_one_types_stops_its_keys(
     popup, page = popup_over(ext, site)
     page.evaluate(SLOW_FIELD)
     tab = {"id": person_tab_id(ext, page.url)}
-    go = threading.Event()
-    running = AgentThread(params_from_codex(codex_config()), types_into(tab, go, "x" * 300), "codex")
-    running.start()
+    running = start_agent(ext, "codex", tab, text="x" * 300)
     codex = agent_id(ext, "codex")
-    ext.send({"type": "agents/share", "id": codex, "tabId": tab["id"], "shared": True})
-    go.set()
     [request] = wait_pending(ext)
     assert ext.send({"type": "approval/answer", "id": request["id"], "decision": "once"}) == {"ok": True}
     field = page.locator("#note")
