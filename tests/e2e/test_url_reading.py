@@ -1,6 +1,6 @@
 """One reading of every URL, checked against Chrome itself (contract §8.2): the whole corpus goes through
 `new URL()` in the extension's own page, and for every URL the site Python reads is Chrome's `URL.origin` —
-and the executor's `originOf` (extension/worker/debugger.js, what it compares a web page's site by when Python
+and the executor's `originOf` (extension/worker/tab_site.js, what it compares a web page's site by when Python
 sends `siteOf: "origin"`) spells it alike — or Python refuses the URL."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from tests.support.browser import Extension
 pytestmark = pytest.mark.e2e
 
 READ_IN_CHROME = """async (inputs) => {
-  const { originOf } = await import("../worker/debugger.js");
+  const { originOf } = await import("../worker/tab_site.js");
   return inputs.map((url) => {
     let origin = null;
     try { origin = new URL(url).origin; } catch { /* Chrome fails the URL */ }
