@@ -13,7 +13,8 @@ from core.browser.context import PageContext
 from core.browser.dom_args import BrowserDomArgs, FormField
 from core.browser.elements import Element, at_center, call_on, center, gone_or, verify
 from core.browser.executor import LEFT_PAGE, Answer, Command, TabState
-from core.browser.frame_input import agent_locate, focus_not_in_frame
+from core.browser.focus_guard import focus_guard
+from core.browser.frame_input import agent_locate, focus_outside_frames
 from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord
 from core.browser.text_entry import type_by_selector, type_into
 from core.calls.capabilities import McpRequestError
@@ -155,19 +156,22 @@ async def type_(ctx: PageContext, a: BrowserDomArgs) -> str | PageText:
 
 async def press(ctx: PageContext, a: BrowserDomArgs) -> str:
     key = a.key or ""
-    session, epoch = None, None
+    session, epoch, guard = None, None, None
     tab_id = a.tabId
     if a.ref is not None or a.selector is not None:
         state, element = await _target(ctx, a)
         await call_on(ctx, state, element, _FOCUS)
-        # The keys go where the focus is: only while the tab shows the element's document.
-        session, tab_id, epoch = element.session, state.tab_id, state.epoch
+        # The keys go where the focus is: only while the tab shows the element's document, which holds it.
+        session, tab_id, epoch, guard = element.session, state.tab_id, state.epoch, focus_guard(element, at=0)
     elif ctx.by_agent:
-        await focus_not_in_frame(ctx, tab_id)
-    commands = _keys(lambda: press_chord(key, session))
+        guard = focus_outside_frames()
+    chord = _keys(lambda: press_chord(key, session))
+    commands = chord if guard is None else [*guard.setup, *guard.guarding(chord)]
     answer = await ctx.cdp.run(tab_id, commands, epoch=epoch)
     if not answer.results:
         raise RespondToModel(f"did not press {key}: {LEFT_PAGE} once the element was focused")
+    if guard is not None and (why := guard.stopped(commands, answer.results)):
+        raise RespondToModel(f"did not press {key}: {why}")
     return _after(_check(answer, f"press {key}"), f"Pressed {key}.")
 
 

@@ -36,6 +36,8 @@ class Element:
     # An element by selector that shows another document (<iframe>, <frame>, <object>, <embed>): input aimed
     # at it lands in that document, whose site nobody was asked about.
     shows_frame: bool = False
+    # The frame whose document holds it, for a ref (None: found by selector, in the top document).
+    frame_id: str | None = None
 
     @property
     def is_ref(self) -> bool:
@@ -66,13 +68,15 @@ async def locate(
     if ref is not None and tab_id is not None:  # one round trip fewer: checked with the first answer
         node, epoch = ctx.refs.peek(tab_id, ref)
         trusted = TabState(tab_id, url="", title="", epoch=epoch, dialog=None, sessions=())
-        return trusted, Element(node.session, {"backendNodeId": node.backend_id}, ref, unverified=True)
+        return trusted, Element(
+            node.session, {"backendNodeId": node.backend_id}, ref, unverified=True, frame_id=node.frame_id
+        )
     state = await ctx.cdp.state(tab_id)
     if ref is not None:
         node = ctx.refs.node(state.tab_id, ref, state.epoch)
         if node.session is not None and node.session not in {s.id for s in state.sessions}:
             raise stale_ref(ref, "its frame has reloaded or gone")
-        return state, Element(node.session, {"backendNodeId": node.backend_id}, ref)
+        return state, Element(node.session, {"backendNodeId": node.backend_id}, ref, frame_id=node.frame_id)
     if selector is None:
         raise RespondToModel("give the element: ref (from a snapshot) or selector")
     answer = await ctx.cdp.run(state.tab_id, [query(selector)])

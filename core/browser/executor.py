@@ -32,6 +32,12 @@ class Command:
     # the executor sets objectId from that result, so finding an element and calling on it cost one round
     # trip; with no object there the list stops, this command answering "no object".
     object_of: int | None = None
+    # Params taken from earlier results of the list: (param, result index, dotted path in that result); the
+    # executor fills them in, so a chain of commands costs one round trip (none there: the list stops).
+    fill: tuple[tuple[str, int, str], ...] = ()
+    # Sent only while a frame of the tab runs in another process (out-of-process iframes: another site's
+    # documents), else answered as skipped (core/browser/focus_guard.py says when that is enough).
+    oopifs_only: bool = False
     # The list stops after this command if the page threw in it (a check that failed: nothing after it runs).
     ends_if_thrown: bool = False
     # Sent together with the next command, both awaited before the list goes on: a key's release goes out
@@ -46,6 +52,10 @@ class Command:
             wire["centerOf"] = self.center_of
         if self.object_of is not None:
             wire["objectOf"] = self.object_of
+        if self.fill:
+            wire["fill"] = [list(f) for f in self.fill]
+        if self.oopifs_only:
+            wire["oopifsOnly"] = True
         if self.ends_if_thrown:
             wire["endIfThrown"] = True
         if self.with_next:

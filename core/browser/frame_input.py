@@ -3,7 +3,9 @@
 Acting inside a child frame is asked for the frame's site, which an agent names by a ref from a snapshot (the
 gateway knows each ref's frame). Input that would reach a frame's document another way is refused for agents:
 an element named by selector that is itself a frame (a click on it lands inside), and keys pressed while
-the focus is inside a frame. The person's own calls are not asked, so they may.
+the focus is inside a frame (checked before each key, in Tabgate's isolated world: the page can neither hide
+where its focus is nor move it there between the check and the key unseen by the next check). The person's
+own calls are not asked, so they may.
 """
 
 from __future__ import annotations
@@ -11,15 +13,16 @@ from __future__ import annotations
 from core.browser.context import PageContext
 from core.browser.elements import Element, locate
 from core.browser.executor import Command, TabState
+from core.browser.focus_guard import FocusGuard, top_world
 from core.calls.errors import RespondToModel
 
 USE_REFS = (
     "take a snapshot (browser_page action=snapshot) and act on the elements inside the frame by their refs, "
     "so the person is asked for the frame's site"
 )
-# Whether the focus is inside a child frame (its owner element is the top document's active element).
-_FOCUS_IN_FRAME = """(() => { const e = document.activeElement;
-  return !!e && ["IFRAME", "FRAME", "OBJECT", "EMBED"].includes(e.tagName); })()"""
+# Throws while the focus is inside a child frame (its owner element is the top document's active element).
+_FOCUS_OUTSIDE_FRAMES = """(() => { const e = document.activeElement;
+  if (e && ["IFRAME", "FRAME", "OBJECT", "EMBED"].includes(e.tagName)) throw new Error("in a frame"); })()"""
 
 
 async def agent_locate(
@@ -32,9 +35,15 @@ async def agent_locate(
     return state, element
 
 
-async def focus_not_in_frame(ctx: PageContext, tab_id: int | None) -> None:
+def focus_outside_frames() -> FocusGuard:
     """For an agent's keys without an element: they go where the focus is, which must not be a frame."""
-    expression = {"expression": _FOCUS_IN_FRAME, "returnByValue": True}
-    answer = await ctx.cdp.run(tab_id, [Command("Runtime.evaluate", expression)])
-    if answer.result(0, "press").get("result", {}).get("value") is True:
-        raise RespondToModel(f"the keyboard focus is inside a frame: press with a ref instead; {USE_REFS}")
+    check = Command(
+        "Runtime.evaluate",
+        {"expression": _FOCUS_OUTSIDE_FRAMES, "returnByValue": True},
+        fill=(("contextId", 1, "executionContextId"),),
+        ends_if_thrown=True,
+    )
+    moved = f"the keyboard focus is inside a frame: press with a ref instead; {USE_REFS}"
+    return FocusGuard(
+        top_world(0, oopifs_only=False), check, moved, "Tabgate could not read where the focus is"
+    )

@@ -9,6 +9,7 @@ from typing import Any
 from core.browser.context import PageContext
 from core.browser.elements import Element, gone_or, matched, query, verify
 from core.browser.executor import LEFT_PAGE, Answer, Command, CommandFailed, TabState
+from core.browser.focus_guard import FocusGuard, focus_guard
 from core.browser.keys import press_chord, type_text
 from core.calls.errors import RespondToModel
 from core.web.fence import PageText
@@ -50,14 +51,16 @@ def _on_element(function: str, session: str | None, *args: Any, ends_if_thrown: 
 @dataclass(frozen=True, slots=True)
 class Typed:
     """How typing went: the list's answer, the field's value read back (None when the page moved on: a
-    dialog, a submitted form's next page), and how many of the characters' keys went out before the list
+    dialog, a submitted form's next page), how many of the characters' keys went out before the list
     stopped (a key that opened a dialog counts: the page has it once the dialog is answered; so does one
-    that sent the tab to another page, whose keys after it went nowhere)."""
+    that sent the tab to another page, whose keys after it went nowhere), and why it stopped, when that is
+    not what the page shows (the tab left, the focus moved)."""
 
     answer: Answer
     value: Any
     reached: int
     of: int
+    why: str | None = None
 
     @property
     def whole(self) -> bool:
@@ -67,32 +70,38 @@ class Typed:
         """Tabgate's words for it, without what the page then did."""
         if self.whole:
             return f"Typed {self.of} character(s) into {label}"
-        why = f": {LEFT_PAGE}" if self.answer.left else ""
+        why = f": {self.why}" if self.why else ""
         return f"Typed {self.reached} of {self.of} character(s) into {label}; the rest was not typed{why}"
 
 
 @dataclass(frozen=True, slots=True)
 class _Typing:
     commands: list[Command]
-    starts: list[int]  # the index of each character's first command
+    starts: list[int]  # the index of each character's first key
+    guard: FocusGuard  # its checks go before each key (core/browser/focus_guard.py)
 
     def reached(self, answered: int) -> int:
         return sum(start < answered for start in self.starts)
 
 
-def _typing(find: Command, session: str | None, text: str, *, clear: bool, submit: bool) -> _Typing:
-    """Find the field (`find` answers its object), prepare it (focus; with `clear` all of it selected, which
-    Backspace then deletes: on an empty field that deletes nothing), the keys, its value read back: one list,
-    one round trip."""
+def _typing(find: Command, element: Element | None, text: str, *, clear: bool, submit: bool) -> _Typing:
+    """Find the field (`find` answers its object; `element` as located, None for a selector's match), prepare
+    it (focus; with `clear` all of it selected, which Backspace then deletes: on an empty field that deletes
+    nothing), the keys (each after the focus check), its value read back: one list, one round trip."""
+    session = element.session if element is not None else None
     prepare = _on_element(_PREPARE_TYPING, session, clear, _NOT_TYPABLE, ends_if_thrown=True)
-    commands = [find, prepare, *(press_chord("Backspace", session) if clear else [])]
+    guard = focus_guard(element, at=2)
+    commands = [find, prepare, *guard.setup]
+    if clear:
+        commands += guard.guarding(press_chord("Backspace", session))
     starts: list[int] = []
     for char in text:
-        starts.append(len(commands))
-        commands += type_text(char, session)
+        starts.append(len(commands) + 1)  # after its check
+        commands += guard.guarding(type_text(char, session))
     if submit:
-        commands += press_chord("Enter", session)
-    return _Typing([*commands, _on_element(_VALUE, session)], starts)
+        commands += guard.guarding(press_chord("Enter", session))
+    commands.append(_on_element(_VALUE, session))
+    return _Typing(commands, starts, guard)
 
 
 def _finder(element: Element) -> Command:
@@ -118,7 +127,7 @@ async def type_into(
     ctx: PageContext, state: TabState, element: Element, text: str, *, clear: bool, submit: bool
 ) -> Typed:
     """Types into `element`, found already."""
-    typing = _typing(_finder(element), element.session, text, clear=clear, submit=submit)
+    typing = _typing(_finder(element), element, text, clear=clear, submit=submit)
     answer = await ctx.cdp.run(
         state.tab_id, typing.commands, epoch=state.epoch if element.unverified else None
     )
@@ -146,9 +155,12 @@ def _typed(answer: Answer, typing: _Typing, label: str, epoch: int) -> Typed:
     if refused is not None:
         raise refused
     answered = len(answer.results)
-    whole = answered == len(typing.commands)  # else the keys stopped (a dialog, a failed key)
-    replace(answer, results=answer.results[2 : -1 if whole else None]).checked(f"type into {label}")
-    typed = Typed(answer, None, typing.reached(answered), len(typing.starts))
+    whole = answered == len(typing.commands)  # else the keys stopped (a dialog, a failed key, a check)
+    checked = typing.guard.stopped(typing.commands, answer.results)
+    keys = answer.results[2 : -1 if whole or checked else None]
+    replace(answer, results=keys).checked(f"type into {label}")
+    why = LEFT_PAGE if answer.left else checked
+    typed = Typed(answer, None, typing.reached(answered), len(typing.starts), why)
     if answer.state.dialog is not None or answer.state.epoch != epoch or not whole:
         return typed
     value = answer.results[-1]

@@ -299,6 +299,17 @@ function runOn(state, command, results) {
   return runCommand(state, { ...command, params: { ...command.params, objectId } });
 }
 
+// {fill: [[param, i, path]]}: params taken from earlier results (result i, at the dotted path), so a chain of
+// commands costs one round trip; one missing and the list stops, this command answering "nothing to fill".
+function runFilled(state, command, results) {
+  const params = { ...command.params };
+  for (const [name, i, path] of command.fill) {
+    params[name] = path.split(".").reduce((value, key) => value?.[key], results[i]?.result);
+    if (params[name] === undefined) return { error: `nothing at ${path}`, noObject: true };
+  }
+  return runCommand(state, { ...command, params });
+}
+
 function describe(state, tab) {
   return {
     tab: { id: tab.id, url: tab.url, pendingUrl: tab.pendingUrl, title: tab.title, status: tab.status },
@@ -309,7 +320,7 @@ function describe(state, tab) {
   };
 }
 
-// {commands: [{method, params?, session?, centerOf?, objectOf?, endIfThrown?, withNext?}], parallel?, keepGoing?, unlessDialog?, epoch?, frames?, site?}: runs the commands (one after
+// {commands: [{method, params?, session?, centerOf?, objectOf?, fill?, oopifsOnly?, endIfThrown?, withNext?}], parallel?, keepGoing?, unlessDialog?, epoch?, frames?, site?}: runs the commands (one after
 // the other, or all at once) and answers their results in order, each {result} or {error} (or {dialog}).
 // Sequential runs stop at the first error unless keepGoing, on leaving their document (left: true) and once
 // `signal` aborts (Python gave up on the call); with unlessDialog nothing runs while a dialog is open. The
@@ -328,8 +339,12 @@ export async function runCommands(tab, a, signal, again = true) {
     if (a.parallel) {
       results.push(...(await Promise.all(a.commands.map((c) => runCommand(state, c)))));
     } else {
-      const run = (command) => command.centerOf !== undefined ? runAt(state, command, results)
+      // oopifsOnly: sent only while a frame of the tab runs in another process (Python's rule for when it
+      // is needed, core/browser/focus_guard.py), else answered skipped.
+      const run = (command) => command.oopifsOnly && state.sessions.size === 0 ? { skipped: true }
+        : command.centerOf !== undefined ? runAt(state, command, results)
         : command.objectOf !== undefined ? runOn(state, command, results)
+        : command.fill !== undefined ? runFilled(state, command, results)
         : runCommand(state, command);
       const begun = state.leaves;
       for (let i = 0; i < a.commands.length && !signal?.aborted; i++) {

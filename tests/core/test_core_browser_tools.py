@@ -290,6 +290,12 @@ class RecordedPage:
         self.leaves_on: tuple[str, str | None] | None = None
         # An Input.* event's type: the page goes to another document on its own just before a list with it.
         self.goes_before: str | None = None
+        # A frame of the tab runs in another process (a session of its own); the input after which the page
+        # has moved the keyboard focus away from where Tabgate put it; the focus is inside a frame.
+        self.oopif = False
+        self.focus_moves_on: tuple[str, str | None] | None = None
+        self.focus_moved = False
+        self.focus_in_frame = False
 
     def _state(self) -> dict[str, Any]:
         tab = {"id": 5, "url": self.url, "title": "Recorded", "status": "complete"}
@@ -298,7 +304,7 @@ class RecordedPage:
             "epoch": self.epoch,
             "frames": self.frames_seen,
             "dialog": self.dialog,
-            "sessions": [],
+            "sessions": [{"id": "S-b", "targetId": "T-b", "url": "http://b.test/"}] if self.oopif else [],
         }
 
     def _tree(self, frame: dict[str, Any]) -> dict[str, Any]:
@@ -325,6 +331,9 @@ class RecordedPage:
             return {"result": {"backendNodeId": backend(index[frame["parentId"]], frame["owner"])}}
         walk = self.frames[params.get("executionContextId", 1) - 1]["walk"]
         source = params.get("functionDeclaration", "")
+        if "const held" in source or "in a frame" in params.get("expression", ""):  # a focus check
+            thrown = self.focus_moved if "const held" in source else self.focus_in_frame
+            return {"result": {"exceptionDetails": {"text": "moved"}} if thrown else {"result": {}}}
         if method == "Runtime.callFunctionOn" and "function (budget, rootId, match)" in source:
             return {"result": {"result": {"value": walk}}}
         if method == "Runtime.callFunctionOn" and "function (doc, ids)" in source:
@@ -385,6 +394,21 @@ class RecordedPage:
             if self.epoch != begun and not paired:  # the tab left the list's document: the rest is not sent
                 return {**self._state(), "results": results, "left": True}
             paired = bool(command.get("withNext"))
+            if command.get("oopifsOnly") and not self.oopif:  # as debugger.js: needed only with such a frame
+                results.append({"skipped": True})
+                continue
+            if "fill" in command:  # params from earlier results, as debugger.js
+                params = dict(command["params"])
+                for name, index, path in command["fill"]:
+                    value: Any = results[index].get("result")
+                    for key in path.split("."):
+                        value = value.get(key) if isinstance(value, dict) else None
+                    if value is None:
+                        results.append({"error": f"nothing at {path}", "noObject": True})
+                        return {**self._state(), "results": results}
+                    params[name] = value
+                command = {**command, "params": params}
+                del command["fill"]
             if "objectOf" in command:  # a call on an object an earlier command answered, as debugger.js
                 answered = results[command["objectOf"]].get("result", {})
                 object_id = answered.get("object", answered.get("result", {})).get("objectId")
@@ -404,6 +428,8 @@ class RecordedPage:
             self.sent.append(command)
             if self.leaves_on == (command["params"].get("type"), command["params"].get("key")):
                 self.epoch += 1
+            if self.focus_moves_on == (command["params"].get("type"), command["params"].get("key")):
+                self.focus_moved = True
             if command["method"] == "Page.navigate" and self.lands_on is not None:
                 self.url = self.lands_on
             results.append(self._answer(command["method"], command["params"]))

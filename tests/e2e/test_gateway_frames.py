@@ -45,6 +45,21 @@ PAGES = {
     "<button id=\"open\" onclick=\"window.open('/popup', '_blank', 'noopener')\">Open A</button>"
     '<button id="openb" onclick="window.open(\'{b}/widget\')">Open B</button>',
     ("a", "/popup"): "<!doctype html><title>A popup</title>" + COUNTER.format(label="Buy in popup"),
+    # A's page sends the keyboard focus into B's frame at the third key typed into its field, and tells
+    # every script in the page world that its field still has the focus.
+    (
+        "a",
+        "/steal",
+    ): '<!doctype html><title>A sign-up</title><p>Sign up</p><input id="field" aria-label="Name">'
+    '<iframe title="B form" src="{b}/form" width="300" height="100"></iframe><script>'
+    'const field = document.getElementById("field"); let n = 0;'
+    'Object.defineProperty(Document.prototype, "activeElement", { get: () => field });'
+    'field.addEventListener("keydown", () => { if (++n === 3) document.querySelector("iframe").focus(); });'
+    "</script>",
+    ("b", "/form"): '<!doctype html><title>B form</title><p id="keys">keys: 0</p><input id="bfield">'
+    '<script>let keys = 0; addEventListener("focus", () => document.getElementById("bfield").focus());'
+    'addEventListener("keydown", () => { document.getElementById("keys").textContent = "keys: " + ++keys; });'
+    "</script>",
 }
 
 
@@ -242,3 +257,39 @@ def test_tabs_an_agents_page_opens_are_its_own_and_acting_there_is_asked_for_the
     opened = [(url, group) for url, group in groups if url.startswith((f"{a}/popup", f"{b}/widget"))]
     assert {group for url, group in opened if "person" not in url} == {opener}
     assert {group for url, group in opened if "person" in url} == {-1}
+
+
+def test_keys_an_agent_types_on_a_never_reach_bs_frame_when_as_page_moves_the_focus_there(
+    ext: Extension, a: str, b: str, tmp_path: Path
+) -> None:
+    """A's page moves the focus into B's frame in the middle of the typing and hides it from the page world:
+    the typing stops there and says why, and a key pressed on no element is refused, with nothing asked."""
+
+    async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
+        await wait_listed(client, lambda n: "browser_dom" in n)
+        opened = await client.call_tool("browser_tab", {"action": "create", "url": f"{a}/steal"})
+        tab_id = json.loads(unwrapped(text_of(opened)))["id"]
+        await client.call_tool("browser_dom", {"action": "wait_for", "tabId": tab_id, "text": "keys: 0"})
+        typed = await client.call_tool(
+            "browser_dom", {"action": "type", "tabId": tab_id, "selector": "#field", "text": "hello world"}
+        )
+        pressed = await client.call_tool("browser_dom", {"action": "press", "tabId": tab_id, "key": "Enter"})
+        return [typed, pressed]
+
+    running = AgentThread(agent_params(tmp_path), body)
+    running.start()
+    [first] = wait_pending(ext)
+    assert first["site"] == a
+    answer(ext, first, "session")  # covers A's page, not B's frame
+    assert asked_or_done(ext, running) == [], "the keys were asked for elsewhere"
+    typed, pressed = running.outcome()
+    page = tab_showing(ext, f"{a}/steal")
+    frame = page.frame_locator("iframe")
+    assert frame.locator("#keys").inner_text() == "keys: 0", "keys reached B's frame"
+    assert frame.locator("#bfield").input_value() == ""
+    assert page.locator("#field").input_value() == "he"  # the third key's character went nowhere
+    assert typed.is_error is False and text_of(typed).startswith(
+        "Typed 3 of 11 character(s) into #field; the rest "
+        "was not typed: the page moved the keyboard focus away from the element"
+    ), text_of(typed)
+    assert pressed.is_error is True and "the keyboard focus is inside a frame" in text_of(pressed)

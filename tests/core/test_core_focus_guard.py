@@ -1,0 +1,150 @@
+"""Keys go only where they were aimed (core/browser/focus_guard.py, contract §8.2): with a frame of another
+site in the tab, each key goes out only after a check in Tabgate's isolated world finds the focus still there,
+so a page that moves the focus into that frame gets no more keys typed into it. Over the recorded page of
+test_core_browser_tools (its executor side, as debugger.js runs lists)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.browser import dom
+from core.browser.context import PageContext, refs_of
+from core.browser.dom_args import BrowserDomArgs
+from core.browser.executor import Cdp
+from core.calls.errors import RespondToModel
+from tests.core.test_core_browser_tools import RecordedPage, run, snapshotted
+
+pytestmark = pytest.mark.unit
+
+HOLDS = "const held"  # a word of the element's focus check
+
+
+def checks(page: RecordedPage) -> list[dict[str, object]]:
+    return [c for c in page.sent if HOLDS in str(c["params"].get("functionDeclaration", ""))]
+
+
+def typing_page(*, oopif: bool) -> RecordedPage:
+    page = RecordedPage()
+    page.values = {"setSelectionRange": True}
+    page.oopif = oopif
+    return page
+
+
+async def test_with_another_sites_frame_in_the_tab_typing_stops_once_the_page_moves_the_focus() -> None:
+    page = typing_page(oopif=True)
+    page.focus_moves_on = ("keyDown", "c")  # its keydown handler focuses the frame
+    svc = await snapshotted(page)
+    assert await run(svc, "browser_dom", action="type", tabId=5, ref="e5", text="abcde") == (
+        True,
+        "Typed 3 of 5 character(s) into e5; the rest was not typed: the page moved the keyboard focus away "
+        "from the element.",
+    )
+    assert [p["key"] for p in page.inputs()] == ["a", "a", "b", "b", "c", "c"]
+    assert len(checks(page)) == 4  # before a, b, c and d, which it stopped
+
+
+async def test_each_check_reads_the_focus_in_tabgates_world_where_the_page_cannot_redefine_it() -> None:
+    """The field found by ref is looked up once more in the isolated world of its frame, and every check
+    calls on that object, before its key goes down."""
+    page = typing_page(oopif=True)
+    svc = await snapshotted(page)
+    await run(svc, "browser_dom", action="type", tabId=5, ref="e5", text="ab")
+    world = next(c for c in page.sent if c["method"] == "Page.createIsolatedWorld")
+    looked_up = next(
+        c for c in page.sent if c["method"] == "DOM.resolveNode" and "executionContextId" in c["params"]
+    )
+    assert world["params"]["worldName"] == "tabgate"
+    frame = (
+        looked_up["params"]["backendNodeId"] // 1000 - 1
+    )  # the ref's frame (RecordedPage numbers nodes so)
+    assert world["params"]["frameId"] == page.frames[frame]["frameId"]  # e5 is in the login's frame
+    assert looked_up["params"]["executionContextId"] == frame + 1  # the world that command made
+    assert {c["params"]["objectId"] for c in checks(page)} == {f"node-{looked_up['params']['backendNodeId']}"}
+    order = [
+        "check" if HOLDS in str(c["params"].get("functionDeclaration", "")) else c["params"].get("type")
+        for c in page.sent
+        if c["method"] == "Input.dispatchKeyEvent" or HOLDS in str(c["params"].get("functionDeclaration", ""))
+    ]
+    assert order == ["check", "keyDown", "keyUp", "check", "keyDown", "keyUp"]
+
+
+async def test_a_field_found_by_selector_is_checked_as_the_same_node_in_tabgates_world() -> None:
+    page = typing_page(oopif=True)
+    page.focus_moves_on = ("keyDown", "a")
+    svc = await snapshotted(page)
+    page.values["querySelector"] = None  # found: the recorded page answers the query's object below
+    page.answers["Runtime.evaluate"] = {"result": {"objectId": "node-0-5"}}
+    success, text = await run(svc, "browser_dom", action="type", tabId=5, selector="#name", text="ab")
+    assert (success, text.split("; ")[-1]) == (
+        True,
+        "the rest was not typed: the page moved the keyboard focus away from the element.",
+    )
+    found = [c["method"] for c in page.sent if c["method"].startswith(("DOM.", "Page."))]
+    assert found == ["DOM.describeNode", "Page.getFrameTree", "Page.createIsolatedWorld", "DOM.resolveNode"]
+    assert [p["key"] for p in page.inputs()] == ["a", "a"]
+
+
+async def test_without_such_a_frame_no_check_is_sent_and_the_keys_stay_in_the_pages_own_document() -> None:
+    """No other site can take the keys then: typing costs what it did (one command list, nothing added)."""
+    page = typing_page(oopif=False)
+    page.focus_moves_on = ("keyDown", "a")
+    svc = await snapshotted(page)
+    success, text = await run(svc, "browser_dom", action="type", tabId=5, ref="e5", text="ab")
+    assert success and text.startswith("Typed 2 character(s) into e5")
+    assert checks(page) == [] and "Page.createIsolatedWorld" not in page.methods()
+
+
+async def test_a_frame_of_another_site_appearing_during_the_typing_stops_it() -> None:
+    page = typing_page(oopif=False)
+    svc = await snapshotted(page)
+    original = page._answer
+
+    def frame_appears(method: str, params: dict[str, object]) -> dict[str, object]:
+        if params.get("type") == "keyUp" and params.get("key") == "b":
+            page.oopif = True  # the page added an iframe of another site, which Chrome runs apart
+        return original(method, params)
+
+    page._answer = frame_appears  # type: ignore[method-assign]
+    assert await run(svc, "browser_dom", action="type", tabId=5, ref="e5", text="abc") == (
+        True,
+        "Typed 2 of 3 character(s) into e5; the rest was not typed: a frame of another site appeared in the "
+        "page, where the keys could have gone.",
+    )
+    assert [p["key"] for p in page.inputs()] == ["a", "a", "b", "b"]
+
+
+async def test_a_key_pressed_on_an_element_whose_focus_the_page_moved_is_not_pressed() -> None:
+    page = typing_page(oopif=True)
+    svc = await snapshotted(page)
+    page.focus_moved = True  # its focus handler sent the focus into the frame
+    assert await run(svc, "browser_dom", action="press", tabId=5, ref="e5", key="Enter") == (
+        False,
+        "did not press Enter: the page moved the keyboard focus away from the element",
+    )
+    assert page.inputs() == []
+
+
+def agents_page_context(page: RecordedPage) -> PageContext:
+    return PageContext(Cdp(page, 5_000), refs_of(page), None, (), None, caller="agent-1")
+
+
+@pytest.mark.parametrize("in_frame", [True, False])
+async def test_an_agents_keys_without_an_element_go_out_only_while_the_focus_is_outside_every_frame(
+    in_frame: bool,
+) -> None:
+    """Checked in the top document's isolated world before each key, not once before the chord."""
+    page = RecordedPage()
+    page.focus_in_frame = in_frame
+    ctx = agents_page_context(page)
+    args = BrowserDomArgs(action="press", tabId=5, key="Control+a")
+    if in_frame:
+        with pytest.raises(
+            RespondToModel, match=r"^did not press Control\+a: the keyboard focus is inside a frame"
+        ):
+            await dom.press(ctx, args)
+        assert page.inputs() == []
+        return
+    assert await dom.press(ctx, args) == "Pressed Control+a."
+    evaluated = [c for c in page.sent if c["method"] == "Runtime.evaluate"]
+    assert [c["params"]["contextId"] for c in evaluated] == [1, 1]  # before Control and before a
+    assert [p["type"] for p in page.inputs()] == ["rawKeyDown", "rawKeyDown", "keyUp", "keyUp"]
