@@ -9,12 +9,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from core.browser.clicks import click_at, mouse
 from core.browser.context import PageContext
 from core.browser.dom_args import BrowserDomArgs, FormField
 from core.browser.elements import Element, at_center, call_on, center, gone_or, verify
 from core.browser.executor import LEFT_PAGE, Answer, Command, TabState
-from core.browser.focus_guard import focus_guard
 from core.browser.frame_input import agent_locate, focus_outside_frames
+from core.browser.input_guard import keys_guard
 from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord
 from core.browser.text_entry import type_by_selector, type_into
 from core.calls.capabilities import McpRequestError
@@ -23,8 +24,6 @@ from core.calls.errors import RespondToModel
 from core.host_link.host_requests import ask_host
 from core.messages.host_methods import FILES_CHECK_UPLOAD, UploadParams
 from core.web.fence import PageText, fence
-
-_BUTTON_BITS = {"left": 1, "right": 2, "middle": 4}
 
 # JavaScript run on the element itself (Runtime.callFunctionOn, `this` = the element).
 _FOCUS = "function () { this.focus(); return true; }"
@@ -71,10 +70,6 @@ def _after(answer: Answer, text: str) -> str:
     return text
 
 
-def _mouse(kind: str, x: float, y: float, session: str | None, **extra: Any) -> Command:
-    return Command("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, **extra}, session)
-
-
 def _modifiers(names: tuple[str, ...]) -> int:
     bits = 0
     for name in names:
@@ -82,46 +77,13 @@ def _modifiers(names: tuple[str, ...]) -> int:
     return bits
 
 
-def _clicks(
-    x: float, y: float, session: str | None, *, button: str, count: int, modifiers: int
-) -> list[Command]:
-    commands = [_mouse("mouseMoved", x, y, session, modifiers=modifiers)]
-    for n in range(1, count + 1):
-        common = {"button": button, "clickCount": n, "modifiers": modifiers}
-        commands += [
-            _mouse("mousePressed", x, y, session, buttons=_BUTTON_BITS[button], **common),
-            _mouse("mouseReleased", x, y, session, buttons=0, **common),
-        ]
-    return commands
-
-
 async def _target(ctx: PageContext, a: BrowserDomArgs) -> tuple[TabState, Element]:
     return await agent_locate(ctx, a.tabId, ref=a.ref, selector=a.selector)
 
 
-async def _click_at(
-    ctx: PageContext,
-    state: TabState,
-    element: Element,
-    *,
-    button: str = "left",
-    count: int = 1,
-    modifiers: int = 0,
-) -> Answer:
-    # Scroll, box and the clicks in one list: one round trip (the executor aims them at the box it read).
-    clicks = _clicks(0, 0, element.session, button=button, count=count, modifiers=modifiers)
-    answer = _check((await at_center(ctx, state, element, clicks))[0], f"click {element.label}")
-    if answer.left:  # the rest went to no page
-        done, pressed = divmod(len(answer.results) - 1, 2)  # after the move: a press and a release each
-        how = f"clicked {done} of {count} times" if done and not pressed else "not clicked"
-        how = "pressed but not released" if pressed else how
-        raise RespondToModel(f"{element.label} was {how}: {LEFT_PAGE} before the click was done")
-    return answer
-
-
 async def click(ctx: PageContext, a: BrowserDomArgs) -> str:
     state, element = await _target(ctx, a)
-    answer = await _click_at(
+    answer = await click_at(
         ctx, state, element, button=a.button, count=a.clickCount, modifiers=_modifiers(a.modifiers)
     )
     times = "" if a.clickCount == 1 else f" {a.clickCount} times"
@@ -130,7 +92,7 @@ async def click(ctx: PageContext, a: BrowserDomArgs) -> str:
 
 async def hover(ctx: PageContext, a: BrowserDomArgs) -> str:
     state, element = await _target(ctx, a)
-    _check((await at_center(ctx, state, element, [_mouse("mouseMoved", 0, 0, element.session)]))[0], "hover")
+    _check((await at_center(ctx, state, element, [mouse("mouseMoved", 0, 0, element.session)]))[0], "hover")
     return f"The mouse is over {element.label}."
 
 
@@ -162,7 +124,7 @@ async def press(ctx: PageContext, a: BrowserDomArgs) -> str:
         state, element = await _target(ctx, a)
         await call_on(ctx, state, element, _FOCUS)
         # The keys go where the focus is: only while the tab shows the element's document, which holds it.
-        session, tab_id, epoch, guard = element.session, state.tab_id, state.epoch, focus_guard(element, at=0)
+        session, tab_id, epoch, guard = element.session, state.tab_id, state.epoch, keys_guard(element, at=0)
     elif ctx.by_agent:
         guard = focus_outside_frames()
     chord = _keys(lambda: press_chord(key, session))
@@ -203,7 +165,7 @@ async def _set_checked(ctx: PageContext, state: TabState, element: Element, want
         raise RespondToModel(f"{element.label} is not a checkbox, radio button or switch")
     if now == want:
         return f"{element.label} was already {'checked' if want else 'unchecked'}."
-    answer = await _click_at(ctx, state, element)
+    answer = await click_at(ctx, state, element)
     if await call_on(ctx, answer.state, element, _CHECKED) != want:
         raise RespondToModel(f"clicking {element.label} did not {'check' if want else 'uncheck'} it")
     return f"{'Checked' if want else 'Unchecked'} {element.label}."
@@ -282,11 +244,11 @@ async def drag(ctx: PageContext, a: BrowserDomArgs) -> str:
     s = source.session
     start = [
         Command("Input.setInterceptDrags", {"enabled": True}, s),
-        _mouse("mouseMoved", x1, y1, s),
-        _mouse("mousePressed", x1, y1, s, button="left", buttons=1, clickCount=1),
+        mouse("mouseMoved", x1, y1, s),
+        mouse("mousePressed", x1, y1, s, button="left", buttons=1, clickCount=1),
         # Moves with the button held say so (button and buttons), or Chrome starts no drag.
-        _mouse("mouseMoved", (x1 + x2) / 2, (y1 + y2) / 2, s, button="left", buttons=1),
-        _mouse("mouseMoved", x2, y2, s, button="left", buttons=1),
+        mouse("mouseMoved", (x1 + x2) / 2, (y1 + y2) / 2, s, button="left", buttons=1),
+        mouse("mouseMoved", x2, y2, s, button="left", buttons=1),
     ]
     answer = _check(await ctx.cdp.run(state.tab_id, start), "drag")
     not_dropped = RespondToModel(f"{source.label} was not dropped: {LEFT_PAGE} during the drag")
@@ -302,7 +264,7 @@ async def drag(ctx: PageContext, a: BrowserDomArgs) -> str:
                 Command("Input.dispatchDragEvent", {"type": kind, "x": x2, "y": y2, "data": data}, s)
             )
     finish += [
-        _mouse("mouseReleased", x2, y2, s, button="left", buttons=0, clickCount=1),
+        mouse("mouseReleased", x2, y2, s, button="left", buttons=0, clickCount=1),
         Command("Input.setInterceptDrags", {"enabled": False}, s),
     ]
     dropped = await ctx.cdp.run(state.tab_id, finish, epoch=answer.state.epoch)

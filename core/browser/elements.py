@@ -143,7 +143,7 @@ async def at_center(
     commands = [
         Command("DOM.scrollIntoViewIfNeeded", element.params, element.session),
         Command("DOM.getContentQuads", element.params, element.session),
-        *(replace(command, center_of=1) for command in inputs),
+        *(replace(command, center_of=1) if "x" in command.params else command for command in inputs),
     ]
     epoch = state.epoch if element.unverified else None
     answer = await ctx.cdp.run(state.tab_id, commands, keep_going=True, epoch=epoch)

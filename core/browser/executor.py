@@ -25,18 +25,20 @@ class Command:
     params: dict[str, Any] = field(default_factory=dict)
     session: str | None = None
     # Input aimed at an element whose box an earlier command of the same list reads (DOM.getContentQuads):
-    # the executor sets x and y to the middle of that result's first quad, so scrolling, reading the box and
-    # the input cost one round trip; with no box there the list stops, this command answering "no box".
+    # the executor sets x and y to the middle of that result's first quad (in whole pixels, as the node under
+    # a point is asked), so scrolling, reading the box and the input cost one round trip; with no box there
+    # the list stops, this command answering "no box".
     center_of: int | None = None
     # A call on the object an earlier command of the list answered (DOM.resolveNode's, Runtime.evaluate's):
     # the executor sets objectId from that result, so finding an element and calling on it cost one round
     # trip; with no object there the list stops, this command answering "no object".
     object_of: int | None = None
-    # Params taken from earlier results of the list: (param, result index, dotted path in that result); the
-    # executor fills them in, so a chain of commands costs one round trip (none there: the list stops).
+    # Params taken from earlier results of the list: (param, result index, dotted path in that result); a
+    # negative index counts back from this command, a dotted param names a place inside params (the
+    # executor fills them in, so a chain of commands costs one round trip; none there: the list stops).
     fill: tuple[tuple[str, int, str], ...] = ()
     # Sent only while a frame of the tab runs in another process (out-of-process iframes: another site's
-    # documents), else answered as skipped (core/browser/focus_guard.py says when that is enough).
+    # documents), else answered as skipped (core/browser/input_guard.py says when that is enough).
     oopifs_only: bool = False
     # The list stops after this command if the page threw in it (a check that failed: nothing after it runs).
     ends_if_thrown: bool = False

@@ -13,7 +13,7 @@ from __future__ import annotations
 from core.browser.context import PageContext
 from core.browser.elements import Element, locate
 from core.browser.executor import Command, TabState
-from core.browser.focus_guard import FocusGuard, top_world
+from core.browser.input_guard import InputGuard, top_world
 from core.calls.errors import RespondToModel
 
 USE_REFS = (
@@ -35,7 +35,7 @@ async def agent_locate(
     return state, element
 
 
-def focus_outside_frames() -> FocusGuard:
+def focus_outside_frames() -> InputGuard:
     """For an agent's keys without an element: they go where the focus is, which must not be a frame."""
     check = Command(
         "Runtime.evaluate",
@@ -44,6 +44,6 @@ def focus_outside_frames() -> FocusGuard:
         ends_if_thrown=True,
     )
     moved = f"the keyboard focus is inside a frame: press with a ref instead; {USE_REFS}"
-    return FocusGuard(
-        top_world(0, oopifs_only=False), check, moved, "Tabgate could not read where the focus is"
+    return InputGuard(
+        top_world(0, oopifs_only=False), (check,), moved, "Tabgate could not read where the focus is"
     )

@@ -9,7 +9,7 @@ from typing import Any
 from core.browser.context import PageContext
 from core.browser.elements import Element, gone_or, matched, query, verify
 from core.browser.executor import LEFT_PAGE, Answer, Command, CommandFailed, TabState
-from core.browser.focus_guard import FocusGuard, focus_guard
+from core.browser.input_guard import InputGuard, keys_guard
 from core.browser.keys import press_chord, type_text
 from core.calls.errors import RespondToModel
 from core.web.fence import PageText
@@ -78,7 +78,7 @@ class Typed:
 class _Typing:
     commands: list[Command]
     starts: list[int]  # the index of each character's first key
-    guard: FocusGuard  # its checks go before each key (core/browser/focus_guard.py)
+    guard: InputGuard  # its checks go before each key (core/browser/input_guard.py)
 
     def reached(self, answered: int) -> int:
         return sum(start < answered for start in self.starts)
@@ -90,7 +90,7 @@ def _typing(find: Command, element: Element | None, text: str, *, clear: bool, s
     nothing), the keys (each after the focus check), its value read back: one list, one round trip."""
     session = element.session if element is not None else None
     prepare = _on_element(_PREPARE_TYPING, session, clear, _NOT_TYPABLE, ends_if_thrown=True)
-    guard = focus_guard(element, at=2)
+    guard = keys_guard(element, at=2)
     commands = [find, prepare, *guard.setup]
     if clear:
         commands += guard.guarding(press_chord("Backspace", session))

@@ -281,33 +281,32 @@ function runCommand(state, { method, params, session }) {
   return Promise.race([command, opened]).finally(() => state.dialogWaiters.delete(stop));
 }
 
-// {centerOf: i}: the command goes to the middle of the first quad result i answered (Python's center(),
-// core/browser/elements.py, for input in the same list as the box it aims at); none, and the list stops.
-function runAt(state, command, results) {
-  const quad = results[command.centerOf]?.result?.quads?.[0];
-  if (!quad) return { error: "no box", noBox: true };
-  const middle = (axis) => (quad[axis] + quad[axis + 2] + quad[axis + 4] + quad[axis + 6]) / 4;
-  return runCommand(state, { ...command, params: { ...command.params, x: middle(0), y: middle(1) } });
-}
-
-// {objectOf: i}: the command calls on the object result i answered (DOM.resolveNode's or Runtime.evaluate's:
-// Python finds an element and calls on it in one list); none, and the list stops.
-function runOn(state, command, results) {
-  const answered = results[command.objectOf]?.result;
-  const objectId = answered?.object?.objectId ?? answered?.result?.objectId;
-  if (!objectId) return { error: "no object", noObject: true };
-  return runCommand(state, { ...command, params: { ...command.params, objectId } });
-}
-
-// {fill: [[param, i, path]]}: params taken from earlier results (result i, at the dotted path), so a chain of
-// commands costs one round trip; one missing and the list stops, this command answering "nothing to fill".
-function runFilled(state, command, results) {
-  const params = { ...command.params };
-  for (const [name, i, path] of command.fill) {
-    params[name] = path.split(".").reduce((value, key) => value?.[key], results[i]?.result);
-    if (params[name] === undefined) return { error: `nothing at ${path}`, noObject: true };
+// Params earlier results of the list give (so a chain of commands costs one round trip): {centerOf: i} x and y
+// at the middle of the first quad result i read (core/browser/elements.py aims input at it), {objectOf: i}
+// objectId of the object result i answered (DOM.resolveNode's or Runtime.evaluate's), {fill: [[param, i,
+// path]]} a param (a dotted one inside params) from result i, or i back when negative, at the dotted path.
+// One missing and the list stops, this command answering why.
+function placed(command, results) {
+  const params = structuredClone(command.params ?? {});
+  const result = (i) => results.at(i < 0 ? results.length + i : i)?.result;
+  if (command.centerOf !== undefined) {
+    const quad = result(command.centerOf)?.quads?.[0];
+    if (!quad) return { error: "no box", noBox: true };
+    const middle = (axis) => Math.round((quad[axis] + quad[axis + 2] + quad[axis + 4] + quad[axis + 6]) / 4);
+    [params.x, params.y] = [middle(0), middle(1)];
   }
-  return runCommand(state, { ...command, params });
+  if (command.objectOf !== undefined) {
+    const answered = result(command.objectOf);
+    params.objectId = answered?.object?.objectId ?? answered?.result?.objectId;
+    if (!params.objectId) return { error: "no object", noObject: true };
+  }
+  for (const [name, i, path] of command.fill ?? []) {
+    const value = path.split(".").reduce((v, key) => v?.[key], result(i));
+    if (value === undefined) return { error: `nothing at ${path}`, noObject: true };
+    const keys = name.split(".");
+    keys.slice(0, -1).reduce((inner, key) => inner[key], params)[keys.at(-1)] = value;
+  }
+  return { params };
 }
 
 function describe(state, tab) {
@@ -340,12 +339,13 @@ export async function runCommands(tab, a, signal, again = true) {
       results.push(...(await Promise.all(a.commands.map((c) => runCommand(state, c)))));
     } else {
       // oopifsOnly: sent only while a frame of the tab runs in another process (Python's rule for when it
-      // is needed, core/browser/focus_guard.py), else answered skipped.
-      const run = (command) => command.oopifsOnly && state.sessions.size === 0 ? { skipped: true }
-        : command.centerOf !== undefined ? runAt(state, command, results)
-        : command.objectOf !== undefined ? runOn(state, command, results)
-        : command.fill !== undefined ? runFilled(state, command, results)
-        : runCommand(state, command);
+      // is needed, core/browser/input_guard.py), else answered skipped.
+      const run = (command) => {
+        if (command.oopifsOnly && state.sessions.size === 0) return { skipped: true };
+        if (command.centerOf === undefined && command.objectOf === undefined && !command.fill) return runCommand(state, command);
+        const place = placed(command, results);
+        return place.params ? runCommand(state, { ...command, params: place.params }) : place;
+      };
       const begun = state.leaves;
       for (let i = 0; i < a.commands.length && !signal?.aborted; i++) {
         // A list acts on the document it began on: once the tab begins to load another, the rest goes to no page.

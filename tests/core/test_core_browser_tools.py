@@ -296,6 +296,7 @@ class RecordedPage:
         self.focus_moves_on: tuple[str, str | None] | None = None
         self.focus_moved = False
         self.focus_in_frame = False
+        self.covered = False  # a frame of another page lies over the element's middle
 
     def _state(self) -> dict[str, Any]:
         tab = {"id": 5, "url": self.url, "title": "Recorded", "status": "complete"}
@@ -331,8 +332,18 @@ class RecordedPage:
             return {"result": {"backendNodeId": backend(index[frame["parentId"]], frame["owner"])}}
         walk = self.frames[params.get("executionContextId", 1) - 1]["walk"]
         source = params.get("functionDeclaration", "")
-        if "const held" in source or "in a frame" in params.get("expression", ""):  # a focus check
-            thrown = self.focus_moved if "const held" in source else self.focus_in_frame
+        if method == "DOM.getNodeForLocation":  # the node under the point: the frame's owner when covered
+            return {"result": {"backendNodeId": 9_999 if self.covered else 1_005, "frameId": "F"}}
+        if any(word in source for word in ("const held", '"covered"')) or "in a frame" in params.get(
+            "expression", ""
+        ):
+            thrown = (
+                self.focus_moved
+                if "const held" in source
+                else self.covered
+                if "covered" in source
+                else self.focus_in_frame
+            )
             return {"result": {"exceptionDetails": {"text": "moved"}} if thrown else {"result": {}}}
         if method == "Runtime.callFunctionOn" and "function (budget, rootId, match)" in source:
             return {"result": {"result": {"value": walk}}}
@@ -397,34 +408,11 @@ class RecordedPage:
             if command.get("oopifsOnly") and not self.oopif:  # as debugger.js: needed only with such a frame
                 results.append({"skipped": True})
                 continue
-            if "fill" in command:  # params from earlier results, as debugger.js
-                params = dict(command["params"])
-                for name, index, path in command["fill"]:
-                    value: Any = results[index].get("result")
-                    for key in path.split("."):
-                        value = value.get(key) if isinstance(value, dict) else None
-                    if value is None:
-                        results.append({"error": f"nothing at {path}", "noObject": True})
-                        return {**self._state(), "results": results}
-                    params[name] = value
-                command = {**command, "params": params}
-                del command["fill"]
-            if "objectOf" in command:  # a call on an object an earlier command answered, as debugger.js
-                answered = results[command["objectOf"]].get("result", {})
-                object_id = answered.get("object", answered.get("result", {})).get("objectId")
-                if object_id is None:
-                    results.append({"error": "no object", "noObject": True})
-                    break
-                command = {**command, "params": {**command["params"], "objectId": object_id}}
-                del command["objectOf"]
-            if "centerOf" in command:  # aimed at the middle of a box read earlier in the list, as debugger.js
-                quads = results[command["centerOf"]].get("result", {}).get("quads")
-                if not quads:
-                    results.append({"error": "no box", "noBox": True})
-                    break
-                x, y = sum(quads[0][0::2]) / 4, sum(quads[0][1::2]) / 4
-                command = {**command, "params": {**command["params"], "x": x, "y": y}}
-                del command["centerOf"]
+            placed = self._placed(command, results)
+            if "error" in placed:
+                results.append(placed)
+                break
+            command = placed
             self.sent.append(command)
             if self.leaves_on == (command["params"].get("type"), command["params"].get("key")):
                 self.epoch += 1
@@ -436,6 +424,39 @@ class RecordedPage:
             if command.get("endIfThrown") and "exceptionDetails" in results[-1].get("result", {}):
                 break
         return {**self._state(), "results": results}
+
+    @staticmethod
+    def _placed(command: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any]:
+        """The command with the params earlier results give it, as debugger.js `placed`; or why not."""
+        params = json.loads(json.dumps(command["params"]))
+
+        def result(i: int) -> Any:
+            return results[i if i >= 0 else len(results) + i].get("result", {})
+
+        if "centerOf" in command:  # aimed at the middle of a box read earlier in the list
+            quads = result(command["centerOf"]).get("quads")
+            if not quads:
+                return {"error": "no box", "noBox": True}
+            params["x"], params["y"] = round(sum(quads[0][0::2]) / 4), round(sum(quads[0][1::2]) / 4)
+        if "objectOf" in command:  # a call on an object an earlier command answered
+            answered = result(command["objectOf"])
+            params["objectId"] = answered.get("object", answered.get("result", {})).get("objectId")
+            if params["objectId"] is None:
+                return {"error": "no object", "noObject": True}
+        for name, index, path in command.get("fill", ()):  # any param from an earlier result
+            value: Any = result(index)
+            for key in path.split("."):
+                value = value.get(key) if isinstance(value, dict) else None
+            if value is None:
+                return {"error": f"nothing at {path}", "noObject": True}
+            *inner, last = name.split(".")
+            at: Any = params
+            for key in inner:
+                at = at[int(key)] if isinstance(at, list) else at[key]
+            at[last] = value
+        return {
+            key: value for key, value in command.items() if key not in ("centerOf", "objectOf", "fill")
+        } | {"params": params}
 
     def methods(self, prefix: str = "") -> list[str]:
         return [c["method"] for c in self.sent if c["method"].startswith(prefix)]

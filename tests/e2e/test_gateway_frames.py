@@ -56,6 +56,13 @@ PAGES = {
     'Object.defineProperty(Document.prototype, "activeElement", { get: () => field });'
     'field.addEventListener("keydown", () => { if (++n === 3) document.querySelector("iframe").focus(); });'
     "</script>",
+    # A's page lays B's frame, all but invisible, over its own button; B's button fills the frame.
+    ("a", "/cover"): "<!doctype html><title>A cover</title>"
+    + COUNTER.format(label="Buy on A")
+    + '<iframe title="B cover" src="{b}/cover" style="position: absolute; left: 0; top: 0; width: 400px;'
+    ' height: 200px; border: 0; opacity: 0.01"></iframe>',
+    ("b", "/cover"): "<!doctype html><title>B cover</title>"
+    + COUNTER.format(label="Buy in B").replace("<button", '<button style="width: 100%; height: 200px"'),
     ("b", "/form"): '<!doctype html><title>B form</title><p id="keys">keys: 0</p><input id="bfield">'
     '<script>let keys = 0; addEventListener("focus", () => document.getElementById("bfield").focus());'
     'addEventListener("keydown", () => { document.getElementById("keys").textContent = "keys: " + ++keys; });'
@@ -293,3 +300,32 @@ def test_keys_an_agent_types_on_a_never_reach_bs_frame_when_as_page_moves_the_fo
         "was not typed: the page moved the keyboard focus away from the element"
     ), text_of(typed)
     assert pressed.is_error is True and "the keyboard focus is inside a frame" in text_of(pressed)
+
+
+def test_a_click_an_agent_aims_at_as_button_never_lands_in_bs_frame_laid_over_it(
+    ext: Extension, a: str, b: str, tmp_path: Path
+) -> None:
+    async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
+        await wait_listed(client, lambda n: "browser_dom" in n)
+        opened = await client.call_tool("browser_tab", {"action": "create", "url": f"{a}/cover"})
+        tab_id = json.loads(unwrapped(text_of(opened)))["id"]
+        await client.call_tool("browser_dom", {"action": "wait_for", "tabId": tab_id, "text": "Buy in B"})
+        return await client.call_tool("browser_dom", {"action": "click", "tabId": tab_id, "selector": "#buy"})
+
+    running = AgentThread(agent_params(tmp_path), body)
+    running.start()
+    [first] = wait_pending(ext)
+    assert first["site"] == a
+    answer(ext, first, "session")  # covers A's page, not B's frame
+    assert asked_or_done(ext, running) == [], "the click was asked for elsewhere"
+    clicked = running.outcome()
+    page = tab_showing(ext, f"{a}/cover")
+    assert page.frame_locator("iframe").locator("#count").inner_text() == "clicks: 0", (
+        "B's button was clicked"
+    )
+    assert page.locator("#count").inner_text() == "clicks: 0"
+    assert clicked.is_error is True, text_of(clicked)
+    assert (
+        text_of(clicked)
+        == "#buy was not clicked: a frame of another page lies over it there and would get the click"
+    )

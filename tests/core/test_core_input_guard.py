@@ -1,6 +1,7 @@
-"""Keys go only where they were aimed (core/browser/focus_guard.py, contract §8.2): with a frame of another
+"""Input goes only where it was aimed (core/browser/input_guard.py, contract §8.2): with a frame of another
 site in the tab, each key goes out only after a check in Tabgate's isolated world finds the focus still there,
-so a page that moves the focus into that frame gets no more keys typed into it. Over the recorded page of
+and each press of a click only after one finds the element under its point, so a page that moves the focus
+into that frame, or lays the frame over its button, gets none of that input into it. Over the recorded page of
 test_core_browser_tools (its executor side, as debugger.js runs lists)."""
 
 from __future__ import annotations
@@ -148,3 +149,70 @@ async def test_an_agents_keys_without_an_element_go_out_only_while_the_focus_is_
     evaluated = [c for c in page.sent if c["method"] == "Runtime.evaluate"]
     assert [c["params"]["contextId"] for c in evaluated] == [1, 1]  # before Control and before a
     assert [p["type"] for p in page.inputs()] == ["rawKeyDown", "rawKeyDown", "keyUp", "keyUp"]
+
+
+# -- clicks: what is under the point
+
+
+def under_point(page: RecordedPage) -> list[dict[str, object]]:
+    return [c for c in page.sent if '"covered"' in str(c["params"].get("functionDeclaration", ""))]
+
+
+async def test_a_click_under_a_frame_of_another_page_is_not_sent() -> None:
+    """A's page lays B's frame over its button: the press would land in B, so nothing is pressed."""
+    page = RecordedPage()
+    page.oopif = page.covered = True
+    svc = await snapshotted(page)
+    assert await run(svc, "browser_dom", action="click", tabId=5, ref="e8") == (
+        False,
+        "e8 was not clicked: a frame of another page lies over it there and would get the click",
+    )
+    assert [p["type"] for p in page.inputs()] == ["mouseMoved"]
+
+
+async def test_the_node_under_the_clicks_point_is_looked_up_beside_the_element_in_tabgates_world() -> None:
+    """After the move (a page may uncover or cover on it), at the point the press goes to."""
+    page = RecordedPage()
+    page.oopif = True
+    svc = await snapshotted(page)
+    assert await run(svc, "browser_dom", action="click", tabId=5, ref="e8") == (True, "Clicked e8.")
+    hit = next(c for c in page.sent if c["method"] == "DOM.getNodeForLocation")
+    move = page.inputs()[0]
+    assert (hit["params"]["x"], hit["params"]["y"]) == (move["x"], move["y"]) == (20, 30)
+    [checked] = under_point(page)
+    looked_up = [c for c in page.sent if c["method"] == "DOM.resolveNode"]
+    assert [c["params"]["backendNodeId"] for c in looked_up][-1] == 1_005  # the node under the point
+    assert len({c["params"]["executionContextId"] for c in looked_up}) == 1  # in the element's world
+    assert checked["params"]["arguments"] == [{"objectId": "node-1005"}]
+    assert checked["params"]["objectId"] == f"node-{looked_up[0]['params']['backendNodeId']}"  # the element
+    order = [c["params"].get("type") or c["method"] for c in page.sent[page.sent.index(hit) - 1 :]]
+    assert order == [
+        "mouseMoved", "DOM.getNodeForLocation", "DOM.resolveNode", "Runtime.callFunctionOn",
+        "mousePressed", "mouseReleased",
+    ]  # fmt: skip
+
+
+async def test_a_double_click_whose_second_press_a_frame_would_get_says_how_far_it_got() -> None:
+    page = RecordedPage()
+    page.oopif = True
+    svc = await snapshotted(page)
+    original = page._answer
+
+    def covers_after_the_first(method: str, params: dict[str, object]) -> dict[str, object]:
+        page.covered = page.covered or params.get("type") == "mouseReleased"
+        return original(method, params)
+
+    page._answer = covers_after_the_first  # type: ignore[method-assign]
+    assert await run(svc, "browser_dom", action="click", tabId=5, ref="e8", clickCount=2) == (
+        False,
+        "e8 was clicked 1 of 2 times: a frame of another page lies over it there and would get the click",
+    )
+
+
+async def test_without_such_a_frame_a_click_is_the_move_press_and_release_alone() -> None:
+    page = RecordedPage()
+    svc = await snapshotted(page)
+    assert await run(svc, "browser_dom", action="click", tabId=5, ref="e8") == (True, "Clicked e8.")
+    assert page.methods() == [
+        "DOM.scrollIntoViewIfNeeded", "DOM.getContentQuads", *["Input.dispatchMouseEvent"] * 3,
+    ]  # fmt: skip
