@@ -9,7 +9,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.browser.clicks import click_at, mouse
 from core.browser.context import PageContext
 from core.browser.dom_args import BrowserDomArgs, FormField
 from core.browser.elements import Element, at_center, call_on, center, gone_or, verify
@@ -17,6 +16,7 @@ from core.browser.executor import LEFT_PAGE, Answer, Command, TabState
 from core.browser.frame_input import agent_locate, focus_outside_frames
 from core.browser.input_guard import keys_guard
 from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord
+from core.browser.pointer import click_at, drag_onto, mouse
 from core.browser.text_entry import type_by_selector, type_into
 from core.calls.capabilities import McpRequestError
 from core.calls.deadline import DeadlineExceeded
@@ -236,43 +236,7 @@ async def fill_form(ctx: PageContext, a: BrowserDomArgs) -> str | PageText:
 async def drag(ctx: PageContext, a: BrowserDomArgs) -> str:
     state, source = await _target(ctx, a)
     _, target = await agent_locate(ctx, state.tab_id, ref=a.toRef, selector=a.toSelector)
-    if source.session != target.session:
-        raise RespondToModel(
-            f"{source.label} and {target.label} are in different frames; drag works within one frame"
-        )
-    (x1, y1), (x2, y2) = await center(ctx, state, source), await center(ctx, state, target)
-    s = source.session
-    start = [
-        Command("Input.setInterceptDrags", {"enabled": True}, s),
-        mouse("mouseMoved", x1, y1, s),
-        mouse("mousePressed", x1, y1, s, button="left", buttons=1, clickCount=1),
-        # Moves with the button held say so (button and buttons), or Chrome starts no drag.
-        mouse("mouseMoved", (x1 + x2) / 2, (y1 + y2) / 2, s, button="left", buttons=1),
-        mouse("mouseMoved", x2, y2, s, button="left", buttons=1),
-    ]
-    answer = _check(await ctx.cdp.run(state.tab_id, start), "drag")
-    not_dropped = RespondToModel(f"{source.label} was not dropped: {LEFT_PAGE} during the drag")
-    if answer.left:
-        raise not_dropped
-    data = answer.drag
-    if data is None:  # the interception event may trail the last move
-        data = (await ctx.cdp.run(state.tab_id, [Command("Runtime.evaluate", {"expression": "0"})])).drag
-    finish: list[Command] = []
-    if data is not None:  # an HTML5 drag: Chrome handed us its data to drop
-        for kind in ("dragEnter", "dragOver", "drop"):
-            finish.append(
-                Command("Input.dispatchDragEvent", {"type": kind, "x": x2, "y": y2, "data": data}, s)
-            )
-    finish += [
-        mouse("mouseReleased", x2, y2, s, button="left", buttons=0, clickCount=1),
-        Command("Input.setInterceptDrags", {"enabled": False}, s),
-    ]
-    dropped = await ctx.cdp.run(state.tab_id, finish, epoch=answer.state.epoch)
-    if not dropped.results or dropped.left:
-        raise not_dropped
-    _check(dropped, "drop")
-    how = "an HTML drag and drop" if data is not None else "a mouse drag (the page started no HTML drag)"
-    return f"Dragged {source.label} onto {target.label} ({how})."
+    return await drag_onto(ctx, state, source, target)
 
 
 # How long the host may take to look the paths up on disk.

@@ -36,7 +36,6 @@ _UNDER_POINT = """function (hit) {
 }"""
 FOCUS_MOVED = "the page moved the keyboard focus away from the element"
 FRAME_APPEARED = "a frame of another site appeared in the page, where the keys could have gone"
-COVERED = "a frame of another page lies over it there and would get the click"
 COVER_UNSURE = "Tabgate could not tell whether a frame of another page lies over it"
 _STARTS = frozenset({"keyDown", "rawKeyDown", "mousePressed"})
 
@@ -135,11 +134,20 @@ def keys_guard(element: Element | None, *, at: int, found_at: int = 0) -> InputG
     return InputGuard(setup, (holds,), FOCUS_MOVED, FRAME_APPEARED)
 
 
-def pointer_guard(element: Element, *, at: int, box: int) -> InputGuard:
-    """The guard of clicks at the middle of `element`'s box (read by command `box`), set up from `at`: the
-    node under that point, looked up in the element's world, must be the element, inside it or no frame."""
+def pointer_guard(
+    element: Element,
+    *,
+    at: int,
+    box: int | None = None,
+    point: tuple[int, int] = (0, 0),
+    what: str = "click",
+    over: str = "it",
+) -> InputGuard:
+    """The guard of the `what` (a click, a drag's press or its drop) at `point`, or at the middle of
+    `element`'s box read by command `box`, set up from `at`: the node under that point, looked up in the
+    element's world, must be the element, inside it or no frame (`over` names the element in the words)."""
     setup = _element_world(element, at, 0)
-    session, place = element.session, {"x": 0, "y": 0}
+    session, place = element.session, {"x": point[0], "y": point[1]}
     check = (
         Command("DOM.getNodeForLocation", place, session, center_of=box, oopifs_only=True),
         Command(
@@ -162,4 +170,5 @@ def pointer_guard(element: Element, *, at: int, box: int) -> InputGuard:
             oopifs_only=True,
         ),
     )
-    return InputGuard(setup, check, COVERED, COVER_UNSURE)
+    covered = f"a frame of another page lies over {over} there and would get the {what}"
+    return InputGuard(setup, check, covered, COVER_UNSURE)

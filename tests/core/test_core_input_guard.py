@@ -216,3 +216,39 @@ async def test_without_such_a_frame_a_click_is_the_move_press_and_release_alone(
     assert page.methods() == [
         "DOM.scrollIntoViewIfNeeded", "DOM.getContentQuads", *["Input.dispatchMouseEvent"] * 3,
     ]  # fmt: skip
+
+
+async def test_a_drag_presses_nothing_where_a_frame_of_another_page_lies_over_its_source() -> None:
+    page = RecordedPage()
+    page.oopif = page.covered = True
+    svc = await snapshotted(page)
+    assert await run(svc, "browser_dom", action="drag", tabId=5, ref="e8", toRef="e5") == (
+        False,
+        "e8 was not dragged: a frame of another page lies over it there and would get the press",
+    )
+    assert [p["type"] for p in page.inputs() if "type" in p] == ["mouseMoved"]
+    assert page.inputs()[-1] == {"enabled": False}  # Chrome's drags are its own again
+
+
+async def test_a_drag_drops_nothing_on_a_frame_laid_over_its_target_and_gives_up_where_it_began() -> None:
+    page = RecordedPage()
+    page.oopif = True
+    svc = await snapshotted(page)
+    original = page._answer
+
+    def covers_the_target(method: str, params: dict[str, object]) -> dict[str, object]:
+        page.covered = page.covered or (params.get("type") == "mouseMoved" and params.get("buttons") == 1)
+        return original(method, params)
+
+    page._answer = covers_the_target  # type: ignore[method-assign]
+    assert await run(svc, "browser_dom", action="drag", tabId=5, ref="e8", toRef="e5") == (
+        False,
+        "e8 was not dropped: a frame of another page lies over e5 there and would get the drop",
+    )
+    # The drop's release never went out; the drag was given up: released again where it was pressed.
+    kinds = [p.get("type", p.get("enabled")) for p in page.inputs()]
+    assert kinds == [
+        True, "mouseMoved", "mousePressed", "mouseMoved", "mouseMoved",  # the press on e8 and the moves
+        "mouseMoved", "mouseReleased", False,  # given up
+    ]  # fmt: skip
+    assert page.inputs()[-2]["x"] == page.inputs()[2]["x"] and page.inputs()[-2]["y"] == page.inputs()[2]["y"]
