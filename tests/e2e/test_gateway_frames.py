@@ -63,6 +63,16 @@ PAGES = {
     ' height: 200px; border: 0; opacity: 0.01"></iframe>',
     ("b", "/cover"): "<!doctype html><title>B cover</title>"
     + COUNTER.format(label="Buy in B").replace("<button", '<button style="width: 100%; height: 200px"'),
+    # A's page takes the focus into its own field 30 ms after it entered B's payment frame.
+    (
+        "a",
+        "/checkout",
+    ): '<!doctype html><title>A checkout</title><p>Checkout</p><input id="notes" aria-label="Notes">'
+    '<iframe title="B pay" src="{b}/pay" width="300" height="100"></iframe><script>'
+    'const pay = document.querySelector("iframe"); const notes = document.getElementById("notes");'
+    "const watch = setInterval(() => { if (document.activeElement === pay) {"
+    " clearInterval(watch); setTimeout(() => notes.focus(), 30); } }, 1);</script>",
+    ("b", "/pay"): '<!doctype html><title>B pay</title><input id="card" aria-label="Card number">',
     ("b", "/form"): '<!doctype html><title>B form</title><p id="keys">keys: 0</p><input id="bfield">'
     '<script>let keys = 0; addEventListener("focus", () => document.getElementById("bfield").focus());'
     'addEventListener("keydown", () => { document.getElementById("keys").textContent = "keys: " + ++keys; });'
@@ -329,3 +339,40 @@ def test_a_click_an_agent_aims_at_as_button_never_lands_in_bs_frame_laid_over_it
         text_of(clicked)
         == "#buy was not clicked: a frame of another page lies over it there and would get the click"
     )
+
+
+def test_a_card_number_typed_into_bs_frame_never_reaches_as_field_when_a_takes_the_focus(
+    ext: Extension, a: str, b: str, tmp_path: Path
+) -> None:
+    """B's frame is there so that A never reads what goes into it: A's page taking the focus mid-typing stops
+    the keys and the answer says so (before, it said all 200 characters were typed when 6 had gone in: the keys
+    sent to B's frame after the focus left it went nowhere), and none reach A's field."""
+    number = "4111 1111 1111 1111 " * 10
+
+    async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
+        await wait_listed(client, lambda n: "browser_dom" in n)
+        opened = await client.call_tool("browser_tab", {"action": "create", "url": f"{a}/checkout"})
+        tab_id = json.loads(unwrapped(text_of(opened)))["id"]
+        await client.call_tool("browser_dom", {"action": "wait_for", "tabId": tab_id, "text": "Checkout"})
+        outline = await client.call_tool("browser_page", {"action": "snapshot", "tabId": tab_id})
+        card = ref_of(text_of(outline), 'textbox "Card number"')
+        return await client.call_tool(
+            "browser_dom", {"action": "type", "tabId": tab_id, "ref": card, "text": number}
+        )
+
+    running = AgentThread(agent_params(tmp_path), body)
+    running.start()
+    [first] = wait_pending(ext)
+    assert first["site"] == a
+    answer(ext, first, "session")
+    [in_b] = asked_or_done(ext, running)
+    assert in_b["site"] == b  # typing inside B's frame
+    answer(ext, in_b, "once")
+    typed = running.outcome()
+    page = tab_showing(ext, f"{a}/checkout")
+    assert page.locator("#notes").input_value() == "", "A's page got the card number"
+    went_in = page.frame_locator("iframe").locator("#card").input_value()
+    assert number.startswith(went_in) and len(went_in) < len(number)
+    assert typed.is_error is False and text_of(typed).endswith(
+        "; the rest was not typed: the page moved the keyboard focus away from the element."
+    ), text_of(typed)
