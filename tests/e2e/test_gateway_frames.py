@@ -345,8 +345,8 @@ def test_a_card_number_typed_into_bs_frame_never_reaches_as_field_when_a_takes_t
     ext: Extension, a: str, b: str, tmp_path: Path
 ) -> None:
     """B's frame is there so that A never reads what goes into it: A's page taking the focus mid-typing stops
-    the keys and the answer says so (before, it said all 200 characters were typed when 6 had gone in: the keys
-    sent to B's frame after the focus left it went nowhere), and none reach A's field."""
+    the keys and the answer says so (before, it said all 200 characters were typed when 6 had gone in: the
+    keys sent to B's frame after the focus left it went nowhere), and none reach A's field."""
     number = "4111 1111 1111 1111 " * 10
 
     async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
