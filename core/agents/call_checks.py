@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from core.agents.identity import AgentState
 from core.agents.plain_words import summarize
 from core.browser.dom_args import BrowserDomArgs
+from core.browser.keys import pastes
 from core.browser.refs import FrameSite
 from core.browser.tool_table import BROWSER_TOOLS, describe
 from core.calls.capabilities import McpErrorCode, McpRequestError
@@ -147,6 +148,12 @@ class CallChecks:
                 f"failed to parse function arguments: {format_validation_error(error)}", failed=True
             ) from None
         action = getattr(parsed, "action", None)
+        if isinstance(parsed, BrowserDomArgs) and action == "press" and pastes(parsed.key or ""):
+            raise Refusal(
+                f"Tabgate refused browser_dom press {parsed.key}: it would paste the person's clipboard into "
+                "the page, which no question to the person covers. To enter text, use browser_dom type.",
+                failed=True,
+            )
         info = describe(name, action)
         reads = info is not None and info.reads
         if self._paused() and not reads:

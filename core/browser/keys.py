@@ -158,3 +158,18 @@ def press_chord(chord: str, session: str | None) -> list[Command]:
         held &= ~MODIFIER_BITS[name]
         commands.append(_up(KEYS[name], held, session))
     return commands
+
+
+def pastes(chord: str) -> bool:
+    """Whether pressing `chord` pastes the clipboard into the page (V with Control or Meta held, Insert with
+    Shift): the page then reads what the person copied, which no site question covers. An unknown chord
+    pastes nothing (pressing it is refused for that)."""
+    try:
+        commands = press_chord(chord, None)
+    except UnknownKey:
+        return False
+    main = [c.params for c in commands if c.params["type"] in ("keyDown", "rawKeyDown")][-1]
+    held = int(str(main["modifiers"]))
+    if str(main["key"]).lower() == "v":
+        return bool(held & (MODIFIER_BITS["Control"] | MODIFIER_BITS["Meta"]))
+    return main["key"] == "Insert" and bool(held & MODIFIER_BITS["Shift"])

@@ -17,6 +17,7 @@ from core.agents.agent_calls import AgentGateway
 from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from core.agents.call_checks import PAUSED
 from core.browser.context import refs_of
+from core.browser.keys import pastes
 from core.browser.refs import FrameSite, PageKey
 from core.calls.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.messages.runtime_messages import Dispatch, parse_runtime_message
@@ -1085,3 +1086,28 @@ async def test_acting_on_a_ref_inside_a_frame_is_asked_for_the_frames_site_and_b
     mixed = await setup.call("browser_dom", {"action": "fill_form", "tabId": SHOP["id"], "fields": fields})
     assert mixed["isError"] is True and "one frame per call" in text(mixed)
     assert await setup.pending(0) == []
+
+
+@pytest.mark.parametrize(
+    "chord", ["Control+v", "Control+V", "Ctrl+Shift+v", "Meta+v", "Cmd+v", "Shift+Insert"]
+)
+async def test_a_key_that_pastes_the_persons_clipboard_is_refused_before_any_question(chord: str) -> None:
+    """The page would read what the person copied (a password, a code): no site question covers that."""
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    result = await setup.call("browser_dom", {"action": "press", "tabId": SHOP["id"], "key": chord})
+    assert result["isError"] is True
+    assert text(result) == (
+        f"Tabgate refused browser_dom press {chord}: it would paste the person's clipboard into the page, "
+        "which no question to the person covers. To enter text, use browser_dom type."
+    )
+    assert await setup.pending(0) == []
+    assert setup.chrome.acted() == []
+
+
+@pytest.mark.parametrize(
+    "chord", ["Control+a", "Control+c", "v", "Shift+v", "Alt+v", "Insert", "Control+Insert"]
+)
+def test_only_the_chords_that_paste_count_as_pasting(chord: str) -> None:
+    assert pastes(chord) is False

@@ -50,7 +50,7 @@ DEMO = Path(__file__).resolve().parents[1] / "host" / "servers" / "demo_server.p
 SECRET = "sk-e2e-secret-0123456789"
 PAGE = b"""<!doctype html><title>Attack fixture</title>
 <p id="count">clicks: 0</p><button id="buy">Buy</button>
-<input type="file" id="file" multiple><p id="files">files: none</p>
+<input type="file" id="file" multiple><p id="files">files: none</p><input id="search" aria-label="Search">
 <script>let clicks = 0; document.getElementById("buy").onclick = () => {
   document.getElementById("count").textContent = "clicks: " + ++clicks; };
 document.getElementById("file").onchange = (e) => { document.getElementById("files").textContent =
@@ -207,6 +207,40 @@ def test_a_tab_id_of_the_wrong_type_is_refused_before_anyone_is_asked(
     assert result.is_error is True and "tabId" in text_of(result)
     no_question_for(ext, 0.5)
     assert page.locator("#count").inner_text() == "clicks: 0"
+    page.close()
+
+
+def test_a_key_that_would_paste_the_persons_clipboard_into_the_page_is_refused_unasked(
+    ext: Extension, codex: StdioServerParameters, site: str
+) -> None:
+    """A page that talks an agent into pressing Control+v would read what the person copied."""
+    page = open_site_tab(ext, site)
+    ext.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
+    page.evaluate("navigator.clipboard.writeText('hunter2, the person\\'s password')")  # the person copied it
+    tab_id = person_tab_id(ext, page.url)
+    go = threading.Event()
+
+    async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
+        await wait_listed(client, lambda n: "browser_dom" in n)
+        await anyio.to_thread.run_sync(go.wait, 60)
+        return await client.call_tool(
+            "browser_dom", {"action": "press", "tabId": tab_id, "selector": "#search", "key": "Control+v"}
+        )
+
+    running = AgentThread(codex, body)
+    running.start()
+    ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab_id, "shared": True})
+    go.set()
+    asked: list[dict[str, Any]] = []
+    while running.is_alive() and not asked:
+        asked = ext.send({"type": "approvals"})["pending"]
+        time.sleep(0.05)
+    for request in asked:
+        answer(ext, request, "once")  # a person who lets it act on their own site
+    result = running.outcome()
+    assert page.locator("#search").input_value() == "", "the page got the person's clipboard"
+    assert asked == [], "the person was asked about pasting"
+    assert result.is_error is True and "it would paste the person's clipboard" in text_of(result)
     page.close()
 
 
