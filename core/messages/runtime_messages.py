@@ -104,7 +104,7 @@ class Plan(RuntimeMessage):
     pass
 
 
-@message("cancel", "cancel the running MCP call `call_id`", answered_by="worker")
+@message("cancel", "stop the running call `call_id` (the popup's Cancel): it ends `stopped`")
 class Cancel(RuntimeMessage):
     call_id: StrictStr
 

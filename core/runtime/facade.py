@@ -30,6 +30,7 @@ from core.records.history_book import HistoryBook
 from core.records.resumed_tasks import finished_task
 from core.runtime.catalog import build_registry
 from core.runtime.config import ConfigError, ToolsConfig, load_stored_config
+from core.runtime.running_calls import RunningCalls
 from core.tools.handlers.plan import PlanBoard
 from core.tools.parallel import TurnGates
 from core.tools.registry import ToolRegistry
@@ -64,6 +65,7 @@ class Service:
         self._history = HistoryBook()
         # Gates per turn for the service's lifetime: calls started under an older registry still count.
         self._gates = TurnGates()
+        self._running = RunningCalls()  # the person's, for the popup's Cancel
         self._mcp_tools = McpToolDirectory()
         self._registry: ToolRegistry | None = None
         # What the cached registry was built from: the MCP table and the error of its last fetch.
@@ -76,6 +78,9 @@ class Service:
                 routed(m.AppTheme, self._sync(apps.theme_changed)),
                 routed(m.Tools, self._tools),
                 routed(m.Dispatch, self._dispatch),
+                routed(
+                    m.Cancel, self._sync(lambda message: {"cancelled": self._running.cancel(message.call_id)})
+                ),
                 routed(m.ConfigGet, self._config_get),
                 routed(m.ConfigSet, self._config_set),
                 routed(m.ConfigLoad, self._config_load),
@@ -252,8 +257,11 @@ class Service:
     async def _dispatch(self, message: m.Dispatch) -> Answer:
         """The contract §5 answer, with the call's `outcome` (core.calls.outcome): a request refused before
         anything ran is `rejected`."""
+        call_id = message.item.get("call_id") if isinstance(message.item, dict) else None
         try:
-            return await self._dispatch_item(message)
+            return await self._running.run(
+                call_id if isinstance(call_id, str) else None, self._dispatch_item(message)
+            )
         except McpRequestError as error:
             rejected: Answer = {**error.to_wire(), "outcome": Outcome.REJECTED.value}
             return rejected

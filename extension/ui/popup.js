@@ -226,7 +226,7 @@ async function dispatch(tool, args) {
   const callId = `popup-${crypto.randomUUID()}`;
   const item = { type: "function_call", name: tool.name, arguments: JSON.stringify(args), call_id: callId };
   state.running.set(callId, { name: tool.name, source: tool.source });
-  setCall(state, callId, { cancellable: tool.source === "mcp" });
+  setCall(state, callId);
   state.form.runButton.disabled = true;
   clear($("result"), renderResult({ name: tool.name, status: "running" }));
   $("result").scrollIntoView({ block: "nearest" });
@@ -336,7 +336,7 @@ function openEntry(entry) {
   if (tool) openTool(tool, { args: entryArguments(entry.item) ?? undefined, focus: false });
   else openUnknownTool(entry.name);
   const running = entry.status === "running";
-  if (running) setCall(state, entry.id, { cancellable: !tool || tool.source === "mcp" });
+  if (running) setCall(state, entry.id);
   else state.viewing = entry.id;
   showEntryResult(entry);
   recent.render();

@@ -1,10 +1,11 @@
 // The tool view's progress row: which call it shows (running or not), the progress its server reports, and
-// Cancel for a running MCP call. `state` is the popup's (viewing, viewingRunning, form, cancelling).
+// Cancel for the running call (Python stops it, core/runtime/running_calls.py). `state` is the popup's
+// (viewing, viewingRunning, form, cancelling).
 import { $, send } from "./ui_dom.js";
 import { MessageType } from "../message_types.js";
 
 // The progress row for the call the tool view shows (null hides it).
-export function setCall(state, callId, { cancellable = true } = {}) {
+export function setCall(state, callId) {
   state.viewing = callId;
   state.viewingRunning = Boolean(callId);
   $("call").hidden = !callId;
@@ -12,7 +13,7 @@ export function setCall(state, callId, { cancellable = true } = {}) {
   progress.removeAttribute("value");
   progress.removeAttribute("max");
   $("progress-text").textContent = callId ? "Running…" : "";
-  $("cancel").hidden = !cancellable;
+  $("cancel").hidden = !callId;
   $("cancel").disabled = false;
   if (state.form) state.form.runButton.disabled = false;
 }
@@ -25,7 +26,7 @@ export async function cancelCall(state) {
   state.cancelling.add(callId);
   try {
     const answer = await send({ type: MessageType.CANCEL, call_id: callId });
-    if (!answer?.cancelled) $("progress-text").textContent = "This call cannot be cancelled (it is not a running MCP call).";
+    if (!answer?.cancelled) $("progress-text").textContent = "This call is no longer running.";
   } catch (e) {
     $("progress-text").textContent = `Cancel failed: ${e.message}`;
   }

@@ -17,10 +17,9 @@ import { WorkerTiming } from "../worker_timings.js";
 
 const CONFIG_KEY = "config";
 const eventPorts = new Set();
-// JSON-RPC id of each running host request, by Python's requestKey and, for tool calls, by the model's
-// call_id: Python's give-up cancels by requestKey, the popup's Cancel by call_id, and progress maps back.
+// JSON-RPC id of each running host request by Python's requestKey (Python cancels by it: its give-up, the
+// popup's Cancel), and the model's call_id of each tool call's, which its progress maps back to.
 const hostIdsByKey = new Map();
-const hostIdsByCall = new Map();
 const callsByHostId = new Map();
 const browserCalls = new Map(); // Python's requestKey → the AbortController that stops that browser call
 
@@ -128,16 +127,12 @@ async function hostRequest({ method, params, requestKey, callId }) {
   const onSent = (id) => {
     hostId = id;
     if (requestKey !== undefined) hostIdsByKey.set(requestKey, id);
-    if (callId) {
-      hostIdsByCall.set(callId, id);
-      callsByHostId.set(id, callId);
-    }
+    if (callId) callsByHostId.set(id, callId);
   };
   try {
     return await host.request(method, params ?? {}, { onSent });
   } finally {
     if (hostIdsByKey.get(requestKey) === hostId) hostIdsByKey.delete(requestKey);
-    if (hostIdsByCall.get(callId) === hostId) hostIdsByCall.delete(callId);
     callsByHostId.delete(hostId);
   }
 }
@@ -154,11 +149,11 @@ async function browserRequest({ tool, args, timeoutMs, requestKey }) {
   }
 }
 
-// `key` is Python's requestKey or, from the popup, a call_id.
+// `key` is Python's requestKey.
 function cancelRequest(key) {
   const browserCall = browserCalls.get(key);
   browserCall?.abort();
-  const hostId = hostIdsByKey.get(key) ?? hostIdsByCall.get(key);
+  const hostId = hostIdsByKey.get(key);
   if (hostId !== undefined) host.cancel(hostId);
   return { cancelled: hostId !== undefined || browserCall !== undefined };
 }
@@ -260,7 +255,6 @@ const handlers = {
   [MessageType.HISTORY]: (m) => history.list({ since: m.since, limit: m.limit }),
   [MessageType.HISTORY_CLEAR]: () => history.clear(),
   [MessageType.PLAN]: (m) => python.call(m),
-  [MessageType.CANCEL]: async (m) => cancelRequest(m.call_id),
   [MessageType.HOST_REQUEST]: async (m) => {
     await host.ensure();
     try {

@@ -6,6 +6,7 @@ by agent."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -247,5 +248,34 @@ def test_stopping_or_pausing_agents_while_one_types_stops_its_keys(
     at_end = len(field.input_value())
     time.sleep(1.0)
     assert len(field.input_value()) <= at_end + 1 < 300  # a key on its way when it ended may still land
+    popup.close()
+    page.close()
+
+
+def test_the_persons_cancel_in_the_popup_stops_their_own_browser_call_while_it_types(
+    ext: Extension, site: str
+) -> None:
+    """Any running call has a Cancel, not only an MCP call's: typing 300 characters into a slow field, stopped
+    at the fifth, sends no more keys."""
+    popup, page = popup_over(ext, site)
+    page.evaluate(SLOW_FIELD)
+    tab_id = person_tab_id(ext, page.url)
+    popup.bring_to_front()
+    popup.locator('button.tool[data-tool="browser_dom"]').click()
+    popup.locator("#raw-toggle").check()
+    arguments = {"action": "type", "tabId": tab_id, "selector": "#note", "text": "x" * 300}
+    popup.locator("#raw-json").fill(json.dumps(arguments))
+    popup.locator("#run").click()
+    field = page.locator("#note")
+    wait_for(lambda: len(field.input_value()) >= 5, "the typing to begin")
+    expect(popup.locator("#cancel")).to_be_visible()
+    popup.locator("#cancel").click()
+    result = popup.locator("#result .result")
+    expect(result).to_have_attribute("data-kind", "cancelled")
+    at_end = len(field.input_value())
+    time.sleep(1.0)
+    assert len(field.input_value()) <= at_end + 1 < 300  # a key on its way when it ended may still land
+    [entry] = [e for e in ext.send({"type": "history"}) if e["name"] == "browser_dom"][:1]
+    assert entry["status"] == "stopped"
     popup.close()
     page.close()
