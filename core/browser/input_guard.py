@@ -35,7 +35,10 @@ _UNDER_POINT = """function (hit) {
   if (["IFRAME", "FRAME", "OBJECT", "EMBED"].includes(hit.tagName)) throw new Error("covered");
 }"""
 FOCUS_MOVED = "the page moved the keyboard focus away from the element"
-FRAME_APPEARED = "a frame of another site appeared in the page, where the keys could have gone"
+FOCUS_UNSURE = (
+    "Tabgate could not check that the element still had the keyboard focus (a frame of another site appeared "
+    "in the page, or the element's document went away)"
+)
 COVER_UNSURE = "Tabgate could not tell whether a frame of another page lies over it"
 _STARTS = frozenset({"keyDown", "rawKeyDown", "mousePressed"})
 
@@ -131,7 +134,7 @@ def keys_guard(element: Element | None, *, at: int, found_at: int = 0) -> InputG
         ends_if_thrown=True,
         oopifs_only=True,
     )
-    return InputGuard(setup, (holds,), FOCUS_MOVED, FRAME_APPEARED)
+    return InputGuard(setup, (holds,), FOCUS_MOVED, FOCUS_UNSURE)
 
 
 def pointer_guard(

@@ -108,8 +108,9 @@ async def test_a_frame_of_another_site_appearing_during_the_typing_stops_it() ->
     page._answer = frame_appears  # type: ignore[method-assign]
     assert await run(svc, "browser_dom", action="type", tabId=5, ref="e5", text="abc") == (
         True,
-        "Typed 2 of 3 character(s) into e5; the rest was not typed: a frame of another site appeared in the "
-        "page, where the keys could have gone.",
+        "Typed 2 of 3 character(s) into e5; the rest was not typed: Tabgate could not check that the element "
+        "still had the keyboard focus (a frame of another site appeared in the page, or the element's "
+        "document went away).",
     )
     assert [p["key"] for p in page.inputs()] == ["a", "a", "b", "b"]
 
