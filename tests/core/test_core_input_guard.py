@@ -6,6 +6,9 @@ test_core_browser_tools (its executor side, as debugger.js runs lists)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from core.browser import dom
@@ -22,6 +25,18 @@ HOLDS = "const held"  # a word of the element's focus check
 
 def checks(page: RecordedPage) -> list[dict[str, object]]:
     return [c for c in page.sent if HOLDS in str(c["params"].get("functionDeclaration", ""))]
+
+
+def reacts(page: RecordedPage, to: Callable[[dict[str, Any]], bool], then: str) -> None:
+    """From the first command whose params match `to`, the page's flag `then` is set (its script did it)."""
+    original = page._answer
+
+    def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if to(params):
+            setattr(page, then, True)
+        return original(method, params)
+
+    page._answer = answer  # type: ignore[method-assign]
 
 
 def typing_page(*, oopif: bool) -> RecordedPage:
@@ -98,14 +113,8 @@ async def test_without_such_a_frame_no_check_is_sent_and_the_keys_stay_in_the_pa
 async def test_a_frame_of_another_site_appearing_during_the_typing_stops_it() -> None:
     page = typing_page(oopif=False)
     svc = await snapshotted(page)
-    original = page._answer
-
-    def frame_appears(method: str, params: dict[str, object]) -> dict[str, object]:
-        if params.get("type") == "keyUp" and params.get("key") == "b":
-            page.oopif = True  # the page added an iframe of another site, which Chrome runs apart
-        return original(method, params)
-
-    page._answer = frame_appears  # type: ignore[method-assign]
+    # The page added an iframe of another site, which Chrome runs apart.
+    reacts(page, lambda params: (params.get("type"), params.get("key")) == ("keyUp", "b"), "oopif")
     assert await run(svc, "browser_dom", action="type", tabId=5, ref="e5", text="abc") == (
         True,
         "Typed 2 of 3 character(s) into e5; the rest was not typed: Tabgate could not check that the element "
@@ -197,13 +206,7 @@ async def test_a_double_click_whose_second_press_a_frame_would_get_says_how_far_
     page = RecordedPage()
     page.oopif = True
     svc = await snapshotted(page)
-    original = page._answer
-
-    def covers_after_the_first(method: str, params: dict[str, object]) -> dict[str, object]:
-        page.covered = page.covered or params.get("type") == "mouseReleased"
-        return original(method, params)
-
-    page._answer = covers_after_the_first  # type: ignore[method-assign]
+    reacts(page, lambda params: params.get("type") == "mouseReleased", "covered")
     assert await run(svc, "browser_dom", action="click", tabId=5, ref="e8", clickCount=2) == (
         False,
         "e8 was clicked 1 of 2 times: a frame of another page lies over it there and would get the click",
@@ -235,13 +238,7 @@ async def test_a_drag_drops_nothing_on_a_frame_laid_over_its_target_and_gives_up
     page = RecordedPage()
     page.oopif = True
     svc = await snapshotted(page)
-    original = page._answer
-
-    def covers_the_target(method: str, params: dict[str, object]) -> dict[str, object]:
-        page.covered = page.covered or (params.get("type") == "mouseMoved" and params.get("buttons") == 1)
-        return original(method, params)
-
-    page._answer = covers_the_target  # type: ignore[method-assign]
+    reacts(page, lambda params: params.get("type") == "mouseMoved" and params.get("buttons") == 1, "covered")
     assert await run(svc, "browser_dom", action="drag", tabId=5, ref="e8", toRef="e5") == (
         False,
         "e8 was not dropped: a frame of another page lies over e5 there and would get the drop",

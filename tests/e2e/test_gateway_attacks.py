@@ -184,26 +184,32 @@ def test_another_program_using_a_trusted_agents_name_is_a_new_agent_and_is_asked
         ext.send({"type": "config/set", "patch": {"gatewayTrusted": []}})
 
 
-def test_a_tab_id_of_the_wrong_type_is_refused_before_anyone_is_asked(
-    ext: Extension, codex: StdioServerParameters, site: str
-) -> None:
-    page = open_site_tab(ext, site)
-    tab_id = person_tab_id(ext, page.url)
+def on_shared_tab(
+    ext: Extension, codex: StdioServerParameters, tab_id: int, arguments: dict[str, Any]
+) -> AgentThread:
+    """An agent that calls browser_dom with `arguments` once the person shared tab `tab_id` with it."""
     go = threading.Event()
 
     async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
         await wait_listed(client, lambda n: "browser_dom" in n)
         await anyio.to_thread.run_sync(go.wait, 60)
-        return await client.call_tool(
-            "browser_dom", {"action": "click", "selector": "#buy", "tabId": str(tab_id)}
-        )
+        return await client.call_tool("browser_dom", arguments)
 
     running = AgentThread(codex, body)
     running.start()
-    # Even a tab the person shared: "123" is a mistake to report, never a tab to guess.
     ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab_id, "shared": True})
     go.set()
-    result = running.outcome()
+    return running
+
+
+def test_a_tab_id_of_the_wrong_type_is_refused_before_anyone_is_asked(
+    ext: Extension, codex: StdioServerParameters, site: str
+) -> None:
+    page = open_site_tab(ext, site)
+    tab_id = person_tab_id(ext, page.url)
+    # Even a tab the person shared: "123" is a mistake to report, never a tab to guess.
+    arguments = {"action": "click", "selector": "#buy", "tabId": str(tab_id)}
+    result = on_shared_tab(ext, codex, tab_id, arguments).outcome()
     assert result.is_error is True and "tabId" in text_of(result)
     no_question_for(ext, 0.5)
     assert page.locator("#count").inner_text() == "clicks: 0"
@@ -218,19 +224,8 @@ def test_a_key_that_would_paste_the_persons_clipboard_into_the_page_is_refused_u
     ext.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site)
     page.evaluate("navigator.clipboard.writeText('hunter2, the person\\'s password')")  # the person copied it
     tab_id = person_tab_id(ext, page.url)
-    go = threading.Event()
-
-    async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
-        await wait_listed(client, lambda n: "browser_dom" in n)
-        await anyio.to_thread.run_sync(go.wait, 60)
-        return await client.call_tool(
-            "browser_dom", {"action": "press", "tabId": tab_id, "selector": "#search", "key": "Control+v"}
-        )
-
-    running = AgentThread(codex, body)
-    running.start()
-    ext.send({"type": "agents/share", "id": agent_id(ext, "codex"), "tabId": tab_id, "shared": True})
-    go.set()
+    arguments = {"action": "press", "tabId": tab_id, "selector": "#search", "key": "Control+v"}
+    running = on_shared_tab(ext, codex, tab_id, arguments)
     asked: list[dict[str, Any]] = []
     while running.is_alive() and not asked:
         asked = ext.send({"type": "approvals"})["pending"]

@@ -9,7 +9,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -276,29 +276,45 @@ def test_tabs_an_agents_page_opens_are_its_own_and_acting_there_is_asked_for_the
     assert {group for url, group in opened if "person" in url} == {-1}
 
 
+def in_own_tab(
+    tmp_path: Path, url: str, shows: str, act: Callable[[Client, int], Awaitable[Any]]
+) -> AgentThread:
+    """An agent that opens `url` in a tab of its own, waits for the page to show `shows`, then acts there."""
+
+    async def body(client: Client, _notices: list[Any]) -> Any:
+        await wait_listed(client, lambda n: "browser_dom" in n)
+        opened = await client.call_tool("browser_tab", {"action": "create", "url": url})
+        tab_id = json.loads(unwrapped(text_of(opened)))["id"]
+        await client.call_tool("browser_dom", {"action": "wait_for", "tabId": tab_id, "text": shows})
+        return await act(client, tab_id)
+
+    running = AgentThread(agent_params(tmp_path), body)
+    running.start()
+    return running
+
+
+def allowed_on(ext: Extension, running: AgentThread, site: str) -> list[dict[str, Any]]:
+    """The person allows the agent on `site` for the session (its first question); the questions after it."""
+    [first] = wait_pending(ext)
+    assert first["site"] == site
+    answer(ext, first, "session")  # covers that site's page, not a frame of another site in it
+    return asked_or_done(ext, running)
+
+
 def test_keys_an_agent_types_on_a_never_reach_bs_frame_when_as_page_moves_the_focus_there(
-    ext: Extension, a: str, b: str, tmp_path: Path
+    ext: Extension, a: str, tmp_path: Path
 ) -> None:
     """A's page moves the focus into B's frame in the middle of the typing and hides it from the page world:
     the typing stops there and says why, and a key pressed on no element is refused, with nothing asked."""
 
-    async def body(client: Client, _notices: list[Any]) -> list[types.CallToolResult]:
-        await wait_listed(client, lambda n: "browser_dom" in n)
-        opened = await client.call_tool("browser_tab", {"action": "create", "url": f"{a}/steal"})
-        tab_id = json.loads(unwrapped(text_of(opened)))["id"]
-        await client.call_tool("browser_dom", {"action": "wait_for", "tabId": tab_id, "text": "keys: 0"})
-        typed = await client.call_tool(
-            "browser_dom", {"action": "type", "tabId": tab_id, "selector": "#field", "text": "hello world"}
-        )
+    async def act(client: Client, tab_id: int) -> list[types.CallToolResult]:
+        arguments = {"action": "type", "tabId": tab_id, "selector": "#field", "text": "hello world"}
+        typed = await client.call_tool("browser_dom", arguments)
         pressed = await client.call_tool("browser_dom", {"action": "press", "tabId": tab_id, "key": "Enter"})
         return [typed, pressed]
 
-    running = AgentThread(agent_params(tmp_path), body)
-    running.start()
-    [first] = wait_pending(ext)
-    assert first["site"] == a
-    answer(ext, first, "session")  # covers A's page, not B's frame
-    assert asked_or_done(ext, running) == [], "the keys were asked for elsewhere"
+    running = in_own_tab(tmp_path, f"{a}/steal", "keys: 0", act)
+    assert allowed_on(ext, running, a) == [], "the keys were asked for elsewhere"
     typed, pressed = running.outcome()
     page = tab_showing(ext, f"{a}/steal")
     frame = page.frame_locator("iframe")
@@ -313,21 +329,13 @@ def test_keys_an_agent_types_on_a_never_reach_bs_frame_when_as_page_moves_the_fo
 
 
 def test_a_click_an_agent_aims_at_as_button_never_lands_in_bs_frame_laid_over_it(
-    ext: Extension, a: str, b: str, tmp_path: Path
+    ext: Extension, a: str, tmp_path: Path
 ) -> None:
-    async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
-        await wait_listed(client, lambda n: "browser_dom" in n)
-        opened = await client.call_tool("browser_tab", {"action": "create", "url": f"{a}/cover"})
-        tab_id = json.loads(unwrapped(text_of(opened)))["id"]
-        await client.call_tool("browser_dom", {"action": "wait_for", "tabId": tab_id, "text": "Buy in B"})
+    async def act(client: Client, tab_id: int) -> types.CallToolResult:
         return await client.call_tool("browser_dom", {"action": "click", "tabId": tab_id, "selector": "#buy"})
 
-    running = AgentThread(agent_params(tmp_path), body)
-    running.start()
-    [first] = wait_pending(ext)
-    assert first["site"] == a
-    answer(ext, first, "session")  # covers A's page, not B's frame
-    assert asked_or_done(ext, running) == [], "the click was asked for elsewhere"
+    running = in_own_tab(tmp_path, f"{a}/cover", "Buy in B", act)
+    assert allowed_on(ext, running, a) == [], "the click was asked for elsewhere"
     clicked = running.outcome()
     page = tab_showing(ext, f"{a}/cover")
     assert page.frame_locator("iframe").locator("#count").inner_text() == "clicks: 0", (
@@ -349,23 +357,15 @@ def test_a_card_number_typed_into_bs_frame_never_reaches_as_field_when_a_takes_t
     keys sent to B's frame after the focus left it went nowhere), and none reach A's field."""
     number = "4111 1111 1111 1111 " * 10
 
-    async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
-        await wait_listed(client, lambda n: "browser_dom" in n)
-        opened = await client.call_tool("browser_tab", {"action": "create", "url": f"{a}/checkout"})
-        tab_id = json.loads(unwrapped(text_of(opened)))["id"]
-        await client.call_tool("browser_dom", {"action": "wait_for", "tabId": tab_id, "text": "Checkout"})
+    async def act(client: Client, tab_id: int) -> types.CallToolResult:
         outline = await client.call_tool("browser_page", {"action": "snapshot", "tabId": tab_id})
         card = ref_of(text_of(outline), 'textbox "Card number"')
         return await client.call_tool(
             "browser_dom", {"action": "type", "tabId": tab_id, "ref": card, "text": number}
         )
 
-    running = AgentThread(agent_params(tmp_path), body)
-    running.start()
-    [first] = wait_pending(ext)
-    assert first["site"] == a
-    answer(ext, first, "session")
-    [in_b] = asked_or_done(ext, running)
+    running = in_own_tab(tmp_path, f"{a}/checkout", "Checkout", act)
+    [in_b] = allowed_on(ext, running, a)
     assert in_b["site"] == b  # typing inside B's frame
     answer(ext, in_b, "once")
     typed = running.outcome()
