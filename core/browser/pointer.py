@@ -59,9 +59,7 @@ async def click_at(
         *guard.guarding(_clicks(element.session, button=button, count=count, modifiers=modifiers)),
     ]
     answer, _ = await at_center(ctx, state, element, inputs)
-    why = guard.stopped(inputs, answer.results) or (
-        f"{LEFT_PAGE} before the click was done" if answer.left else None
-    )
+    why = f"{LEFT_PAGE} before the click was done" if answer.left else guard.stopped(inputs, answer.results)
     if why is not None:
         raise RespondToModel(f"{element.label} was {_how_far(inputs[: len(answer.results)], count)}: {why}")
     return answer.checked(f"click {element.label}")
@@ -95,13 +93,13 @@ async def drag_onto(ctx: PageContext, state: TabState, source: Element, target: 
         ),
     ]
     answer = await ctx.cdp.run(state.tab_id, start)
+    not_dropped = RespondToModel(f"{source.label} was not dropped: {LEFT_PAGE} during the drag")
+    if answer.left:
+        raise not_dropped
     if why := pressing.stopped(start, answer.results):
         await ctx.cdp.run(state.tab_id, [Command("Input.setInterceptDrags", {"enabled": False}, s)])
         raise RespondToModel(f"{source.label} was not dragged: {why}")
     answer.checked("drag")
-    not_dropped = RespondToModel(f"{source.label} was not dropped: {LEFT_PAGE} during the drag")
-    if answer.left:
-        raise not_dropped
     data = answer.drag
     if data is None:  # the interception event may trail the last move
         data = (await ctx.cdp.run(state.tab_id, [Command("Runtime.evaluate", {"expression": "0"})])).drag
@@ -118,11 +116,11 @@ async def drag_onto(ctx: PageContext, state: TabState, source: Element, target: 
         Command("Input.setInterceptDrags", {"enabled": False}, s),
     ]
     dropped = await ctx.cdp.run(state.tab_id, finish, epoch=answer.state.epoch)
+    if not dropped.results or dropped.left:
+        raise not_dropped
     if why := dropping.stopped(finish, dropped.results):
         await ctx.cdp.run(state.tab_id, _cancelled(data, x1, y1, s))
         raise RespondToModel(f"{source.label} was not dropped: {why}")
-    if not dropped.results or dropped.left:
-        raise not_dropped
     dropped.checked("drop")
     how = "an HTML drag and drop" if data is not None else "a mouse drag (the page started no HTML drag)"
     return f"Dragged {source.label} onto {target.label} ({how})."

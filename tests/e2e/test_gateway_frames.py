@@ -75,7 +75,8 @@ PAGES = {
     ("b", "/pay"): '<!doctype html><title>B pay</title><input id="card" aria-label="Card number">',
     ("b", "/form"): '<!doctype html><title>B form</title><p id="keys">keys: 0</p><input id="bfield">'
     '<script>let keys = 0; addEventListener("focus", () => document.getElementById("bfield").focus());'
-    'addEventListener("keydown", () => { document.getElementById("keys").textContent = "keys: " + ++keys; });'
+    'const count = () => { document.getElementById("keys").textContent = "keys: " + ++keys; };'
+    'for (const kind of ["keydown", "keypress", "keyup"]) addEventListener(kind, count);'
     "</script>",
 }
 
