@@ -21,6 +21,7 @@ from core.browser.text_entry import type_by_selector, type_into
 from core.calls.capabilities import McpRequestError
 from core.calls.deadline import DeadlineExceeded
 from core.calls.errors import RespondToModel
+from core.calls.tab_scope import site_of
 from core.host_link.host_requests import ask_host
 from core.messages.host_methods import FILES_CHECK_UPLOAD, UploadParams
 from core.web.fence import PageText, fence
@@ -296,6 +297,15 @@ async def dialog(ctx: PageContext, a: BrowserDomArgs) -> PageText:
     state = await ctx.cdp.state(a.tabId)
     if state.dialog is None:
         raise RespondToModel(f"no JavaScript dialog is open on tab {state.tab_id}")
+    # What an agent may do was asked for the page's site; the answer to this dialog goes to its opener's (an
+    # about:blank or data: frame's content is its parent's: no site of its own).
+    opener = site_of(state.dialog.url)
+    if ctx.by_agent and a.accept and opener is not None and opener != site_of(state.url):
+        raise RespondToModel(
+            f"the {state.dialog.type} was opened by a frame of {opener} in this page: accepting it (or "
+            "typing in its prompt) acts in that frame, which the person was not asked about. Dismiss it: "
+            'browser_dom {"action": "dialog", "accept": false}.'
+        )
     params: dict[str, Any] = {"accept": bool(a.accept)}
     if a.promptText is not None:
         params["promptText"] = a.promptText

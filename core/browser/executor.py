@@ -71,6 +71,7 @@ class Dialog:
     message: str
     default_prompt: str
     session: str | None
+    url: str = ""  # the address of the frame that opened it
 
     def describe(self) -> str:
         how = (
@@ -165,6 +166,7 @@ def read_dialog(raw: Any) -> Dialog | None:
         message=str(raw.get("message", "")),
         default_prompt=str(raw.get("defaultPrompt") or ""),
         session=raw.get("session"),
+        url=str(raw.get("url") or ""),
     )
 
 

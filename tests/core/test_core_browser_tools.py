@@ -10,10 +10,15 @@ from typing import Any, get_args
 
 import pytest
 
+from core.browser import dom
 from core.browser.actions import ACTIONS, ActionInfo
+from core.browser.context import PageContext, refs_of
+from core.browser.dom_args import BrowserDomArgs
+from core.browser.executor import Cdp
 from core.browser.tool_spec import BrowserToolSpec
 from core.browser.tool_table import BROWSER_TOOLS, describe
 from core.calls.capabilities import BrowserToolError, McpErrorCode, McpRequestError
+from core.calls.errors import RespondToModel
 from core.calls.tab_scope import PAGE_CHANGED, TAB_MOVED, shown_site, site_of
 from core.runtime.facade import Service
 from core.tools.handlers.browser import NO_TAB
@@ -1394,3 +1399,36 @@ async def test_what_the_page_threw_while_tabgate_reached_into_an_element_comes_f
     assert (success, fenced(text)) == (
         False, block(thrown.replace("0123456789abcdef", "<nonce removed>"), before="e5: the page threw:")
     )  # fmt: skip
+
+
+# ------------------------------------------------------------------ whose dialog an agent answers
+
+
+@pytest.mark.parametrize(
+    ("opener", "caller", "accept", "refused"),
+    [
+        ("http://b.test/pay", "agent-1", True, True),  # a frame of another site opened it
+        ("http://b.test/pay", "agent-1", False, False),  # dismissing it is always open: actions wait for it
+        ("http://b.test/pay", "person", True, False),  # the person's own calls are not asked
+        ("http://127.0.0.1:8001/login.html", "agent-1", True, False),  # the page itself opened it
+        ("about:blank", "agent-1", True, False),  # a frame the page wrote has no site of its own
+    ],
+)
+async def test_an_agent_accepts_only_dialogs_the_page_it_was_allowed_on_opened(
+    opener: str, caller: str, accept: bool, refused: bool
+) -> None:
+    page = RecordedPage()
+    page.dialog = {"type": "prompt", "message": "Password, please", "defaultPrompt": "", "url": opener}
+    ctx = PageContext(Cdp(page, 5_000, blocked_by_dialog=False), refs_of(page), None, (), None, caller=caller)
+    args = BrowserDomArgs(action="dialog", tabId=5, accept=accept, promptText="hunter2" if accept else None)
+    if refused:
+        with pytest.raises(RespondToModel) as refusal:
+            await dom.dialog(ctx, args)
+        assert refusal.value.message.startswith(
+            "the prompt was opened by a frame of http://b.test in this page: accepting it (or typing in its "
+            "prompt) acts in that frame, which the person was not asked about."
+        )
+        assert page.methods("Page.handleJavaScriptDialog") == []
+        return
+    await dom.dialog(ctx, args)
+    assert page.methods("Page.handleJavaScriptDialog") == ["Page.handleJavaScriptDialog"]

@@ -18,7 +18,7 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
-from playwright.sync_api import Page, Playwright
+from playwright.sync_api import Page, Playwright, expect
 
 from tests.core.fenced import unwrapped
 from tests.e2e.test_gateway_attacks import agent_params, answer
@@ -73,6 +73,14 @@ PAGES = {
     "const watch = setInterval(() => { if (document.activeElement === pay) {"
     " clearInterval(watch); setTimeout(() => notes.focus(), 30); } }, 1);</script>",
     ("b", "/pay"): '<!doctype html><title>B pay</title><input id="card" aria-label="Card number">',
+    # B's frame in A's page asks for a password, in a prompt of its own.
+    ("a", "/asks"): "<!doctype html><title>A asks</title><p>Welcome</p>"
+    '<iframe title="B asks" src="{b}/asks" width="300" height="100"></iframe>',
+    (
+        "b",
+        "/asks",
+    ): '<!doctype html><title>B asks</title><p id="answer">unanswered</p><script>setTimeout(() => {'
+    ' document.getElementById("answer").textContent = String(prompt("Password, please")); }, 300);</script>',
     ("b", "/form"): '<!doctype html><title>B form</title><p id="keys">keys: 0</p><input id="bfield">'
     '<script>let keys = 0; addEventListener("focus", () => document.getElementById("bfield").focus());'
     'const count = () => { document.getElementById("keys").textContent = "keys: " + ++keys; };'
@@ -377,3 +385,36 @@ def test_a_card_number_typed_into_bs_frame_never_reaches_as_field_when_a_takes_t
     assert typed.is_error is False and text_of(typed).endswith(
         "; the rest was not typed: the page moved the keyboard focus away from the element."
     ), text_of(typed)
+
+
+def test_an_agent_may_dismiss_but_not_answer_a_dialog_that_bs_frame_opened_on_as_page(
+    ext: Extension, a: str, tmp_path: Path
+) -> None:
+    """Accepting B's prompt (its text goes to B's page) acts in B's frame, which nobody was asked about;
+    dismissing it, which every action waits for, stays open to the agent."""
+
+    async def act(client: Client, tab_id: int) -> list[types.CallToolResult]:
+        await anyio.sleep(1.0)  # B's prompt opens 300 ms after its page loads
+        arguments = {"action": "dialog", "tabId": tab_id, "accept": True, "promptText": "hunter2"}
+        answered = await client.call_tool("browser_dom", arguments)
+        dismissed = await client.call_tool(
+            "browser_dom", {"action": "dialog", "tabId": tab_id, "accept": False}
+        )
+        return [answered, dismissed]
+
+    def keep_open(_dialog: Any) -> None:
+        """A listener, so that Playwright leaves the page's dialogs to Tabgate."""
+
+    ext.context.on("dialog", keep_open)
+    try:
+        running = in_own_tab(tmp_path, f"{a}/asks", "Welcome", act)
+        assert allowed_on(ext, running, a) == [], "the person was asked about B"
+        answered, dismissed = running.outcome()
+    finally:
+        ext.context.remove_listener("dialog", keep_open)
+    frame = tab_showing(ext, f"{a}/asks").frame_locator("iframe")
+    expect(frame.locator("#answer")).to_have_text("null")  # dismissed: B never got the text
+    assert answered.is_error is True and "opened by a frame of http://b.test" in text_of(answered), text_of(
+        answered
+    )
+    assert dismissed.is_error is False, text_of(dismissed)
