@@ -29,6 +29,7 @@ from core.messages.runtime_messages import (
 type Answer = dict[str, Any]
 
 STOPPED = "stopped by the person"
+UNSHARED = "the person stopped sharing that tab"
 
 
 class AgentControls:
@@ -98,8 +99,13 @@ class AgentControls:
             agent.shared.add(params.tabId)
         else:
             agent.shared.discard(params.tabId)
-            if agent.last_tab == params.tabId and params.tabId not in agent.own:
-                agent.last_tab = None
+            if params.tabId not in agent.own:
+                if agent.last_tab == params.tabId:
+                    agent.last_tab = None
+                # The tab is the person's again: the agent's calls in it stop (a command list sends nothing
+                # more) and its questions about it are withdrawn.
+                agent.cancel_running(UNSHARED, outcome=Outcome.STOPPED, tab_id=params.tabId)
+                self._consent.withdraw(UNSHARED, agent_id=agent.id, tab_id=params.tabId)
         self._changed()
         return {"ok": True}
 

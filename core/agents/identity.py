@@ -205,15 +205,17 @@ class AgentState:
         *,
         outcome: Outcome = Outcome.WITHDRAWN,
         acting_only: bool = False,
+        tab_id: int | None = None,
     ) -> int:
         """Cancel the calls past their question (those still asking end with their withdrawn question), or
-        only the acting ones; each ends with `outcome`."""
+        only the acting ones, or those in one tab; each ends with `outcome`."""
         calls = [
             call
             for call in self.running.values()
             if (session is None or call.session == session)
             and not call.asking
             and (call.acting or not acting_only)
+            and (tab_id is None or call.tab_id == tab_id)
         ]
         for call in calls:
             call.stopped, call.stopped_as = reason, outcome

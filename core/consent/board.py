@@ -292,13 +292,22 @@ class ConsentBoard:
                     entry.release.set_result(entry.held)
         self._changed()
 
-    def withdraw(self, reason: str, *, session: str | None = None, agent_id: str | None = None) -> int:
-        """Withdraw the open questions of one session, one agent, or (neither given) all of them."""
+    def withdraw(
+        self,
+        reason: str,
+        *,
+        session: str | None = None,
+        agent_id: str | None = None,
+        tab_id: int | None = None,
+    ) -> int:
+        """Withdraw the open questions of one session, one agent (about one tab), or (none given) all."""
         count = 0
         for entry in list(self._pending.values()):
             if session is not None and entry.session != session:
                 continue
             if agent_id is not None and entry.question.agent_id != agent_id:
+                continue
+            if tab_id is not None and entry.question.tab_id != tab_id:
                 continue
             # An open question waits for its answer, a held one for the pause to end.
             waiting = entry.release if entry.release is not None else entry.answer

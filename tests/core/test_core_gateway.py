@@ -51,6 +51,8 @@ class Chrome:
         self._next = 100
         self.storage_started = asyncio.Event()
         self.storage_held = False  # browser_storage calls wait for ever (a call still running)
+        self.debugger_started = asyncio.Event()
+        self.debugger_held = False  # debugger command lists wait for ever (typing a long text)
         self.guarded: list[
             int
         ] = []  # the tabs whose loads the browser holds (core/agents/agent_navigation.py)
@@ -89,6 +91,9 @@ class Chrome:
             if "url" in args:
                 tab["url"] = args["url"]
             return tab
+        if tool == "cdp" and self.debugger_held:
+            self.debugger_started.set()
+            await asyncio.Event().wait()
         if tool in ("cdp", "cdp.buffer"):  # the debugger: a navigation lands at once, loaded
             return self._debugger(self.tabs[args["tabId"]], args.get("commands", []))
         if tool == "browser_page" and action == "title":
@@ -427,6 +432,41 @@ async def test_a_shared_tab_is_usable_until_the_person_stops_sharing_it() -> Non
     # And the last tab it used is no longer its default: a read with no tab gets a tab of its own.
     await setup.call("browser_page", {"action": "title"})
     assert setup.tab_of(setup.dispatched[-1]) != 7
+
+
+async def test_when_the_person_stops_sharing_a_tab_the_agents_call_in_it_stops() -> None:
+    """Typing a long text into the person's shared tab: *Stop sharing* ends it (its command list with it)."""
+    setup = await Setup(gateway=True, gatewayTrusted=[CODEX["executable"]]).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    setup.chrome.debugger_held = True
+    running = setup.call(
+        "browser_dom", {"action": "type", "tabId": SHOP["id"], "selector": "#q", "text": "x"}
+    )
+    await asyncio.wait_for(setup.chrome.debugger_started.wait(), 5)
+    await setup.share(SHOP["id"], shared=False)
+    assert await asyncio.wait_for(running, 5) == {
+        "content": [{"type": "text", "text": "The call was stopped: the person stopped sharing that tab."}],
+        "isError": True,
+    }
+    assert (await setup.agents())[0]["running"] == []
+
+
+async def test_when_the_person_stops_sharing_a_tab_the_agents_questions_about_it_are_withdrawn() -> None:
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    asking = setup.call("browser_dom", {"action": "click", "tabId": SHOP["id"], "selector": "#buy"})
+    elsewhere = setup.call(
+        "browser_dom", {"action": "click", "tabId": await setup.own_tab(), "selector": "#b"}
+    )
+    assert len(await setup.pending(2)) == 2
+    await setup.share(SHOP["id"], shared=False)
+    [left] = await setup.pending(1)
+    assert left["tab"]["tabId"] != SHOP["id"]  # its question about its own tab still waits
+    assert "withdrawn" in text(await asyncio.wait_for(asking, 5))
+    assert setup.chrome.acted() == []
+    elsewhere.cancel()
 
 
 # -- arguments are checked before anyone is asked ----------------------------------------------------------

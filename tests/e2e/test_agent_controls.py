@@ -224,7 +224,7 @@ def test_many_waiting_questions_are_grouped_by_agent_in_the_popup_with_the_badge
     page.close()
 
 
-@pytest.mark.parametrize("control", ["stop", "pause"])
+@pytest.mark.parametrize("control", ["stop", "pause", "unshare"])
 def test_stopping_or_pausing_agents_while_one_types_stops_its_keys(
     ext: Extension, site: str, control: str
 ) -> None:
@@ -241,6 +241,10 @@ def test_stopping_or_pausing_agents_while_one_types_stops_its_keys(
     wait_for(lambda: len(field.input_value()) >= 5, "the agent's typing to begin")
     if control == "stop":
         assert ext.send({"type": "agents/stop", "id": codex}) == {"stopped": 1}
+    elif control == "unshare":  # *Stop sharing* the tab it types into
+        assert ext.send({"type": "agents/share", "id": codex, "tabId": tab["id"], "shared": False}) == {
+            "ok": True
+        }
     else:
         assert ext.send({"type": "agents/pause", "paused": True}) == {"paused": True}
     [typed] = running.outcome()
