@@ -14,6 +14,7 @@ from playwright.sync_api import Playwright
 from tests.core.fenced import fenced, page_of, unwrapped
 from tests.support.browser import Extension, grant_site_access, launch
 from tests.support.local_site import FixturePages, serve
+from tests.support.polling import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -62,6 +63,11 @@ def test_console_and_network_after_two_navigations_show_the_current_page_and_cou
     tab_id = json.loads(unwrapped(says(ext, "browser_tab", action="create", url=f"{site}/logs.html?p=zero")))[
         "id"
     ]
+    # Page zero has fetched before Tabgate attaches (its first debugger action): its request is none of the
+    # debugger's (attaching first, under load, recorded it).
+    wait_for(lambda: any("p=zero" in page.url for page in ext.context.pages), "the tab on page zero")
+    zero = next(page for page in ext.context.pages if "p=zero" in page.url)
+    zero.get_by_text("Fetched zero").wait_for()
     says(ext, "browser_dom", action="wait_for", tabId=tab_id, text="Fetched zero")  # Tabgate attaches here
     visit(ext, tab_id, site, "one")
     visit(ext, tab_id, site, "two")

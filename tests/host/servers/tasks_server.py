@@ -11,6 +11,7 @@ STATE_DIR. A client that does not declare the extension gets -32021 (the spec's 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import uuid
 from collections.abc import Sequence
@@ -58,8 +59,12 @@ def _load(task_id: str) -> dict[str, Any]:
 
 
 def _save(task: dict[str, Any]) -> None:
+    """Written whole or not at all: the tests read these files while the server runs."""
     task["lastUpdatedAt"] = _now()
-    _path(task["taskId"]).write_text(json.dumps(task))
+    path = _path(task["taskId"])
+    written = path.with_suffix(".tmp")
+    written.write_text(json.dumps(task))
+    os.replace(written, path)
 
 
 class Tasks(Extension):
