@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,9 +13,9 @@ import pytest
 from playwright.sync_api import Playwright
 
 from tests.core.fenced import fenced, page_of, unwrapped
+from tests.support.bounds import BROWSER_CALL_S
 from tests.support.browser import Extension, grant_site_access, launch
 from tests.support.local_site import FixturePages, serve
-from tests.support.polling import wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -65,8 +66,10 @@ def test_console_and_network_after_two_navigations_show_the_current_page_and_cou
     ]
     # Page zero has fetched before Tabgate attaches (its first debugger action): its request is none of the
     # debugger's (attaching first, under load, recorded it).
-    wait_for(lambda: any("p=zero" in page.url for page in ext.context.pages), "the tab on page zero")
-    zero = next(page for page in ext.context.pages if "p=zero" in page.url)
+    deadline = time.monotonic() + BROWSER_CALL_S
+    while (zero := next((page for page in ext.context.pages if "p=zero" in page.url), None)) is None:
+        assert time.monotonic() < deadline, "no tab shows page zero"
+        ext.page.wait_for_timeout(100)  # Playwright hears of new tabs while it waits, not while Python sleeps
     zero.get_by_text("Fetched zero").wait_for()
     says(ext, "browser_dom", action="wait_for", tabId=tab_id, text="Fetched zero")  # Tabgate attaches here
     visit(ext, tab_id, site, "one")

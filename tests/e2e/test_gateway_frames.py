@@ -150,7 +150,7 @@ def tab_showing(ext: Extension, url: str) -> Page:
         if pages:
             return pages[0]
         assert time.monotonic() < deadline, f"no tab shows {url}"
-        time.sleep(0.1)
+        ext.page.wait_for_timeout(100)  # Playwright hears of new tabs while it waits, not while Python sleeps
 
 
 def asked_or_done(
