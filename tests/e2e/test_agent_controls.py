@@ -224,7 +224,17 @@ def test_many_waiting_questions_are_grouped_by_agent_in_the_popup_with_the_badge
     page.close()
 
 
-@pytest.mark.parametrize("control", ["stop", "pause", "unshare"])
+# What the agent is told, by control: the core stops the call, or (agents turned off) the host closes the
+# agent's connection and the core then stops the call.
+STOPPED_BY = {
+    "stop": "The call was stopped: ",
+    "pause": "The call was stopped: ",
+    "unshare": "The call was stopped: ",
+    "off": "Tabgate went away during the call",
+}
+
+
+@pytest.mark.parametrize("control", list(STOPPED_BY))
 def test_stopping_or_pausing_agents_while_one_types_stops_its_keys(
     ext: Extension, site: str, control: str
 ) -> None:
@@ -239,19 +249,24 @@ def test_stopping_or_pausing_agents_while_one_types_stops_its_keys(
     assert ext.send({"type": "approval/answer", "id": request["id"], "decision": "once"}) == {"ok": True}
     field = page.locator("#note")
     wait_for(lambda: len(field.input_value()) >= 5, "the agent's typing to begin")
-    if control == "stop":
-        assert ext.send({"type": "agents/stop", "id": codex}) == {"stopped": 1}
-    elif control == "unshare":  # *Stop sharing* the tab it types into
-        assert ext.send({"type": "agents/share", "id": codex, "tabId": tab["id"], "shared": False}) == {
-            "ok": True
-        }
-    else:
-        assert ext.send({"type": "agents/pause", "paused": True}) == {"paused": True}
-    [typed] = running.outcome()
-    assert typed.is_error is True and text_of(typed).startswith("The call was stopped: "), text_of(typed)
-    at_end = len(field.input_value())
-    time.sleep(1.0)
-    assert len(field.input_value()) <= at_end + 1 < 300  # a key on its way when it ended may still land
+    try:
+        if control == "stop":
+            assert ext.send({"type": "agents/stop", "id": codex}) == {"stopped": 1}
+        elif control == "unshare":  # *Stop sharing* the tab it types into
+            shared = {"type": "agents/share", "id": codex, "tabId": tab["id"], "shared": False}
+            assert ext.send(shared) == {"ok": True}
+        elif control == "off":  # *Let agents use Tabgate* turned off
+            gateway(ext, False)
+        else:
+            assert ext.send({"type": "agents/pause", "paused": True}) == {"paused": True}
+        [typed] = running.outcome()
+        assert typed.is_error is True and text_of(typed).startswith(STOPPED_BY[control]), text_of(typed)
+        at_end = len(field.input_value())
+        time.sleep(1.0)
+        assert len(field.input_value()) <= at_end + 1 < 300  # a key on its way when it ended may still land
+    finally:
+        if control == "off":
+            gateway(ext, True)  # for the module's other tests
     popup.close()
     page.close()
 
