@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -30,7 +31,7 @@ from core.records.history_book import HistoryBook
 from core.records.resumed_tasks import finished_task
 from core.runtime.catalog import build_registry
 from core.runtime.config import ConfigError, ToolsConfig, load_stored_config
-from core.runtime.running_calls import RunningCalls
+from core.runtime.running_calls import RunningCalls, stopped_answer
 from core.tools.handlers.plan import PlanBoard
 from core.tools.parallel import TurnGates
 from core.tools.registry import ToolRegistry
@@ -258,13 +259,22 @@ class Service:
         """The contract §5 answer, with the call's `outcome` (core.calls.outcome): a request refused before
         anything ran is `rejected`."""
         call_id = message.item.get("call_id") if isinstance(message.item, dict) else None
+        call = call_id if isinstance(call_id, str) else ""
+        task = asyncio.current_task() if call else None
+        if task is not None:
+            self._running.started(task, call)  # the popup's Cancel finds it by its call_id
         try:
-            return await self._running.run(
-                call_id if isinstance(call_id, str) else None, self._dispatch_item(message)
-            )
+            return await self._dispatch_item(message)
         except McpRequestError as error:
             rejected: Answer = {**error.to_wire(), "outcome": Outcome.REJECTED.value}
             return rejected
+        except asyncio.CancelledError:
+            if task is None or not self._running.stopped_by_person(task):
+                raise
+            return stopped_answer(call)
+        finally:
+            if task is not None:
+                self._running.ended(task)
 
     async def _dispatch_item(self, message: m.Dispatch) -> Answer:
         try:
