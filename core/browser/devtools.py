@@ -4,6 +4,7 @@ or since Tabgate first acted on the tab."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
@@ -14,6 +15,7 @@ from core.browser.executor import Buffer, Command
 from core.browser.fields import TabId
 from core.browser.tool_spec import BrowserToolSpec
 from core.calls.errors import RespondToModel
+from core.calls.tab_scope import site_of
 from core.web.fence import PageText
 
 BODY_LIMIT = 100 * 1024
@@ -87,19 +89,70 @@ def _on_this_page(entry: dict[str, Any], buffer: Buffer) -> bool:
     return buffer.loader_id is not None and entry.get("loaderId") == buffer.loader_id
 
 
+NOT_A_WEB_PAGE = "a frame that is not a web page"
+
+
+@dataclass(frozen=True, slots=True)
+class _Recorded:
+    """A buffer's entries split into those Tabgate shows and those it keeps back, with where each came from:
+    a frame (or an earlier page of the tab) of a site Tabgate has no access to is read here as the page's
+    outline reads it (core/browser/page_walk.py): not at all."""
+
+    buffer: Buffer
+    shown: list[dict[str, Any]]
+    hidden: list[tuple[dict[str, Any], str]]
+
+
+def _source(entry: dict[str, Any]) -> str | None:
+    """The site of the document an entry came from: a request's document, else the script context whose
+    console it is, else the page its session showed (a frame of about:blank or data: shows its parent's)."""
+    return next((s for key in ("doc", "origin", "page") if (s := site_of(str(entry.get(key) or "")))), None)
+
+
+async def _recorded(ctx: PageContext, tab_id: int | None, name: str) -> _Recorded:
+    buffer = await ctx.cdp.buffer(tab_id, name)
+    top = site_of(buffer.state.url)
+    sources = [_source(e) for e in buffer.entries]
+    granted = await ctx.cdp.granted(sorted({s for s in sources if s is not None and s != top}))
+    shown: list[dict[str, Any]] = []
+    hidden: list[tuple[dict[str, Any], str]] = []
+    for entry, site in zip(buffer.entries, sources, strict=True):
+        if site is None and entry.get("session") is None and entry.get("frame") is None:
+            shown.append(entry)  # the tab's own process: a document its page wrote
+        elif site is None:
+            hidden.append((entry, NOT_A_WEB_PAGE))
+        elif site == top or site in granted:
+            shown.append(entry)
+        else:
+            hidden.append((entry, site))
+    return _Recorded(buffer, shown, hidden)
+
+
+def _kept_back(sources: list[str]) -> str:
+    if not sources:
+        return ""
+    named = ", ".join(sorted(set(sources)))
+    return (
+        f"; {len(sources)} more not shown, from {named}: Tabgate has no access there (grant it to see them)"
+    )
+
+
 def _scoped(
-    buffer: Buffer, scope: str, wanted: Callable[[dict[str, Any]], bool], limit: int, what: str
+    recorded: _Recorded, scope: str, wanted: Callable[[dict[str, Any]], bool], limit: int, what: str
 ) -> tuple[list[dict[str, Any]], str]:
-    """The latest `limit` wanted entries in scope, and Tabgate's words for how many, and how many older."""
-    matching = [e for e in buffer.entries if wanted(e)]
+    """The latest `limit` wanted entries in scope, and Tabgate's words for how many, how many older and how
+    many kept back."""
+    buffer = recorded.buffer
+    matching = [e for e in recorded.shown if wanted(e)]
+    hidden = [s for e, s in recorded.hidden if wanted(e) and (scope == "tab" or _on_this_page(e, buffer))]
     if scope == "tab":
-        return matching[-limit:], f"{what} since Tabgate first acted on this tab"
+        return matching[-limit:], f"{what} since Tabgate first acted on this tab{_kept_back(hidden)}"
     current = [e for e in matching if _on_this_page(e, buffer)]
     older = len(matching) - len(current)
     words = f"{what} on this page (since its last navigation)"
     if older:
         words += f'; {older} more from earlier pages of this tab (scope: "tab" lists them)'
-    return current[-limit:], words
+    return current[-limit:], words + _kept_back(hidden)
 
 
 def _level(entry: dict[str, Any]) -> str:
@@ -107,9 +160,10 @@ def _level(entry: dict[str, Any]) -> str:
 
 
 async def console(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText | str:
-    buffer = await ctx.cdp.buffer(a.tabId, "console")
+    recorded = await _recorded(ctx, a.tabId, "console")
+    buffer = recorded.buffer
     keep = _LEVELS[: _LEVELS.index(a.level) + 1] if a.level else _LEVELS
-    picked, counted = _scoped(buffer, a.scope, lambda e: _level(e) in keep, a.limit, "console message(s)")
+    picked, counted = _scoped(recorded, a.scope, lambda e: _level(e) in keep, a.limit, "console message(s)")
     lines = []
     for e in picked:
         where = (
@@ -131,12 +185,13 @@ def _status(e: dict[str, Any]) -> str:
 
 
 async def network(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText | str:
-    buffer = await ctx.cdp.buffer(a.tabId, "network")
+    recorded = await _recorded(ctx, a.tabId, "network")
+    buffer = recorded.buffer
 
     def wanted(e: dict[str, Any]) -> bool:
         return bool(e.get("url")) and (a.filter is None or a.filter in str(e["url"]))
 
-    picked, counted = _scoped(buffer, a.scope, wanted, a.limit, "request(s) (id method status type url)")
+    picked, counted = _scoped(recorded, a.scope, wanted, a.limit, "request(s) (id method status type url)")
     lines = [
         f"{e['id']} {e.get('method', 'GET')} {_status(e)} {e.get('type', '')} {e['url']}" for e in picked
     ]
@@ -149,9 +204,16 @@ def _headers(headers: Any) -> list[str]:
 
 
 async def request(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText:
-    buffer = await ctx.cdp.buffer(a.tabId, "network")
-    state = buffer.state
-    entry = next((e for e in buffer.entries if e.get("id") == a.id), None)
+    recorded = await _recorded(ctx, a.tabId, "network")
+    state = recorded.buffer.state
+    kept = next((source for e, source in recorded.hidden if e.get("id") == a.id), None)
+    if kept is not None:
+        raise RespondToModel(
+            f"request {a.id} came from {kept}, which Tabgate has no access to (grant it to see inside)"
+            if kept != NOT_A_WEB_PAGE
+            else f"request {a.id} came from {NOT_A_WEB_PAGE}: Tabgate shows web pages only"
+        )
+    entry = next((e for e in recorded.shown if e.get("id") == a.id), None)
     if entry is None:
         raise RespondToModel(
             f"no request {a.id} in tab {state.tab_id}'s network list (browser_devtools network lists them)"

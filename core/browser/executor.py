@@ -294,6 +294,19 @@ class Cdp:
             raise RespondToModel(error.message) from None
         return set(raw.get("granted", ()))
 
+    async def mask(
+        self, data: str, mime_type: str, quality: int | None, width: float, rects: Sequence[tuple[float, ...]]
+    ) -> str:
+        """The image (base64) with each rect, in CSS pixels of a clip `width` wide, painted over in grey."""
+        args = {"data": data, "mimeType": mime_type, "width": width, "rects": [list(r) for r in rects]}
+        if quality is not None:
+            args["quality"] = quality
+        try:
+            masked = await self._browser.call("cdp.mask", args, timeout_ms=self._timeout_ms)
+        except BrowserToolError as error:
+            raise RespondToModel(error.message) from None
+        return str(masked["data"])
+
     async def legacy(self, tool: str, args: dict[str, Any]) -> Any:
         """One of the chrome.* executors that predate the debugger (tabs, history steps)."""
         return await self._ask(tool, args)

@@ -103,6 +103,32 @@ def _withheld(frame: _Frame, granted: set[str], top_origin: str | None) -> str |
     return None
 
 
+async def _shown(ctx: PageContext, state: TabState, frames: list[_Frame]) -> dict[str, str | None]:
+    """Each frame's id, and why it is not shown (None: it is), from the grants of the frames' sites."""
+    top_origin = site_of(state.url)
+    others = sorted({o for f in frames if (o := site_of(f.url)) is not None and o != top_origin})
+    granted = await ctx.cdp.granted(others)
+    return {f.id: _withheld(f, granted, top_origin) for f in frames}
+
+
+async def frames_kept_back(ctx: PageContext, tab_id: int | None) -> tuple[TabState, list[str]]:
+    """The frames an image of the tab must not show: each frame not shown in its outline, or, for one inside
+    a frame of another process, the outermost frame holding it that the tab's own process lays out (the
+    debugger knows that frame's box in the tab's coordinates)."""
+    state, frames = await _frames(ctx, tab_id)
+    shown = await _shown(ctx, state, frames)
+    by_id = {f.id: f for f in frames}
+    kept: dict[str, None] = {}
+    for frame in frames[1:]:
+        if shown[frame.id] is None:
+            continue
+        outer = frame
+        while (parent := by_id.get(outer.parent or "")) is not None and parent.session is not None:
+            outer = parent
+        kept[outer.id] = None
+    return state, list(kept)
+
+
 _INHERITS = ("about:", "data:")  # a frame whose content its parent wrote
 
 
@@ -207,10 +233,7 @@ async def _walk_frames(
     """Finds the tab's frames and their worlds, then walks each frame the user may see."""
     state, frames = await _frames(ctx, tab_id)
     top = frames[0]
-    top_origin = site_of(state.url)
-    others = sorted({o for f in frames if (o := site_of(f.url)) is not None and o != top_origin})
-    granted = await ctx.cdp.granted(others)
-    shown = {f.id: _withheld(f, granted, top_origin) for f in frames}
+    shown = await _shown(ctx, state, frames)
     visible = [f for f in frames if shown[f.id] is None]
     owners = _owner_queries(frames, top)
     worlds = [

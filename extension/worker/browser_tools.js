@@ -287,6 +287,24 @@ const executors = {
     return { granted: a.origins.filter((_, i) => granted[i]) };
   },
 
+  // {data, mimeType, quality?, width, rects}: the base64 image with each rect ([x, y, width, height] in CSS
+  // pixels of an image `width` wide) painted grey; which rects is Python's (core/browser/screenshot.py).
+  async "cdp.mask"(a) {
+    const bytes = Uint8Array.from(atob(a.data), (c) => c.charCodeAt(0));
+    const image = await createImageBitmap(new Blob([bytes], { type: a.mimeType }));
+    const canvas = new OffscreenCanvas(image.width, image.height);
+    const g = canvas.getContext("2d");
+    g.drawImage(image, 0, 0);
+    const scale = image.width / a.width;
+    g.fillStyle = "rgb(128, 128, 128)";
+    for (const [x, y, w, h] of a.rects) g.fillRect(Math.floor(x * scale), Math.floor(y * scale), Math.ceil(w * scale) + 1, Math.ceil(h * scale) + 1);
+    const quality = a.quality === undefined ? undefined : a.quality / 100;
+    const out = new Uint8Array(await (await canvas.convertToBlob({ type: a.mimeType, quality })).arrayBuffer());
+    let text = "";
+    for (let i = 0; i < out.length; i += 0x8000) text += String.fromCharCode(...out.subarray(i, i + 0x8000));
+    return { data: btoa(text) };
+  },
+
   // {action, area, keys | items}: the keys as stored (Python adds the tools' namespace, core/browser/storage.py).
   browser_storage: {
     get: (a) => chrome.storage[a.area].get(a.keys),

@@ -7,45 +7,11 @@ import { ErrorCode } from "../error_codes.js";
 import { DebuggerSetup } from "../debugger_setup.js";
 import { heldRestore, holdPaused } from "./nav_hold.js";
 import { checkSite, originOf } from "./tab_site.js";
+import { TabState } from "./tab_state.js";
 
 // How every session is set up, the buffers' size and the document hold are Python's
 // (core/browser/debugger_setup.py).
-const { PROTOCOL_VERSION, BUFFER_ENTRIES, SESSION_SETUP, HOLD_DOCUMENTS, RELEASE_DOCUMENTS } = DebuggerSetup;
-
-class TabState {
-  constructor(tabId) {
-    this.tabId = tabId;
-    this.sessions = new Map(); // sessionId → {targetId, url}
-    this.console = [];
-    this.dialogs = [];
-    this.network = new Map(); // requestId → entry, oldest first
-    this.dialog = null; // the JavaScript dialog open now
-    this.dialogWaiters = new Set();
-    this.epoch = 0; // top-level documents seen: refs of an older epoch are stale
-    this.leaves = 0; // the tab's own frame began or ended a load of another document: a list stops at one
-    this.frames = 0; // frames attached, detached or navigated: a walk's frames are the page's while unchanged
-    this.loaderId = null; // the loader of the top-level document now shown (its network request carries it)
-    this.drag = null; // drag data Chrome intercepted (Input.setInterceptDrags)
-    this.mainFrame = null; // the id of the tab's own frame (its loads are the tab's; others are frames')
-    this.committed = ""; // the URL the tab's own frame last committed (what a back/forward restore left)
-    this.commitWaiters = new Set(); // wake-ups for the tab's own frame's next commit (seenCommit)
-  }
-
-  push(list, entry) {
-    list.push({ ...entry, epoch: this.epoch });
-    if (list.length > BUFFER_ENTRIES) list.splice(0, list.length - BUFFER_ENTRIES);
-  }
-
-  request(id, sessionId) {
-    let entry = this.network.get(id);
-    if (!entry) {
-      entry = { id, session: sessionId ?? null, epoch: this.epoch };
-      this.network.set(id, entry);
-      if (this.network.size > BUFFER_ENTRIES) this.network.delete(this.network.keys().next().value);
-    }
-    return entry;
-  }
-}
+const { PROTOCOL_VERSION, SESSION_SETUP, HOLD_DOCUMENTS, RELEASE_DOCUMENTS } = DebuggerSetup;
 
 // What a frame shows, as Python read it from the same frame tree (core/browser/page_walk.py _frame_sites): its
 // URL's origin, else its document's (an about:blank frame's is its parent's).
@@ -173,6 +139,7 @@ const EVENTS = {
   "Target.detachedFromTarget"(state, p) {
     state.frames += 1;
     state.sessions.delete(p.sessionId);
+    EVENTS["Runtime.executionContextsCleared"](state, {}, p.sessionId);
   },
   "Page.frameAttached"(state) {
     state.frames += 1;
@@ -206,23 +173,32 @@ const EVENTS = {
     if (p.type === "BackForwardCacheRestore" && guarded.has(state.tabId)) heldRestore(send, state.tabId, p.frame.url, left);
     for (const wake of [...state.commitWaiters]) wake();
   },
+  "Runtime.executionContextCreated"(state, p, sessionId) {
+    state.contexts.set(`${sessionId ?? ""} ${p.context.id}`, p.context.origin);
+  },
+  "Runtime.executionContextDestroyed"(state, p, sessionId) {
+    state.contexts.delete(`${sessionId ?? ""} ${p.executionContextId}`);
+  },
+  "Runtime.executionContextsCleared"(state, p, sessionId) {
+    for (const key of [...state.contexts.keys()]) if (key.startsWith(`${sessionId ?? ""} `)) state.contexts.delete(key);
+  },
   "Runtime.consoleAPICalled"(state, p, sessionId) {
     const top = p.stackTrace?.callFrames?.[0];
-    state.push(state.console, { level: p.type, text: text(p.args), url: top?.url, line: top?.lineNumber, time: p.timestamp, frame: sessionId ?? null });
+    state.push(state.console, { level: p.type, text: text(p.args), url: top?.url, line: top?.lineNumber, time: p.timestamp, frame: sessionId ?? null, ...state.source(sessionId, p.executionContextId) });
   },
   "Runtime.exceptionThrown"(state, p, sessionId) {
     const d = p.exceptionDetails;
-    state.push(state.console, { level: "error", text: d.exception?.description ?? d.text, url: d.url, line: d.lineNumber, time: p.timestamp, frame: sessionId ?? null });
+    state.push(state.console, { level: "error", text: d.exception?.description ?? d.text, url: d.url, line: d.lineNumber, time: p.timestamp, frame: sessionId ?? null, ...state.source(sessionId, d.executionContextId) });
   },
   "Log.entryAdded"(state, p, sessionId) {
     const e = p.entry;
-    state.push(state.console, { level: e.level, text: e.text, url: e.url, source: e.source, time: e.timestamp, frame: sessionId ?? null });
+    state.push(state.console, { level: e.level, text: e.text, url: e.url, source: e.source, time: e.timestamp, frame: sessionId ?? null, ...state.source(sessionId) });
   },
   "Network.requestWillBeSent"(state, p, sessionId) {
     const entry = state.request(p.requestId, sessionId);
     Object.assign(entry, {
       url: p.request.url, method: p.request.method, type: p.type, requestHeaders: p.request.headers,
-      postData: p.request.postData, loaderId: p.loaderId, frameId: p.frameId, time: p.wallTime,
+      postData: p.request.postData, loaderId: p.loaderId, frameId: p.frameId, time: p.wallTime, doc: p.documentURL,
     });
     if (p.redirectResponse) entry.redirectedFrom = p.redirectResponse.url;
   },

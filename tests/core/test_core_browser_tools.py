@@ -13,6 +13,7 @@ import pytest
 from core.browser import dom
 from core.browser.actions import ACTIONS, ActionInfo
 from core.browser.context import PageContext, refs_of
+from core.browser.devtools import NOT_A_WEB_PAGE
 from core.browser.dom_args import BrowserDomArgs
 from core.browser.executor import Cdp
 from core.browser.tool_spec import BrowserToolSpec
@@ -187,10 +188,45 @@ async def test_a_screenshot_is_the_tabs_viewport_through_the_debugger_as_an_imag
     assert success
     assert text == {"type": "input_text", "text": "Screenshot of tab 5 (image/png, 66 bytes)"}
     assert image == {"type": "input_image", "image_url": f"data:image/png;base64,{PNG_1PX}"}
-    # No chrome.tabs call at all (nothing activates the tab): the viewport where the page is scrolled to.
-    assert page.tools == ["tab", "cdp", "cdp"]
+    # No chrome.tabs call at all (nothing activates the tab): the viewport where the page is scrolled to;
+    # the frames are looked at (both sites granted: nothing is painted over).
+    assert page.tools == ["tab", "cdp", "cdp", "cdp.grants", "cdp"]
     clip = {"x": 0, "y": 300, "width": 800, "height": 600, "scale": 1}
     assert page.sent[-1]["params"] == {"format": "png", "captureBeyondViewport": True, "clip": clip}
+
+
+async def test_a_screenshot_paints_over_a_frame_of_a_site_tabgate_has_no_access_to() -> None:
+    """As the outline names such a frame without showing it, the image shows its box in grey; its box is read
+    just before and after the capture, in the capture's own list."""
+    page = RecordedPage()  # login.html on :8001 with the sign-in frame from :8002
+    page.no_access = {"http://127.0.0.1:8002"}
+    page.answers["Page.getLayoutMetrics"] = LAYOUT
+    page.answers["Page.captureScreenshot"] = {"data": PNG_1PX}
+    svc = Service(emit=lambda event: None, browser=page)
+    success, (text, _image) = await run(svc, "browser_screenshot")
+    assert success
+    assert text["text"] == (
+        "Screenshot of tab 5 (image/png, 66 bytes); 1 frame(s) of sites Tabgate has no access to are painted "
+        "over in grey (grant them to see inside)"
+    )
+    listed = [c["method"] for c in page.lists[-1]["commands"]]
+    assert listed == [
+        "DOM.getContentQuads",
+        "Page.getLayoutMetrics",
+        "Page.captureScreenshot",
+        "DOM.getContentQuads",
+    ]
+    assert page.lists[-1]["frames"] == page.frames_seen  # nothing runs if the frames changed meanwhile
+    # QUAD's box in the viewport is where it is in the image of the viewport (the clip starts at pageY).
+    assert page.masked == [
+        {"data": PNG_1PX, "mimeType": "image/png", "width": 800, "rects": [[10, 20, 20, 20]]}
+    ]
+    success, said = await run(svc, "browser_screenshot", fullPage=True)
+    assert (success, said) == (
+        False,
+        "a fullPage capture would show 1 frame(s) of sites Tabgate has no access to: capture the visible "
+        "part (they are painted over there) or one element (ref), or grant those sites",
+    )
 
 
 async def test_a_screenshot_that_is_not_an_image_is_a_failed_call() -> None:
@@ -288,6 +324,8 @@ class RecordedPage:
         self.sites: list[str | None] = []  # the site each cdp call said the tab must show
         self.lists: list[dict[str, Any]] = []  # each cdp call's arguments
         self.granted = True
+        self.no_access: set[str] = set()  # sites the person did not grant (cdp.grants leaves them out)
+        self.masked: list[dict[str, Any]] = []  # what cdp.mask was asked to paint over
         self.lands_on: str | None = None  # where the next Page.navigate leaves the tab (a redirect)
         self.frames_seen = 0  # the frame changes the executor counted (attached, detached, navigated)
         # The input that sends the tab to another document (an Input.* event's type and key): its page then
@@ -385,7 +423,10 @@ class RecordedPage:
         if tool == "tab":
             return {"id": 5, "url": self.url, "title": "Recorded", "granted": self.granted}
         if tool == "cdp.grants":
-            return {"granted": args["origins"]}
+            return {"granted": [o for o in args["origins"] if o not in self.no_access]}
+        if tool == "cdp.mask":
+            self.masked.append(args)
+            return {"data": args["data"]}
         if tool == "cdp.buffer":  # an entry given no epoch was recorded on the page shown now
             entries = [{"epoch": self.epoch, **e} for e in self.buffers[args["buffer"]]]
             return {**self._state(), "entries": entries, "loaderId": self.loader_id}
@@ -966,6 +1007,58 @@ async def test_console_and_network_list_the_page_shown_now_and_count_what_earlie
     assert page_of((await run(svc, "browser_devtools", action="request", id="2"))[1]).startswith(
         "GET http://a/x.js\nstatus: 200\n"
     )
+
+
+async def test_what_frames_of_a_site_not_granted_logged_and_requested_is_counted_but_never_shown() -> None:
+    """The devtools read a page as its outline does: a frame of a site Tabgate has no access to is named, not
+    read (its console, its requests, their bodies), wherever the event came from."""
+    ad, widget = "http://ad.test:8000", "http://widget.test:8000"
+    page = RecordedPage()  # shows http://127.0.0.1:8001; widget.test is granted, ad.test is not
+    page.no_access = {ad}
+    page.buffers["console"] = [
+        {"level": "log", "text": "the page's own", "page": page.url, "origin": "http://127.0.0.1:8001"},
+        {"level": "log", "text": "ad secret", "frame": "S1", "page": f"{ad}/frame", "origin": ad},
+        # An about:blank frame in the ad's process: its context's origin is the ad's.
+        {"level": "log", "text": "ad's blank frame", "frame": "S1", "page": f"{ad}/frame", "origin": ""},
+        # An in-process frame of the ad's (another port, same site): its script context says so.
+        {"level": "error", "text": "in-process ad", "page": page.url, "origin": ad},
+        {"level": "log", "text": "widget says hi", "frame": "S2", "page": f"{widget}/w", "origin": widget},
+        {
+            "level": "log",
+            "text": "another extension's frame",
+            "frame": "S3",
+            "page": "chrome-extension://x/f",
+        },
+    ]
+    page.buffers["network"] = [
+        {"id": "1", "url": "http://cdn.example/lib.js", "doc": page.url, "page": page.url},
+        {"id": "2", "url": f"{ad}/api/me", "doc": f"{ad}/frame", "session": "S1", "page": f"{ad}/frame",
+         "finished": True},
+        # The ad's frame's own document, requested in the page's session: its document is the ad's.
+        {"id": "3", "url": f"{ad}/frame", "doc": f"{ad}/frame", "page": page.url, "type": "Document"},
+        {"id": "4", "url": f"{widget}/w.json", "doc": f"{widget}/w", "session": "S2", "page": f"{widget}/w",
+         "finished": True},
+    ]  # fmt: skip
+    page.answers["Network.getResponseBody"] = {"body": "balance: 4213", "base64Encoded": False}
+    svc = Service(emit=lambda event: None, browser=page)
+    kept_back = "Tabgate has no access there (grant it to see them)"
+    success, text = await run(svc, "browser_devtools", action="console")
+    assert success is True
+    assert fenced(text).splitlines()[0] == (
+        f"Tab 5: 2 console message(s) {ON_PAGE}; 4 more not shown, from {NOT_A_WEB_PAGE}, {ad}: {kept_back}:"
+    )
+    assert page_of(text) == "[log] the page's own\n[log] widget says hi"
+    success, text = await run(svc, "browser_devtools", action="network", scope="tab")
+    assert [line.split()[0] for line in page_of(text).splitlines()] == ["1", "4"]
+    assert fenced(text).splitlines()[0].endswith(f"; 2 more not shown, from {ad}: {kept_back}:")
+    for request_id in ("2", "3"):
+        success, text = await run(svc, "browser_devtools", action="request", id=request_id)
+        assert (success, text) == (
+            False,
+            f"request {request_id} came from {ad}, which Tabgate has no access to (grant it to see inside)",
+        )
+    assert not any(c["method"] == "Network.getResponseBody" for c in page.sent)
+    assert "balance" in page_of((await run(svc, "browser_devtools", action="request", id="4"))[1])
 
 
 async def test_a_tab_whose_navigation_tabgate_never_saw_lists_everything_as_this_page() -> None:

@@ -518,21 +518,26 @@ def png_size(data: bytes) -> tuple[int, int]:
     return width, height
 
 
-def centre_pixel(ext: Extension, image_url: str) -> list[int]:
-    """The image decoded by the browser itself, and its centre pixel as RGBA."""
+def pixel_at(ext: Extension, image_url: str, at: tuple[int, int] | None = None) -> list[int]:
+    """The image decoded by the browser itself, and its pixel at (x, y) as RGBA (the centre by default)."""
     pixel: list[int] = ext.page.evaluate(
-        """async (url) => {
+        """async ([url, at]) => {
             const img = new Image();
             img.src = url;
             await img.decode();
             const canvas = new OffscreenCanvas(img.width, img.height);
             const g = canvas.getContext("2d");
             g.drawImage(img, 0, 0);
-            return [...g.getImageData(img.width >> 1, img.height >> 1, 1, 1).data];
+            const [x, y] = at ?? [img.width >> 1, img.height >> 1];
+            return [...g.getImageData(x, y, 1, 1).data];
         }""",
-        image_url,
+        [image_url, at],
     )
     return pixel
+
+
+def centre_pixel(ext: Extension, image_url: str) -> list[int]:
+    return pixel_at(ext, image_url)
 
 
 def screenshot_items(ext: Extension, **args: Any) -> tuple[str, str, bytes]:
@@ -1245,6 +1250,50 @@ def test_a_frame_from_a_site_not_granted_is_named_but_not_shown(
         'iframe "Sign in" [ref=e3]',
         f"  [not shown: a frame from {second_site}, which Tabgate has no access to (grant it to see inside)]",
     ]
+
+
+GREY = [128, 128, 128, 255]  # what a screenshot shows of a frame Tabgate has no access to
+
+
+def nothing_of_the_partner_is_shown(ext: Extension, tab_id: int, url: str, partner: str) -> None:
+    """framed.html with the partner's frame from a site Tabgate has no access to: its console, its requests
+    and its pixels are kept back, as its outline is; the page's own are shown."""
+    page = next(p for p in ext.context.pages if p.url == url)
+    expect(page.frame_locator("#partner").locator("#balance")).to_have_text("Balance: 4213")
+    says(ext, "browser_devtools", action="console", tabId=tab_id)  # Tabgate starts recording the tab
+    page.wait_for_timeout(1000)  # the page and the partner log and fetch every 250 ms
+    console = says(ext, "browser_devtools", action="console", tabId=tab_id)
+    assert "the page's own message" in page_of(console) and "4213" not in console, console
+    assert f"more not shown, from {partner}: Tabgate has no access there" in fenced(console).splitlines()[0]
+    network = says(ext, "browser_devtools", action="network", tabId=tab_id, scope="tab")
+    assert "from=page" in page_of(network), network
+    assert "from=partner" not in network and "partner_frame" not in network, network
+    assert f"more not shown, from {partner}: Tabgate has no access there" in fenced(network).splitlines()[0]
+    text, image_url, _ = screenshot_items(ext, tabId=tab_id)
+    assert text.endswith(
+        "; 1 frame(s) of sites Tabgate has no access to are painted over in grey (grant them to see inside)"
+    )
+    assert pixel_at(ext, image_url, (200, 150)) == GREY  # the partner's red
+    assert pixel_at(ext, image_url, (399, 299)) == GREY
+    assert pixel_at(ext, image_url, (800, 400)) == COLOUR  # the page's own
+    assert fails(ext, "browser_screenshot", tabId=tab_id, fullPage=True).startswith(
+        "a fullPage capture would show 1 frame(s) of sites Tabgate has no access to"
+    )
+
+
+def test_what_a_frame_of_another_origin_not_granted_logs_requests_and_paints_is_kept_back(
+    ext: Extension, open_tab: OpenTab, second_site: str
+) -> None:
+    tab_id, url = open_tab(f"framed.html?frame={second_site}")  # the same process: another port
+    nothing_of_the_partner_is_shown(ext, tab_id, url, second_site)
+
+
+def test_what_a_cross_site_frame_not_granted_logs_requests_and_paints_is_kept_back(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    partner = shop.replace("shop.test", "partner.test")  # out of process; only shop and login are granted
+    url = f"{shop}/framed.html?frame={partner}"
+    nothing_of_the_partner_is_shown(ext_cdp, tab(url), url, partner)
 
 
 def test_a_frame_added_after_a_snapshot_is_in_the_next_one_from_this_site_or_another(
