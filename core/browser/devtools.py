@@ -103,16 +103,27 @@ class _Recorded:
     hidden: list[tuple[dict[str, Any], str]]
 
 
-def _source(entry: dict[str, Any]) -> str | None:
-    """The site of the document an entry came from: a request's document, else the script context whose
-    console it is, else the page its session showed (a frame of about:blank or data: shows its parent's)."""
-    return next((s for key in ("doc", "origin", "page") if (s := site_of(str(entry.get(key) or "")))), None)
+def _sources(entries: list[dict[str, Any]]) -> list[str | None]:
+    """The site of the document each entry came from: a request's document, else the script context whose
+    console it is, else the page its session showed (a frame of about:blank or data: shows its parent's).
+    Each address is read once: a buffer holds up to a thousand entries of a few documents."""
+    read: dict[str, str | None] = {}
+
+    def site(address: str) -> str | None:
+        if address not in read:
+            read[address] = site_of(address)
+        return read[address]
+
+    return [
+        next((s for key in ("doc", "origin", "page") if (s := site(str(e.get(key) or "")))), None)
+        for e in entries
+    ]
 
 
 async def _recorded(ctx: PageContext, tab_id: int | None, name: str) -> _Recorded:
     buffer = await ctx.cdp.buffer(tab_id, name)
     top = site_of(buffer.state.url)
-    sources = [_source(e) for e in buffer.entries]
+    sources = _sources(buffer.entries)
     granted = await ctx.cdp.granted(sorted({s for s in sources if s is not None and s != top}))
     shown: list[dict[str, Any]] = []
     hidden: list[tuple[dict[str, Any], str]] = []
