@@ -25,7 +25,6 @@ Bounds, so that a peer can cost a fixed amount and never shut another agent out:
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import itertools
 import logging
@@ -40,50 +39,37 @@ from anyio.abc import SocketAttribute, SocketListener, SocketStream
 from pydantic import BaseModel, ValidationError
 
 from core.agents.agent_names import clean_name, clean_version
-from core.agents.identity import Runs
 from core.calls.capabilities import McpErrorCode, McpRequestError
 
 from ..config.redact import KNOWN_SECRETS, scrub_data
 from ..process import jsonrpc
 from ..process.browser_link import BrowserGone, BrowserLink
-from ..process.jsonrpc import CANCEL_METHOD, JsonObject, Notification, Request, RequestId
+from ..process.jsonrpc import CANCEL_METHOD, Notification, Request, RequestId
 from ..process.method_table import GATEWAY_CHANGED, GATEWAY_PROGRESS, GATEWAY_STATE
 from ..process.outbox import Outbox
-from .bounds import ProgramKey, Seats
+from .bounds import Seats
 from .peers import AgentProgram, Install, PeerRefused, agent_program
 from .place import GatewaySocketError, bind_listening_socket, peer_credentials
 from .progress import parse_progress, progress_message
 from .results import error_result
+from .session import Agent, Session
 from .standing import StateFile
 from .wire import HELLO_METHOD, LineChannel, WireError, encode
 
 log = logging.getLogger(__name__)
 
 CLOSED_METHOD: Final = "gateway/closed"  # host → browser {session}: an agent disconnected
-LIST_CHANGED: Final = "notifications/tools/list_changed"
 LIST_TIMEOUT_SECONDS: Final = 15.0
 # The extension bounds every call by its own limits (the server's tool_timeout_sec, the consent timeout); this
 # ceiling only guarantees no wait here outlives the longest limit the config allows.
 CALL_CEILING_SECONDS: Final = 86400.0 + 600.0
 HANDSHAKE_SECONDS: Final = 5.0
-OUTPUT_CAP: Final = 8 * 1024 * 1024
 REQUEST_LINE_MAX: Final = 8 * 1024 * 1024  # an agent's request is a tool call's arguments, never a page
 BIND_RETRY_SECONDS: Final = 1.0
-
-
-class Agent(BaseModel):
-    """Who a session speaks for (interface A): `executable` and `runs` from the OS, name and version from
-    clientInfo, cleaned so that a name cannot pass for an executable (core/agents/agent_names.py)."""
-
-    name: str
-    version: str
-    executable: str
-    runs: Runs | None = None
-
-    @property
-    def program(self) -> ProgramKey:
-        """What bounds count by: the program, whatever name it gives itself."""
-        return (self.executable, *((self.runs.kind, self.runs.target) if self.runs else ("", "")))
+# What an agent's running call answers when the person turns agents off, sent before its session closes (its
+# `tabgate-host mcp` could otherwise say only that Tabgate went away); how long the answers may take to go.
+SWITCHED_OFF: Final = "The call was stopped: the person turned off agents in Tabgate."
+FAREWELL_SECONDS: Final = 1.0
 
 
 class ClientInfo(BaseModel):
@@ -97,69 +83,6 @@ class HelloParams(BaseModel):
 
 class Refused(Exception):
     """A peer is closed before it becomes a session; the message says why (logged, and sent when useful)."""
-
-
-class Outgoing:
-    """What waits for one peer, and its size in bytes: one writer sends it in order."""
-
-    def __init__(self, stream: SocketStream) -> None:
-        self._stream = stream
-        self._queue: collections.deque[tuple[bytes, bool]] = collections.deque()  # (line, is the notice)
-        self.size = 0
-        self._queued = anyio.Event()
-        self._drained = anyio.Event()
-        self._notice_waiting = False
-
-    def put(self, message: JsonObject, *, notice: bool = False) -> None:
-        data = encode(message)
-        self._queue.append((data, notice))
-        self.size += len(data)
-        self._queued.set()
-
-    def put_list_changed(self) -> None:
-        if not self._notice_waiting:  # one waiting notice says it all
-            self._notice_waiting = True
-            self.put(jsonrpc.notification_message(LIST_CHANGED, {}), notice=True)
-
-    async def until_room(self) -> None:
-        while self.size >= OUTPUT_CAP:
-            await self._drained.wait()
-
-    async def write(self) -> None:
-        """Send until the peer stops reading for good (the session's task group then ends)."""
-        while True:
-            while not self._queue:
-                self._queued = anyio.Event()
-                await self._queued.wait()
-            data, notice = self._queue[0]
-            if notice:
-                self._notice_waiting = False  # a change after this point needs a notice of its own
-            await self._stream.send(data)
-            self._queue.popleft()
-            self.size -= len(data)
-            self._drained.set()
-            self._drained = anyio.Event()
-
-
-class Session:
-    def __init__(self, session_id: str, agent: Agent, stream: SocketStream, scope: anyio.CancelScope) -> None:
-        self.id = session_id
-        self.agent = agent
-        self.agent_json = agent.model_dump()  # sent with each of its requests to the browser
-        self.program = agent.program
-        self.out = Outgoing(stream)
-        self.scope = scope  # cancelled to close the session (eviction, gateway off)
-        # Running requests by a key of our own: a peer may reuse a request id, and must not escape the bound.
-        self.running: dict[int, tuple[RequestId, anyio.CancelScope]] = {}
-        self.keys = itertools.count()
-        self.last_active = time.monotonic()
-
-    @property
-    def busy(self) -> bool:
-        return bool(self.running)
-
-    def close(self) -> None:
-        self.scope.cancel()
 
 
 class Gateway:
@@ -215,12 +138,25 @@ class Gateway:
                 async with anyio.create_task_group() as group:
                     group.start_soon(self._accept, listener, group)
                     await self._until(on=False)
+                    await self._farewell()
                     group.cancel_scope.cancel()
             finally:
                 await listener.aclose()
                 with contextlib.suppress(OSError):
                     self._path.unlink()
                 log.info("agent gateway closed")
+
+    async def _farewell(self) -> None:
+        """Each running call is answered with why it ends, and given a moment to reach its agent."""
+        sessions = list(self._seats.all())
+        for session in sessions:
+            for key in list(session.running):
+                request_id, scope = session.running.pop(key)
+                scope.cancel()
+                session.out.put(jsonrpc.result_message(request_id, error_result(SWITCHED_OFF)))
+        with anyio.move_on_after(FAREWELL_SECONDS):
+            for session in sessions:
+                await session.out.sent()
 
     async def _until(self, *, on: bool) -> None:
         while self._on != on:
@@ -345,10 +281,11 @@ class Gateway:
             try:
                 result = await self._relay(session, message.method, message.params, key)
             finally:
-                del session.running[key]
+                # Gone already when the call was answered for (the gateway turned off): never answered twice.
+                running = session.running.pop(key, None) is not None
                 session.last_active = time.monotonic()
                 self._seats.ended(session.program)
-        if not scope.cancelled_caught:
+        if running and not scope.cancelled_caught:
             # Configured secrets never reach an agent, even where a page or a tool shows one.
             session.out.put(jsonrpc.result_message(request_id, scrub_data(result, KNOWN_SECRETS)))
 

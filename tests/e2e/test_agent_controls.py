@@ -230,7 +230,7 @@ STOPPED_BY = {
     "stop": "The call was stopped: ",
     "pause": "The call was stopped: ",
     "unshare": "The call was stopped: ",
-    "off": "Tabgate went away during the call",
+    "off": "The call was stopped: the person turned off agents in Tabgate.",
 }
 
 

@@ -21,11 +21,12 @@ import anyio
 import mcp_types as types
 import pytest
 from conftest import HostDirs, running_host
-from hostproc import FakeBrowserSide, HostProcess
+from hostproc import NO_ANSWER, FakeBrowserSide, HostProcess
 from mcp import Client, StdioServerParameters
 
 from native_host.gateway.catalogue import fixed_tools
 from native_host.gateway.interpreters import runs_of
+from native_host.gateway.service import SWITCHED_OFF
 from native_host.gateway.standing import Where, diagnose
 from tests.support.bounds import HOST_CONNECT_S
 
@@ -53,6 +54,8 @@ def browser_answers(method: str, params: dict[str, Any]) -> Any:
         return {"tools": [TAB_QUERY_TOOL]}
     if method == "gateway/call" and params["name"] == "browser_broken":
         return {"content": "not a list of blocks"}
+    if method == "gateway/call" and params["name"] == "browser_hangs":  # still running when it matters
+        return NO_ANSWER
     if method == "gateway/call":
         text = f"{params['agent']['name']} called {params['name']} with {params['arguments']}"
         return {"content": [{"type": "text", "text": text}], "isError": False}
@@ -201,6 +204,28 @@ def test_with_the_gateway_off_the_fixed_tools_are_listed_and_a_call_says_to_turn
     assert "open Chrome" not in result.content[0].text.lower()
     assert "NOT reachable" in instructions and "Turn on *Let agents use Tabgate*" in instructions
     assert not [m for m in browser.seen if m["method"] == "gateway/call"]
+
+
+def test_an_agents_running_call_hears_that_the_person_turned_agents_off(
+    host_dirs: HostDirs, runtime_dir: Path
+) -> None:
+    """Not that Tabgate went away (the browser closed or restarted), which is all its connection closing says:
+    the model would wait for Chrome, or try again, where the person meant it to stop."""
+    with gateway_host(host_dirs, runtime_dir) as (host, browser):
+
+        def switch_off_once_called() -> None:
+            wait_until(lambda: any(m["method"] == "gateway/call" for m in browser.seen), "the call")
+            host.notify("gateway/state", {"enabled": False})
+
+        async def body(client: Client, _notices: list[Any]) -> types.CallToolResult:
+            await client.list_tools()
+            async with anyio.create_task_group() as group:
+                group.start_soon(anyio.to_thread.run_sync, switch_off_once_called)
+                return await client.call_tool("browser_hangs", {})
+
+        result = run_agent(runtime_dir, body)
+    assert result.is_error is True
+    assert [block.text for block in result.content if isinstance(block, types.TextContent)] == [SWITCHED_OFF]
 
 
 def test_a_call_while_the_host_has_just_started_waits_for_the_browsers_word_and_runs(

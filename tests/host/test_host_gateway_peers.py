@@ -26,7 +26,8 @@ from test_host_gateway import TAB_QUERY_TOOL, gateway_host, runtime_dir, this_pr
 
 from native_host.gateway.bounds import MAX_AGENT_SESSIONS, MAX_RUNNING
 from native_host.gateway.catalogue import fixed_tools
-from native_host.gateway.service import HANDSHAKE_SECONDS, OUTPUT_CAP
+from native_host.gateway.service import HANDSHAKE_SECONDS
+from native_host.gateway.session import OUTPUT_CAP
 from tests.support.agents import codex_env, default_place_free
 from tests.support.browser import tabgate_host_bin
 
