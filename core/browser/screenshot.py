@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
 
 from core.browser.context import PageContext
 from core.browser.elements import gone_or, locate, verify
-from core.browser.executor import Command, Outcome
+from core.browser.executor import Command
 from core.browser.fields import Ref, TabId
-from core.browser.page_walk import frames_kept_back
+from core.browser.masked_capture import masked_capture
 from core.browser.tool_spec import BrowserToolSpec
 from core.calls.errors import RespondToModel
 from core.calls.items import InputImage, InputText
@@ -115,75 +114,6 @@ async def _element_clip(ctx: PageContext, tab_id: int, ref: str) -> dict[str, An
     }
 
 
-# A page whose frames keep changing while it is captured is looked at again this many times.
-CAPTURE_TRIES = 3
-
-
-@dataclass(frozen=True, slots=True)
-class _Shot:
-    data: str
-    masks: list[tuple[float, float, float, float]]  # x, y, width, height in CSS pixels of the clip
-
-
-def _box(
-    quads: Outcome, view: dict[str, Any], clip: dict[str, Any]
-) -> tuple[float, float, float, float] | None:
-    """A frame's box in the clip's coordinates, or None when it has no box or lies outside the clip."""
-    if not isinstance(quads, dict) or not quads.get("quads"):
-        return None
-    xs = [x for q in quads["quads"] for x in q[0::2]]
-    ys = [y for q in quads["quads"] for y in q[1::2]]
-    left, top = min(xs) + view["pageX"] - clip["x"], min(ys) + view["pageY"] - clip["y"]
-    right, bottom = max(xs) + view["pageX"] - clip["x"], max(ys) + view["pageY"] - clip["y"]
-    left, top = max(left, 0), max(top, 0)
-    right, bottom = min(right, clip["width"]), min(bottom, clip["height"])
-    return (left, top, right - left, bottom - top) if right > left and bottom > top else None
-
-
-async def _shot(ctx: PageContext, tab_id: int, params: dict[str, Any], full_page: bool) -> _Shot:
-    """The capture and the boxes of the frames it must not show, read just before and just after it in the
-    same list: a frame added, removed, moved or navigated meanwhile has the page looked at again."""
-    for _ in range(CAPTURE_TRIES):
-        state, kept = await frames_kept_back(ctx, tab_id)
-        if kept and full_page:
-            raise RespondToModel(
-                f"a fullPage capture would show {len(kept)} frame(s) of sites Tabgate has no access to: "
-                "capture the visible part (they are painted over there) or one element (ref), or grant those "
-                "sites"
-            )
-        nodes: list[Any] = []
-        if kept:
-            owners = await ctx.cdp.run(
-                tab_id,
-                [Command("DOM.getFrameOwner", {"frameId": f}) for f in kept],
-                parallel=True,
-                keep_going=True,
-            )
-            nodes = [
-                r["backendNodeId"] for r in owners.results if isinstance(r, dict) and "backendNodeId" in r
-            ]
-            if len(nodes) != len(kept):
-                continue  # a frame went away: look again
-        boxes = [Command("DOM.getContentQuads", {"backendNodeId": n}) for n in nodes]
-        view, capture = [Command("Page.getLayoutMetrics")], [Command("Page.captureScreenshot", params)]
-        shot = await ctx.cdp.run(
-            tab_id, [*boxes, *view, *capture, *boxes], keep_going=True, frames=state.frames
-        )
-        if not shot.results or shot.state.frames != state.frames:
-            continue
-        before, after = shot.results[: len(boxes)], shot.results[len(boxes) + 2 :]
-        if before != after:
-            continue
-        metrics = shot.result(len(boxes), "page size")["cssVisualViewport"]
-        data = str(shot.result(len(boxes) + 1, "screenshot")["data"])
-        masks = [m for r in before if (m := _box(r, metrics, params["clip"])) is not None]
-        return _Shot(data, masks)
-    raise RespondToModel(
-        "the page kept changing its frames while Tabgate captured it, so it could not tell what they show: "
-        "try again"
-    )
-
-
 async def capture(ctx: PageContext, a: BrowserScreenshotArgs) -> dict[str, Any]:
     """Every capture goes through the debugger, on the tab itself: a background tab stays in the background
     (reading never changes the browser) and a grant for the page's site is enough. A frame of a site Tabgate
@@ -204,7 +134,7 @@ async def capture(ctx: PageContext, a: BrowserScreenshotArgs) -> dict[str, Any]:
         view = layout["cssVisualViewport"]
         params["clip"] = {"x": view["pageX"], "y": view["pageY"], "width": view["clientWidth"],
                           "height": view["clientHeight"], "scale": 1}  # fmt: skip
-    shot = await _shot(ctx, tab_id, params, a.fullPage)
+    shot = await masked_capture(ctx, tab_id, params, full_page=a.fullPage)
     data = shot.data
     if shot.masks:
         data = await ctx.cdp.mask(data, f"image/{a.format}", a.quality, params["clip"]["width"], shot.masks)

@@ -202,6 +202,7 @@ async def test_a_screenshot_paints_over_a_frame_of_a_site_tabgate_has_no_access_
     page.no_access = {"http://127.0.0.1:8002"}
     page.answers["Page.getLayoutMetrics"] = LAYOUT
     page.answers["Page.captureScreenshot"] = {"data": PNG_1PX}
+    page.values["webkitBoxReflect"] = False  # nothing draws the frame outside its box
     svc = Service(emit=lambda event: None, browser=page)
     success, (text, _image) = await run(svc, "browser_screenshot")
     assert success
@@ -210,17 +211,20 @@ async def test_a_screenshot_paints_over_a_frame_of_a_site_tabgate_has_no_access_
         "over in grey (grant them to see inside)"
     )
     listed = [c["method"] for c in page.lists[-1]["commands"]]
-    assert listed == [
-        "DOM.getContentQuads",
-        "Page.getLayoutMetrics",
-        "Page.captureScreenshot",
-        "DOM.getContentQuads",
-    ]
+    reads = ["DOM.getContentQuads", "Runtime.callFunctionOn"]
+    assert listed == [*reads, "Page.getLayoutMetrics", "Page.captureScreenshot", *reads]
     assert page.lists[-1]["frames"] == page.frames_seen  # nothing runs if the frames changed meanwhile
     # QUAD's box in the viewport is where it is in the image of the viewport (the clip starts at pageY).
     assert page.masked == [
         {"data": PNG_1PX, "mimeType": "image/png", "width": 800, "rects": [[10, 20, 20, 20]]}
     ]
+    page.values["webkitBoxReflect"] = True  # a CSS filter or a reflection draws it elsewhere too
+    assert await run(svc, "browser_screenshot") == (
+        False,
+        "the page draws a frame of a site Tabgate has no access to outside its box too (a CSS filter or a "
+        "reflection), so a capture would show it: not captured. Grant that site to capture the page",
+    )
+    assert len(page.masked) == 1  # nothing more was painted: nothing was captured to answer
     success, said = await run(svc, "browser_screenshot", fullPage=True)
     assert (success, said) == (
         False,

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 import pytest
 from playwright.sync_api import Page, Playwright, expect
@@ -1294,6 +1294,36 @@ def test_what_a_cross_site_frame_not_granted_logs_requests_and_paints_is_kept_ba
     partner = shop.replace("shop.test", "partner.test")  # out of process; only shop and login are granted
     url = f"{shop}/framed.html?frame={partner}"
     nothing_of_the_partner_is_shown(ext_cdp, tab(url), url, partner)
+
+
+@pytest.mark.parametrize(
+    "style",
+    [
+        "filter: drop-shadow(500px 0 0 black)",  # its shadow is the shape of what it shows
+        "filter: url(#shift)",  # any SVG filter: this one draws it 500 px to the right
+        "filter: blur(4px)",
+        "-webkit-box-reflect: right",
+    ],
+)
+def test_a_page_that_draws_a_frame_not_granted_outside_its_box_is_not_captured(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str, style: str
+) -> None:
+    """Painting the frame's box over is not enough when the page draws the frame elsewhere too: measured, a
+    drop-shadow cast 500 px away showed the frame's shape in the image beside the grey box."""
+    partner = shop.replace("shop.test", "partner.test")
+    url = f"{shop}/framed.html?frame={partner}&style={quote(style)}"
+    tab_id = tab(url)
+    page = next(p for p in ext_cdp.context.pages if p.url == url)
+    expect(page.frame_locator("#partner").locator("#balance")).to_have_text("Balance: 4213")
+    assert fails(ext_cdp, "browser_screenshot", tabId=tab_id) == (
+        "the page draws a frame of a site Tabgate has no access to outside its box too (a CSS filter or a "
+        "reflection), so a capture would show it: not captured. Grant that site to capture the page"
+    )
+    # A filter that leaves every pixel where it is:
+    page.evaluate("document.getElementById('partner').setAttribute('style', 'filter: grayscale(1)')")
+    text, image_url, _ = screenshot_items(ext_cdp, tabId=tab_id)
+    assert text.endswith("are painted over in grey (grant them to see inside)")
+    assert pixel_at(ext_cdp, image_url, (200, 150)) == GREY
 
 
 def test_a_frame_added_after_a_snapshot_is_in_the_next_one_from_this_site_or_another(

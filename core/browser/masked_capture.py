@@ -1,0 +1,123 @@
+"""A capture of a tab that shows no frame of a site Tabgate has no access to: each such frame's box is read
+just before and just after `Page.captureScreenshot`, in the capture's own command list, and painted over
+(the worker's `cdp.mask`); a page that draws such a frame outside its box (a CSS filter that shifts or casts
+it, a reflection) is not captured at all, since where its pixels land is not known."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core.browser.context import PageContext
+from core.browser.executor import Command, Outcome
+from core.browser.input_guard import top_world
+from core.browser.page_walk import frames_kept_back
+from core.calls.errors import RespondToModel
+
+# A page whose frames keep changing while it is captured is looked at again this many times.
+CAPTURE_TRIES = 3
+# Run on each such frame's <iframe> in Tabgate's isolated world: does it, or an element around it, draw it
+# elsewhere too? (drop-shadow casts its shape, url() runs any SVG filter, blur spreads it, a reflection
+# copies it.)
+DRAWN_ELSEWHERE = """function () {
+  for (let el = this; el; el = el.parentElement || el.getRootNode().host) {
+    const style = getComputedStyle(el);
+    if (/drop-shadow|url\\(|blur\\(/.test(style.filter)) return true;
+    if ((style.webkitBoxReflect || "none") !== "none") return true;
+  }
+  return false;
+}"""
+
+
+@dataclass(frozen=True, slots=True)
+class Shot:
+    data: str
+    masks: list[tuple[float, float, float, float]]  # x, y, width, height in CSS pixels of the clip
+
+
+def _box(
+    quads: Outcome, view: dict[str, Any], clip: dict[str, Any]
+) -> tuple[float, float, float, float] | None:
+    """A frame's box in the clip's coordinates, or None when it has no box or lies outside the clip."""
+    if not isinstance(quads, dict) or not quads.get("quads"):
+        return None
+    xs = [x for q in quads["quads"] for x in q[0::2]]
+    ys = [y for q in quads["quads"] for y in q[1::2]]
+    left, top = min(xs) + view["pageX"] - clip["x"], min(ys) + view["pageY"] - clip["y"]
+    right, bottom = max(xs) + view["pageX"] - clip["x"], max(ys) + view["pageY"] - clip["y"]
+    left, top = max(left, 0), max(top, 0)
+    right, bottom = min(right, clip["width"]), min(bottom, clip["height"])
+    return (left, top, right - left, bottom - top) if right > left and bottom > top else None
+
+
+async def _owners(ctx: PageContext, tab_id: int, kept: list[str]) -> list[tuple[int, str]] | None:
+    """Each kept frame's <iframe>: its node, and the object that stands for it in Tabgate's world of the
+    tab's own document; None when one went away meanwhile."""
+    if not kept:
+        return []
+    commands = list(top_world(0, oopifs_only=False))
+    for frame in kept:
+        at = len(commands)
+        commands += [
+            Command("DOM.getFrameOwner", {"frameId": frame}),
+            Command(
+                "DOM.resolveNode",
+                {},
+                fill=(
+                    ("backendNodeId", at, "backendNodeId"),
+                    ("executionContextId", 1, "executionContextId"),
+                ),
+            ),
+        ]
+    answer = await ctx.cdp.run(tab_id, commands)
+    found = [r for r in answer.results[2:] if isinstance(r, dict)]
+    if len(found) != 2 * len(kept):
+        return None
+    pairs = zip(found[::2], found[1::2], strict=True)
+    return [(int(owner["backendNodeId"]), str(node["object"]["objectId"])) for owner, node in pairs]
+
+
+async def masked_capture(ctx: PageContext, tab_id: int, params: dict[str, Any], *, full_page: bool) -> Shot:
+    """The capture, and the boxes to paint over: a frame added, removed, moved or navigated during the list
+    has the page looked at again."""
+    for _ in range(CAPTURE_TRIES):
+        state, kept = await frames_kept_back(ctx, tab_id)
+        if kept and full_page:
+            raise RespondToModel(
+                f"a fullPage capture would show {len(kept)} frame(s) of sites Tabgate has no access to: "
+                "capture the visible part (they are painted over there) or one element (ref), or grant those "
+                "sites"
+            )
+        owners = await _owners(ctx, tab_id, kept)
+        if owners is None:
+            continue
+        reads = [Command("DOM.getContentQuads", {"backendNodeId": node}) for node, _ in owners] + [
+            Command(
+                "Runtime.callFunctionOn",
+                {"objectId": obj, "functionDeclaration": DRAWN_ELSEWHERE, "returnByValue": True},
+            )
+            for _, obj in owners
+        ]
+        view, capture = Command("Page.getLayoutMetrics"), Command("Page.captureScreenshot", params)
+        shot = await ctx.cdp.run(
+            tab_id, [*reads, view, capture, *reads], keep_going=True, frames=state.frames
+        )
+        if not shot.results or shot.state.frames != state.frames:
+            continue
+        before, after = shot.results[: len(reads)], shot.results[len(reads) + 2 :]
+        if before != after:
+            continue
+        boxes, drawn = before[: len(owners)], before[len(owners) :]
+        if any(not isinstance(r, dict) or r.get("result", {}).get("value") is not False for r in drawn):
+            raise RespondToModel(
+                "the page draws a frame of a site Tabgate has no access to outside its box too (a CSS "
+                "filter or a reflection), so a capture would show it: not captured. Grant that site to "
+                "capture the page"
+            )
+        metrics = shot.result(len(reads), "page size")["cssVisualViewport"]
+        data = str(shot.result(len(reads) + 1, "screenshot")["data"])
+        return Shot(data, [m for r in boxes if (m := _box(r, metrics, params["clip"])) is not None])
+    raise RespondToModel(
+        "the page kept changing its frames while Tabgate captured it, so it could not tell what they show: "
+        "try again"
+    )
