@@ -10,8 +10,8 @@ from typing import Any
 
 from core.browser.context import PageContext
 from core.browser.executor import Command, Outcome
-from core.browser.input_guard import top_world
-from core.browser.page_walk import frames_kept_back
+from core.browser.page_walk import KeptBack, frames_kept_back
+from core.browser.walker import WORLD
 from core.calls.errors import RespondToModel
 
 # A page whose frames keep changing while it is captured is looked at again this many times.
@@ -50,48 +50,74 @@ def _box(
     return (left, top, right - left, bottom - top) if right > left and bottom > top else None
 
 
-async def _owners(ctx: PageContext, tab_id: int, kept: list[str]) -> list[tuple[int, str]] | None:
-    """Each kept frame's <iframe>: its node, and the object that stands for it in Tabgate's world of the
-    tab's own document; None when one went away meanwhile."""
-    if not kept:
+def _holders(frames: KeptBack) -> list[str]:
+    """The frames whose <iframe> could draw a kept frame elsewhere: each kept frame and, around them, every
+    child frame of the tab's own process (a filter on one moves all it shows; which of them holds a frame of
+    another process the trees do not say)."""
+    if not frames.kept:
         return []
-    commands = list(top_world(0, oopifs_only=False))
-    for frame in kept:
-        at = len(commands)
-        commands += [
-            Command("DOM.getFrameOwner", {"frameId": frame}),
-            Command(
-                "DOM.resolveNode",
-                {},
-                fill=(
-                    ("backendNodeId", at, "backendNodeId"),
-                    ("executionContextId", 1, "executionContextId"),
+    return list(dict.fromkeys([*frames.kept, *frames.in_process[1:]]))
+
+
+async def _owners(ctx: PageContext, tab_id: int, holders: list[str], frames: KeptBack) -> list[Any] | None:
+    """Each frame's <iframe>, looked up in Tabgate's isolated world of the document it is in (the parent's;
+    for a frame of another process, whose parent the trees do not say, the document of the tab's own process
+    that has it): its node id and the object standing for it there; None when one went away meanwhile."""
+    commands: list[Command] = []
+    tries: list[tuple[int, list[int]]] = []  # per holder: where its owner is, where each lookup of it is
+    for frame in holders:
+        owner = len(commands)
+        commands.append(Command("DOM.getFrameOwner", {"frameId": frame}))
+        lookups = []
+        parent = frames.parents.get(frame)
+        for document in [parent] if parent is not None else frames.in_process:
+            world = len(commands)
+            lookups.append(world + 1)
+            commands += [
+                Command("Page.createIsolatedWorld", {"frameId": document, "worldName": WORLD}),
+                Command(
+                    "DOM.resolveNode",
+                    {},
+                    fill=(
+                        ("backendNodeId", owner, "backendNodeId"),
+                        ("executionContextId", world, "executionContextId"),
+                    ),
                 ),
-            ),
-        ]
-    answer = await ctx.cdp.run(tab_id, commands)
-    found = [r for r in answer.results[2:] if isinstance(r, dict)]
-    if len(found) != 2 * len(kept):
-        return None
-    pairs = zip(found[::2], found[1::2], strict=True)
-    return [(int(owner["backendNodeId"]), str(node["object"]["objectId"])) for owner, node in pairs]
+            ]
+        tries.append((owner, lookups))
+    results = (await ctx.cdp.run(tab_id, commands, keep_going=True)).results if commands else ()
+    found: list[Any] = []
+    for owner, lookups in tries:
+        node = next((r for at in lookups if isinstance(r := _at(results, at), dict) and "object" in r), None)
+        got = _at(results, owner)
+        if node is None or not isinstance(got, dict):
+            return None
+        found.append((int(got["backendNodeId"]), str(node["object"]["objectId"])))
+    return found
+
+
+def _at(results: tuple[Outcome, ...], index: int) -> Outcome | None:
+    return results[index] if index < len(results) else None
 
 
 async def masked_capture(ctx: PageContext, tab_id: int, params: dict[str, Any], *, full_page: bool) -> Shot:
     """The capture, and the boxes to paint over: a frame added, removed, moved or navigated during the list
     has the page looked at again."""
     for _ in range(CAPTURE_TRIES):
-        state, kept = await frames_kept_back(ctx, tab_id)
+        frames = await frames_kept_back(ctx, tab_id)
+        state, kept = frames.state, frames.kept
         if kept and full_page:
             raise RespondToModel(
                 f"a fullPage capture would show {len(kept)} frame(s) of sites Tabgate has no access to: "
                 "capture the visible part (they are painted over there) or one element (ref), or grant those "
                 "sites"
             )
-        owners = await _owners(ctx, tab_id, kept)
+        holders = _holders(frames)
+        owners = await _owners(ctx, tab_id, holders, frames)
         if owners is None:
             continue
-        reads = [Command("DOM.getContentQuads", {"backendNodeId": node}) for node, _ in owners] + [
+        boxed = [node for frame, (node, _) in zip(holders, owners, strict=True) if frame in kept]
+        reads = [Command("DOM.getContentQuads", {"backendNodeId": node}) for node in boxed] + [
             Command(
                 "Runtime.callFunctionOn",
                 {"objectId": obj, "functionDeclaration": DRAWN_ELSEWHERE, "returnByValue": True},
@@ -107,7 +133,7 @@ async def masked_capture(ctx: PageContext, tab_id: int, params: dict[str, Any], 
         before, after = shot.results[: len(reads)], shot.results[len(reads) + 2 :]
         if before != after:
             continue
-        boxes, drawn = before[: len(owners)], before[len(owners) :]
+        boxes, drawn = before[: len(boxed)], before[len(boxed) :]
         if any(not isinstance(r, dict) or r.get("result", {}).get("value") is not False for r in drawn):
             raise RespondToModel(
                 "the page draws a frame of a site Tabgate has no access to outside its box too (a CSS "

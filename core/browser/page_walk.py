@@ -111,10 +111,20 @@ async def _shown(ctx: PageContext, state: TabState, frames: list[_Frame]) -> dic
     return {f.id: _withheld(f, granted, top_origin) for f in frames}
 
 
-async def frames_kept_back(ctx: PageContext, tab_id: int | None) -> tuple[TabState, list[str]]:
-    """The frames an image of the tab must not show: each frame not shown in its outline, or, for one inside
-    a frame of another process, the outermost frame holding it that the tab's own process lays out (the
-    debugger knows that frame's box in the tab's coordinates)."""
+@dataclass(frozen=True, slots=True)
+class KeptBack:
+    """What an image of the tab must not show: each frame not shown in its outline or, for one inside a frame
+    of another process, the outermost frame holding it that the tab's own process lays out (the debugger knows
+    that frame's box in the tab's coordinates); the tab's own process's frames (top first) and the parent of
+    each of them known (where its <iframe> is; an out-of-process frame's parent is not in the trees)."""
+
+    state: TabState
+    kept: list[str]
+    in_process: list[str]
+    parents: dict[str, str]
+
+
+async def frames_kept_back(ctx: PageContext, tab_id: int | None) -> KeptBack:
     state, frames = await _frames(ctx, tab_id)
     shown = await _shown(ctx, state, frames)
     by_id = {f.id: f for f in frames}
@@ -126,7 +136,9 @@ async def frames_kept_back(ctx: PageContext, tab_id: int | None) -> tuple[TabSta
         while (parent := by_id.get(outer.parent or "")) is not None and parent.session is not None:
             outer = parent
         kept[outer.id] = None
-    return state, list(kept)
+    in_process = [f.id for f in frames if f.session is None]
+    parents = {f.id: f.parent for f in frames[1:] if f.parent is not None and f.parent in in_process}
+    return KeptBack(state, list(kept), in_process, parents)
 
 
 _INHERITS = ("about:", "data:")  # a frame whose content its parent wrote

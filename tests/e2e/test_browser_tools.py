@@ -1326,6 +1326,29 @@ def test_a_page_that_draws_a_frame_not_granted_outside_its_box_is_not_captured(
     assert pixel_at(ext_cdp, image_url, (200, 150)) == GREY
 
 
+def test_a_frame_not_granted_inside_a_frame_of_the_pages_own_site_is_painted_over_where_it_shows(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    """The partner's frame is inside a frame of the page's own site (one process, one box in the tab's
+    coordinates): its box is painted over at (100, 100), and a filter on the outer frame counts too."""
+    partner = shop.replace("shop.test", "partner.test")
+    inner = quote(f"/framed.html?frame={partner}")
+    tab_id = tab(f"{shop}/wrap.html?inner={inner}")
+    page = next(p for p in ext_cdp.context.pages if p.url.startswith(f"{shop}/wrap.html"))
+    balance = page.frame_locator("#inner").frame_locator("#partner").locator("#balance")
+    expect(balance).to_have_text("Balance: 4213")
+    text, image_url, _ = screenshot_items(ext_cdp, tabId=tab_id)
+    assert text.endswith(
+        "; 1 frame(s) of sites Tabgate has no access to are painted over in grey (grant them to see inside)"
+    )
+    assert [pixel_at(ext_cdp, image_url, at) for at in [(110, 110), (450, 350), (499, 399)]] == [GREY] * 3
+    assert pixel_at(ext_cdp, image_url, (700, 250)) == COLOUR  # the inner page's own
+    page.evaluate("document.getElementById('inner').style.filter = 'drop-shadow(0 400px 0 black)'")
+    assert fails(ext_cdp, "browser_screenshot", tabId=tab_id).startswith(
+        "the page draws a frame of a site Tabgate has no access to outside its box too"
+    )
+
+
 def test_a_frame_added_after_a_snapshot_is_in_the_next_one_from_this_site_or_another(
     ext: Extension, open_tab: OpenTab, second_site: str
 ) -> None:
