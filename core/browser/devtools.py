@@ -16,6 +16,7 @@ from core.browser.fields import TabId
 from core.browser.tool_spec import BrowserToolSpec
 from core.calls.errors import RespondToModel
 from core.calls.tab_scope import site_of
+from core.web.cors import page_could_read
 from core.web.fence import PageText
 
 BODY_LIMIT = 100 * 1024
@@ -210,6 +211,17 @@ async def network(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText | str:
     return _cut(_since(buffer.fresh, "network requests") + count, lines)
 
 
+async def _readable(ctx: PageContext, entry: dict[str, Any]) -> bool:
+    """Whether a response may be shown: the page that asked for it could read it, or Tabgate may read its
+    site (the debugger records bodies that the same-origin policy keeps from the page)."""
+    page_site = _sources([entry])[0]
+    response_url = str(entry.get("responseUrl") or entry.get("url") or "")
+    if page_could_read(page_site, response_url, entry.get("responseHeaders")):
+        return True
+    came_from = site_of(response_url)
+    return came_from is not None and came_from in await ctx.cdp.granted([came_from])
+
+
 def _headers(headers: Any) -> list[str]:
     return [f"  {k}: {v}" for k, v in (headers or {}).items()]
 
@@ -235,6 +247,13 @@ async def request(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText:
     lines += ["request headers:", *_headers(entry.get("requestHeaders"))]
     if entry.get("postData"):
         lines += ["request body:", str(entry["postData"])[:BODY_LIMIT]]
+    if not await _readable(ctx, entry):
+        came_from = site_of(str(entry.get("responseUrl") or entry.get("url") or ""))
+        lines.append(
+            f"response: not shown: it came from {came_from}, which the page itself may not read (no CORS "
+            "header lets it) and Tabgate has no access to (grant it to see it)"
+        )
+        return PageText("\n".join(lines))
     lines += ["response headers:", *_headers(entry.get("responseHeaders"))]
     if entry.get("finished"):
         answer = await ctx.cdp.run(

@@ -16,7 +16,7 @@ from core.calls.capabilities import BrowserToolError, McpErrorCode
 from core.calls.chrome_tab import ChromeTab
 from core.calls.errors import RespondToModel
 from core.web.fence import PageText
-from core.web.web_url import UrlRefused, WebUrl, read_web_url
+from core.web.web_url import reported_url
 
 PAGE_CHANGED = "the page changed since you approved; ask again"
 # For the person's own calls: the tab was checked for access, then showed something else before the action.
@@ -73,29 +73,22 @@ def not_shared(tab_id: int) -> RespondToModel:
     )
 
 
-def _web_url(url: str) -> WebUrl | None:
-    try:
-        return read_web_url(url, credentials=True)  # a tab's URL as Chrome reports it may carry them
-    except UrlRefused:
-        return None
-
-
 def is_web_page(url: str) -> bool:
     """An http(s) page whose site Python and Chrome read alike (`web_url`); a URL read two ways is not one."""
-    return _web_url(url) is not None
+    return reported_url(url) is not None
 
 
 def shown_site(url: str) -> str:
     """What the executor compares (`Guard.to_wire`'s `siteOf`): a web page's origin as URL.origin spells it
     (no credentials, no default port), else the URL."""
-    read = _web_url(url)
+    read = reported_url(url)
     return url if read is None else read.origin
 
 
 def site_of(url: str) -> str | None:
     """A web page's site, spelled as the executors compare it (consent asks about it and binds it); None for
     any other page and for a URL that could be read as two sites."""
-    read = _web_url(url)
+    read = reported_url(url)
     return None if read is None else read.origin
 
 

@@ -97,6 +97,15 @@ def read_web_url(url: str, *, credentials: bool = False) -> WebUrl:
     return WebUrl("https" if scheme == "https" else "http", _host(url, host_text), port)
 
 
+def reported_url(url: str) -> WebUrl | None:
+    """A URL as Chrome reports it (a tab's, a request's: it may carry credentials) read as a web URL, or None
+    when it is not one or could be read two ways."""
+    try:
+        return read_web_url(url, credentials=True)
+    except UrlRefused:
+        return None
+
+
 def _split_port(url: str, authority: str) -> tuple[str, str | None]:
     if authority.startswith("["):
         end = authority.find("]")

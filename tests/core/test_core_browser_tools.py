@@ -1065,6 +1065,33 @@ async def test_what_frames_of_a_site_not_granted_logged_and_requested_is_counted
     assert "balance" in page_of((await run(svc, "browser_devtools", action="request", id="4"))[1])
 
 
+async def test_an_answer_the_page_itself_may_not_read_is_shown_only_for_a_site_granted() -> None:
+    """The page's own no-cors read of another site: the debugger has the whole body, the page an opaque
+    answer; a CORS header that lets the page read it, or a grant for that site, shows it."""
+    bank = "http://bank.test:8000"
+    page = RecordedPage()  # shows http://127.0.0.1:8001
+    page.no_access = {bank}
+    own = {"doc": page.url, "page": page.url, "finished": True, "status": 200}
+    page.buffers["network"] = [
+        {"id": "1", "url": f"{bank}/me.js", **own},
+        {"id": "2", "url": f"{bank}/open", "responseHeaders": {"Access-Control-Allow-Origin": "*"}, **own},
+        {"id": "3", "url": "http://127.0.0.1:8001/go", "responseUrl": f"{bank}/me.js", **own},  # redirected
+    ]
+    page.answers["Network.getResponseBody"] = {"body": "balance: 4213", "base64Encoded": False}
+    svc = Service(emit=lambda event: None, browser=page)
+    withheld = (
+        f"response: not shown: it came from {bank}, which the page itself may not read (no CORS header lets "
+        "it) and Tabgate has no access to (grant it to see it)"
+    )
+    for request_id in ("1", "3"):
+        success, text = await run(svc, "browser_devtools", action="request", id=request_id)
+        assert success is True and page_of(text).endswith(withheld), text
+    assert not any(c["method"] == "Network.getResponseBody" for c in page.sent)
+    assert "balance: 4213" in page_of((await run(svc, "browser_devtools", action="request", id="2"))[1])
+    page.no_access = set()  # the person granted the bank's site
+    assert "balance: 4213" in page_of((await run(svc, "browser_devtools", action="request", id="1"))[1])
+
+
 async def test_a_tab_whose_navigation_tabgate_never_saw_lists_everything_as_this_page() -> None:
     page = RecordedPage()  # attached after the page loaded: every entry has the epoch shown now
     page.buffers["network"] = [{"id": "7", "url": "http://a/late", "type": "XHR", "status": 200}]

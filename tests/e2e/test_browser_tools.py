@@ -1268,6 +1268,15 @@ def nothing_of_the_partner_is_shown(ext: Extension, tab_id: int, url: str, partn
     network = says(ext, "browser_devtools", action="network", tabId=tab_id, scope="tab")
     assert "from=page" in page_of(network), network
     assert "from=partner" not in network and "partner_frame" not in network, network
+    # The page's own read of the partner's site, which it may not read itself: listed, its answer not shown.
+    no_cors = next(line for line in page_of(network).splitlines() if "from=page-no-cors" in line)
+    assert no_cors.split()[2] == "200", no_cors  # answered: the debugger has its body
+    answer = says(ext, "browser_devtools", action="request", tabId=tab_id, id=no_cors.split()[0])
+    assert "4213" not in answer, answer
+    assert page_of(answer).endswith(
+        f"response: not shown: it came from {partner}, which the page itself may not read (no CORS header "
+        "lets it) and Tabgate has no access to (grant it to see it)"
+    )
     assert f"more not shown, from {partner}: Tabgate has no access there" in fenced(network).splitlines()[0]
     text, image_url, _ = screenshot_items(ext, tabId=tab_id)
     assert text.endswith(
