@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from core.browser.context import PageContext
@@ -14,7 +15,7 @@ from core.browser.dom_args import BrowserDomArgs, FormField
 from core.browser.elements import Element, at_center, call_on, center, gone_or, verify
 from core.browser.executor import LEFT_PAGE, Answer, Command, TabState
 from core.browser.frame_input import agent_locate, focus_outside_frames
-from core.browser.input_guard import keys_guard
+from core.browser.input_guard import keys_guard, top_world
 from core.browser.keys import MODIFIER_BITS, UnknownKey, press_chord
 from core.browser.pointer import click_at, drag_onto, mouse
 from core.browser.text_entry import type_by_selector, type_into
@@ -285,12 +286,24 @@ async def upload(ctx: PageContext, a: BrowserDomArgs) -> str:
         answer.result(0, "upload")
     except RespondToModel as error:
         raise gone_or(element, error.message.removeprefix("upload: "), "cannot upload to") from None
-    files = await call_on(ctx, answer.state, element, _FILES) or []
+    files = _reported_files(await call_on(ctx, answer.state, element, _FILES), paths)
+    if files is None:  # the element's `files` is the page's to define: only what Tabgate set is said
+        return f"Set {len(paths)} file(s) on {element.label}; the page did not report them back as set."
     # Chrome accepts a path that does not exist as an empty file, so say the sizes.
     listed = ", ".join(
         f"{name} ({size} bytes{', missing or empty' if size == 0 else ''})" for name, size in files
     )
     return f"Set {len(files)} file(s) on {element.label}: {listed}."
+
+
+def _reported_files(files: Any, paths: list[str]) -> list[tuple[str, int]] | None:
+    """The input's files as the page reports them, if they are the files set (names of those paths, sizes)."""
+    names = {PurePosixPath(path).name for path in paths}
+    if not isinstance(files, list) or not all(
+        isinstance(f, list) and len(f) == 2 and f[0] in names and _is_number(f[1]) for f in files
+    ):
+        return None
+    return [(str(name), int(size)) for name, size in files]
 
 
 async def dialog(ctx: PageContext, a: BrowserDomArgs) -> PageText:
@@ -326,8 +339,19 @@ async def scroll(ctx: PageContext, a: BrowserDomArgs) -> dict[str, Any]:
         x = "scrollX" if a.x is None else a.x
         y = "scrollY" if a.y is None else a.y
         expression = f"scrollTo({x}, {y}); [scrollX, scrollY]"
-    answer = await ctx.cdp.run(
-        tab_id, [Command("Runtime.evaluate", {"expression": expression, "returnByValue": True})]
+    # In Tabgate's isolated world: the page's own scrollTo, scrollX and scrollY may be anything (measured: a
+    # page's scrollY of three million characters, unfenced, in this answer).
+    read = Command(
+        "Runtime.evaluate",
+        {"expression": expression, "returnByValue": True},
+        fill=(("contextId", 1, "executionContextId"),),
     )
-    x, y = answer.result(0, "scroll")["result"]["value"]
-    return {"scrollX": x, "scrollY": y}
+    answer = await ctx.cdp.run(tab_id, [*top_world(0, oopifs_only=False), read])
+    value = answer.result(2, "scroll").get("result", {}).get("value")
+    if not isinstance(value, list) or len(value) != 2 or not all(_is_number(v) for v in value):
+        raise RespondToModel("the page did not report where it is scrolled to")
+    return {"scrollX": value[0], "scrollY": value[1]}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
