@@ -25,7 +25,8 @@ DIALOG = {"type": "alert", "message": "Saved.", "defaultPrompt": "", "session": 
 
 class Worker:
     """The service worker's executors as far as these calls reach: `tab`, the debugger's command lists
-    (every `Runtime.evaluate` waits for `release`, and `entered` logs which started), and the chrome.*
+    (every `Runtime.evaluate` waits for `release`, and `entered` logs which started; finding Tabgate's
+    isolated world answers at once), and the chrome.*
     page reads, which honour `unlessDialog` as browser_tools.js does."""
 
     def __init__(self) -> None:
@@ -44,6 +45,9 @@ class Worker:
         assert tool == "cdp", tool
         results = []
         for command in args["commands"]:
+            if command["method"] != "Runtime.evaluate":  # finding Tabgate's world: at once
+                results.append({"result": {"frameTree": {"frame": {"id": "F"}}, "executionContextId": 2}})
+                continue
             expression = command["params"].get("expression", "")
             label = "scroll" if "scrollTo" in expression else "wait_for"
             self.entered.append(label)
