@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from core.agents.identity import AgentState
 from core.agents.plain_words import summarize
 from core.browser.dom_args import BrowserDomArgs
-from core.browser.keys import pastes
+from core.browser.keys import clipboard_use
 from core.browser.refs import FrameSite
 from core.browser.tool_table import BROWSER_TOOLS, describe
 from core.calls.capabilities import McpErrorCode, McpRequestError
@@ -148,10 +148,17 @@ class CallChecks:
                 f"failed to parse function arguments: {format_validation_error(error)}", failed=True
             ) from None
         action = getattr(parsed, "action", None)
-        if isinstance(parsed, BrowserDomArgs) and action == "press" and pastes(parsed.key or ""):
+        key = parsed.key or "" if isinstance(parsed, BrowserDomArgs) and action == "press" else ""
+        if (clipboard := clipboard_use(key)) is not None:
             raise Refusal(
-                f"Tabgate refused browser_dom press {parsed.key}: it would paste the person's clipboard into "
-                "the page, which no question to the person covers. To enter text, use browser_dom type.",
+                f"Tabgate refused browser_dom press {key}: "
+                + (
+                    "it would paste the person's clipboard into the page, which no question to the person "
+                    "covers. To enter text, use browser_dom type."
+                    if clipboard == "paste"
+                    else "it would write over what the person copied with what the page selected, which no "
+                    "question to the person covers. To read text, use browser_page."
+                ),
                 failed=True,
             )
         info = describe(name, action)

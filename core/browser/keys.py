@@ -8,6 +8,7 @@ keyDown carries text "\\r": only then does it submit a form. Characters no key t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from core.browser.executor import Command
 
@@ -160,16 +161,26 @@ def press_chord(chord: str, session: str | None) -> list[Command]:
     return commands
 
 
-def pastes(chord: str) -> bool:
-    """Whether pressing `chord` pastes the clipboard into the page (V with Control or Meta held, Insert with
-    Shift): the page then reads what the person copied, which no site question covers. An unknown chord
-    pastes nothing (pressing it is refused for that)."""
+def clipboard_use(chord: str) -> Literal["paste", "copy"] | None:
+    """What pressing `chord` does with the person's clipboard: "paste" puts it into the page (V with Control
+    or Meta held, Insert with Shift), which then reads what the person copied; "copy" writes it (C or X with
+    Control or Meta, Insert with Control, Delete with Shift) with what the page chose to select, over what the
+    person copied. No site question covers either. An unknown chord does neither (pressing it is refused for
+    that)."""
     try:
         commands = press_chord(chord, None)
     except UnknownKey:
-        return False
+        return None
     main = [c.params for c in commands if c.params["type"] in ("keyDown", "rawKeyDown")][-1]
     held = int(str(main["modifiers"]))
-    if str(main["key"]).lower() == "v":
-        return bool(held & (MODIFIER_BITS["Control"] | MODIFIER_BITS["Meta"]))
-    return main["key"] == "Insert" and bool(held & MODIFIER_BITS["Shift"])
+    key = str(main["key"])
+    command_key = bool(held & (MODIFIER_BITS["Control"] | MODIFIER_BITS["Meta"]))
+    if (key.lower() == "v" and command_key) or (key == "Insert" and held & MODIFIER_BITS["Shift"]):
+        return "paste"
+    if key.lower() in ("c", "x") and command_key:
+        return "copy"
+    if (key == "Insert" and held & MODIFIER_BITS["Control"]) or (
+        key == "Delete" and held & MODIFIER_BITS["Shift"]
+    ):
+        return "copy"
+    return None

@@ -17,7 +17,7 @@ from core.agents.agent_calls import AgentGateway
 from core.agents.agent_tabs import OPENS_AFTER_CALL_S
 from core.agents.call_checks import PAUSED
 from core.browser.context import refs_of
-from core.browser.keys import pastes
+from core.browser.keys import clipboard_use
 from core.browser.refs import FrameSite, PageKey
 from core.calls.capabilities import BrowserToolError, McpErrorCode, McpRequestError
 from core.messages.runtime_messages import Dispatch, parse_runtime_message
@@ -1147,7 +1147,26 @@ async def test_a_key_that_pastes_the_persons_clipboard_is_refused_before_any_que
 
 
 @pytest.mark.parametrize(
-    "chord", ["Control+a", "Control+c", "v", "Shift+v", "Alt+v", "Insert", "Control+Insert"]
+    "chord", ["Control+c", "Control+C", "Meta+c", "Cmd+x", "Control+x", "Control+Insert", "Shift+Delete"]
 )
-def test_only_the_chords_that_paste_count_as_pasting(chord: str) -> None:
-    assert pastes(chord) is False
+async def test_a_key_that_writes_the_persons_clipboard_is_refused_before_any_question(chord: str) -> None:
+    """Measured: an agent's Control+c (or x, Control+Insert, Shift+Delete) put what the page had selected
+    (its own planted text) over what the person copied, for the person to paste later somewhere else."""
+    setup = await Setup(gateway=True).start()
+    await setup.tools()
+    await setup.share(SHOP["id"])
+    result = await setup.call("browser_dom", {"action": "press", "tabId": SHOP["id"], "key": chord})
+    assert result["isError"] is True
+    assert text(result) == (
+        f"Tabgate refused browser_dom press {chord}: it would write over what the person copied with what "
+        "the page selected, which no question to the person covers. To read text, use browser_page."
+    )
+    assert await setup.pending(0) == []
+    assert setup.chrome.acted() == []
+
+
+@pytest.mark.parametrize(
+    "chord", ["Control+a", "c", "v", "Shift+v", "Alt+v", "Alt+c", "Insert", "Delete", "Control+Delete", ""]
+)
+def test_only_the_chords_that_paste_or_copy_touch_the_clipboard(chord: str) -> None:
+    assert clipboard_use(chord) is None
