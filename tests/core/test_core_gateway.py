@@ -1128,39 +1128,49 @@ async def test_acting_on_a_ref_inside_a_frame_is_asked_for_the_frames_site_and_b
     assert await setup.pending(0) == []
 
 
-@pytest.mark.parametrize(
-    "chord", ["Control+v", "Control+V", "Ctrl+Shift+v", "Meta+v", "Cmd+v", "Shift+Insert"]
+PASTES = (
+    "it would paste the person's clipboard into the page, which no question to the person covers. To enter "
+    "text, use browser_dom type."
 )
-async def test_a_key_that_pastes_the_persons_clipboard_is_refused_before_any_question(chord: str) -> None:
-    """The page would read what the person copied (a password, a code): no site question covers that."""
+WRITES = (
+    "it would write over what the person copied with what the page selected, which no question to the person "
+    "covers. To read text, use browser_page."
+)
+
+
+@pytest.mark.parametrize(
+    ("chord", "why"),
+    [
+        *[
+            (chord, PASTES)
+            for chord in ["Control+v", "Control+V", "Ctrl+Shift+v", "Meta+v", "Cmd+v", "Shift+Insert"]
+        ],
+        *[
+            (chord, WRITES)
+            for chord in [
+                "Control+c",
+                "Control+C",
+                "Meta+c",
+                "Cmd+x",
+                "Control+x",
+                "Control+Insert",
+                "Shift+Delete",
+            ]
+        ],
+    ],
+)
+async def test_a_key_that_reads_or_writes_the_persons_clipboard_is_refused_before_any_question(
+    chord: str, why: str
+) -> None:
+    """A paste has the page read what the person copied (a password, a code); a copy or cut puts what the page
+    selected over it, for the person to paste next (measured: the page's own planted command). No site
+    question covers either."""
     setup = await Setup(gateway=True).start()
     await setup.tools()
     await setup.share(SHOP["id"])
     result = await setup.call("browser_dom", {"action": "press", "tabId": SHOP["id"], "key": chord})
     assert result["isError"] is True
-    assert text(result) == (
-        f"Tabgate refused browser_dom press {chord}: it would paste the person's clipboard into the page, "
-        "which no question to the person covers. To enter text, use browser_dom type."
-    )
-    assert await setup.pending(0) == []
-    assert setup.chrome.acted() == []
-
-
-@pytest.mark.parametrize(
-    "chord", ["Control+c", "Control+C", "Meta+c", "Cmd+x", "Control+x", "Control+Insert", "Shift+Delete"]
-)
-async def test_a_key_that_writes_the_persons_clipboard_is_refused_before_any_question(chord: str) -> None:
-    """Measured: an agent's Control+c (or x, Control+Insert, Shift+Delete) put what the page had selected
-    (its own planted text) over what the person copied, for the person to paste later somewhere else."""
-    setup = await Setup(gateway=True).start()
-    await setup.tools()
-    await setup.share(SHOP["id"])
-    result = await setup.call("browser_dom", {"action": "press", "tabId": SHOP["id"], "key": chord})
-    assert result["isError"] is True
-    assert text(result) == (
-        f"Tabgate refused browser_dom press {chord}: it would write over what the person copied with what "
-        "the page selected, which no question to the person covers. To read text, use browser_page."
-    )
+    assert text(result) == f"Tabgate refused browser_dom press {chord}: {why}"
     assert await setup.pending(0) == []
     assert setup.chrome.acted() == []
 
