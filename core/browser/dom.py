@@ -306,7 +306,7 @@ def _reported_files(files: Any, paths: list[str]) -> list[tuple[str, int]] | Non
     return [(str(name), int(size)) for name, size in files]
 
 
-async def dialog(ctx: PageContext, a: BrowserDomArgs) -> PageText:
+async def dialog(ctx: PageContext, a: BrowserDomArgs) -> PageText | str:
     state = await ctx.cdp.state(a.tabId)
     if state.dialog is None:
         raise RespondToModel(f"no JavaScript dialog is open on tab {state.tab_id}")
@@ -325,6 +325,9 @@ async def dialog(ctx: PageContext, a: BrowserDomArgs) -> PageText:
     command = Command("Page.handleJavaScriptDialog", params, state.dialog.session)
     _check(await ctx.cdp.run(state.tab_id, [command]), "dialog")
     verb = "Accepted" if a.accept else "Dismissed"
+    if state.dialog.kept_back is not None:
+        opener = state.dialog.kept_back
+        return f"{verb} the {state.dialog.type} a frame of {opener} opened (its message is not shown)."
     return PageText(state.dialog.message, before=f"{verb} the {state.dialog.type}. Its message:")
 
 

@@ -8,13 +8,13 @@ what it knows of the tab (URL, sessions of out-of-process frames, document epoch
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.calls.capabilities import BrowserCapability, BrowserToolError
 from core.calls.chrome_tab import ChromeTab
 from core.calls.errors import RespondToModel
-from core.calls.tab_scope import Guard, refusal
+from core.calls.tab_scope import Guard, refusal, site_of
 from core.consent.acting_gate import check_acting
 from core.web.fence import fence
 
@@ -72,6 +72,9 @@ class Dialog:
     default_prompt: str
     session: str | None
     url: str = ""  # the address of the frame that opened it
+    # The site of the frame that opened it, when Tabgate has no access there: its message is that site's page
+    # text, kept back as the page's outline keeps that frame back.
+    kept_back: str | None = None
 
     def describe(self) -> str:
         how = (
@@ -79,10 +82,13 @@ class Dialog:
             if self.type == "prompt"
             else "accept or dismiss it"
         )
-        return (
-            f"a JavaScript {self.type} is open. Its message:\n{fence(self.message)}\nAnswer it first: "
-            f'browser_dom {{"action": "dialog", "accept": true|false}} ({how}).'
-        )
+        answer = f'Answer it first: browser_dom {{"action": "dialog", "accept": true|false}} ({how}).'
+        if self.kept_back is not None:
+            return (
+                f"a JavaScript {self.type} opened by a frame of {self.kept_back} is open (Tabgate has no "
+                f"access to that site: its message is not shown). {answer}"
+            )
+        return f"a JavaScript {self.type} is open. Its message:\n{fence(self.message)}\n{answer}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +265,8 @@ class Cdp:
             args["frames"] = frames
         raw = await self._ask("cdp", args)
         state = _state(raw)
+        if state.dialog is not None:
+            state = replace(state, dialog=await self.shown_dialog(state.url, state.dialog))
         if self._seen is not None:
             self._seen(state)
         if state.dialog is not None and blocked and commands and not raw.get("results"):
@@ -282,6 +290,14 @@ class Cdp:
             fresh=raw.get("recordingSince") == "now",
             loader_id=loader if isinstance(loader, str) else None,
         )
+
+    async def shown_dialog(self, page_url: str, dialog: Dialog) -> Dialog:
+        """The dialog as the model may read it: one a frame of a site Tabgate has no access to opened keeps
+        its message back."""
+        opener = site_of(dialog.url)
+        if opener is None or opener == site_of(page_url) or opener in await self.granted([opener]):
+            return dialog
+        return replace(dialog, message="", default_prompt="", kept_back=opener)
 
     async def granted(self, origins: Sequence[str]) -> set[str]:
         if not origins:

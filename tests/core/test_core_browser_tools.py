@@ -1560,3 +1560,29 @@ async def test_an_agent_accepts_only_dialogs_the_page_it_was_allowed_on_opened(
         return
     await dom.dialog(ctx, args)
     assert page.methods("Page.handleJavaScriptDialog") == ["Page.handleJavaScriptDialog"]
+
+
+async def test_a_dialog_a_frame_of_a_site_not_granted_opened_is_answered_without_its_message() -> None:
+    """Its message is that site's page text, which the outline keeps back with the frame: the model hears
+    that a dialog is open and whose, and may dismiss it."""
+    ad = "http://ad.test:8000"
+    page = RecordedPage()
+    page.no_access = {ad}
+    page.dialog = {"type": "alert", "message": "Your code: 4213", "defaultPrompt": "", "url": f"{ad}/f"}
+    svc = Service(emit=lambda event: None, browser=page)
+    success, text = await run(svc, "browser_page", action="snapshot")
+    assert (success, text) == (
+        False,
+        f"Tab 5: a JavaScript alert opened by a frame of {ad} is open (Tabgate has no access to that site: "
+        'its message is not shown). Answer it first: browser_dom {"action": "dialog", "accept": true|false} '
+        "(accept or dismiss it).",
+    )
+    success, text = await run(svc, "browser_dom", action="dialog", accept=False)
+    assert (success, text) == (
+        True,
+        f"Dismissed the alert a frame of {ad} opened (its message is not shown).",
+    )
+    page.no_access = set()  # granted: its message is the page's text like any other
+    page.dialog = {"type": "alert", "message": "Your code: 4213", "defaultPrompt": "", "url": f"{ad}/f"}
+    success, text = await run(svc, "browser_dom", action="dialog", accept=False)
+    assert success is True and page_of(text) == "Your code: 4213"

@@ -1381,6 +1381,27 @@ def test_a_page_that_redefines_where_it_is_scrolled_to_never_speaks_in_the_scrol
     assert "scrollTo ran" not in page.title()
 
 
+def test_a_dialog_a_frame_not_granted_opens_is_answered_without_its_message(
+    ext_cdp: Extension, tab: Callable[[str], int], shop: str
+) -> None:
+    partner = shop.replace("shop.test", "partner.test")
+    tab_id = tab(f"{shop}/framed.html?frame={partner}&path=partner_alert.html")
+
+    def blocked() -> str | None:
+        success, said = call(ext_cdp, "browser_page", {"action": "snapshot", "tabId": tab_id})
+        return None if success else str(said)
+
+    # The alert opens a second after the partner's page loads; until then the snapshot answers.
+    assert wait_for(blocked, "the partner's alert", 30) == (
+        f"Tab {tab_id}: a JavaScript alert opened by a frame of {partner} is open (Tabgate has no access to "
+        'that site: its message is not shown). Answer it first: browser_dom {"action": "dialog", "accept": '
+        "true|false} (accept or dismiss it)."
+    )
+    assert says(ext_cdp, "browser_dom", action="dialog", tabId=tab_id, accept=False) == (
+        f"Dismissed the alert a frame of {partner} opened (its message is not shown)."
+    )
+
+
 def test_a_frame_added_after_a_snapshot_is_in_the_next_one_from_this_site_or_another(
     ext: Extension, open_tab: OpenTab, second_site: str
 ) -> None:

@@ -126,7 +126,8 @@ class BrowserHandler:
         if action.blocked_by_dialog and isinstance(result, dict) and "blockedByDialog" in result:
             dialog = read_dialog(result["blockedByDialog"])
             if dialog is not None:
-                raise dialog_open(int(result.get("tabId", 0)), dialog)
+                shown = await Cdp(self._browser, timeout_ms).shown_dialog(tab.url if tab else "", dialog)
+                raise dialog_open(int(result.get("tabId", 0)), shown)
         if action.answer is not None:
             result = action.answer(result, args)
         if call.target is not None and self._spec.name == "browser_tab" and isinstance(result, list):
