@@ -101,8 +101,8 @@ def _at(results: tuple[Outcome, ...], index: int) -> Outcome | None:
 
 
 async def masked_capture(ctx: PageContext, tab_id: int, params: dict[str, Any], *, full_page: bool) -> Shot:
-    """The capture, and the boxes to paint over: a frame added, removed, moved or navigated during the list
-    has the page looked at again."""
+    """The capture, and the boxes to paint over: a frame to keep back that was added, removed or moved
+    during the list has the page looked at again."""
     for _ in range(CAPTURE_TRIES):
         frames = await frames_kept_back(ctx, tab_id)
         state, kept = frames.state, frames.kept
@@ -125,13 +125,13 @@ async def masked_capture(ctx: PageContext, tab_id: int, params: dict[str, Any], 
             for _, obj in owners
         ]
         view, capture = Command("Page.getLayoutMetrics"), Command("Page.captureScreenshot", params)
-        shot = await ctx.cdp.run(
-            tab_id, [*reads, view, capture, *reads], keep_going=True, frames=state.frames
-        )
-        if not shot.results or shot.state.frames != state.frames:
-            continue
+        shot = await ctx.cdp.run(tab_id, [*reads, view, capture, *reads], keep_going=True)
         before, after = shot.results[: len(reads)], shot.results[len(reads) + 2 :]
         if before != after:
+            continue
+        # Frames attached, detached or navigated meanwhile (a widget that reloads all the time does that
+        # during every capture): the capture stands if the frames to keep back are still the same ones.
+        if shot.state.frames != state.frames and (await frames_kept_back(ctx, tab_id)).kept != kept:
             continue
         boxes, drawn = before[: len(boxed)], before[len(boxed) :]
         if any(not isinstance(r, dict) or r.get("result", {}).get("value") is not False for r in drawn):

@@ -1402,6 +1402,19 @@ def test_a_dialog_a_frame_not_granted_opens_is_answered_without_its_message(
     )
 
 
+@pytest.mark.parametrize("other", [False, True])
+def test_a_page_whose_frame_reloads_all_the_time_is_still_captured(
+    ext: Extension, open_tab: OpenTab, second_site: str, other: bool
+) -> None:
+    """A frame of the page's own site that reloads every 100 ms changes the tab's frames during every capture:
+    that alone must not keep a screenshot from being taken, with or without a frame to paint over."""
+    tab_id, _ = open_tab(f"busy.html?frame={second_site}" if other else "busy.html")
+    for _ in range(3):
+        text, _, png = screenshot_items(ext, tabId=tab_id)
+        assert png_size(png)[0] == 1280
+        assert text.endswith("painted over in grey (grant them to see inside)") is other, text
+
+
 def test_a_frame_added_after_a_snapshot_is_in_the_next_one_from_this_site_or_another(
     ext: Extension, open_tab: OpenTab, second_site: str
 ) -> None:
