@@ -67,7 +67,10 @@ async def wait_for(ctx: PageContext, a: BrowserDomArgs) -> str:
     gone = a.text is None
 
     async def seen() -> bool:
-        page = build_outline((await walk_page(ctx, a.tabId, budget=10**12)).frames)
+        # A find's walk: only the nodes that can hold the text (measured on 100,000 links: each whole walk
+        # took 10-25 s, so a wait of one second answered after 13.6).
+        match = {"keepAll": 0, "text": text}
+        page = build_outline((await walk_page(ctx, a.tabId, budget=10**12, match=match)).frames)
         present = any(text in line.text for line in page.lines)
         return present != gone
 
