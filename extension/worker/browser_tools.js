@@ -288,7 +288,7 @@ const executors = {
   },
 
   // {data, mimeType, quality?, width, rects}: the base64 image with each rect ([x, y, width, height] in CSS
-  // pixels of an image `width` wide) painted grey; which rects is Python's (core/browser/screenshot.py).
+  // pixels of an image `width` wide) painted grey; which rects is Python's (core/browser/masked_capture.py).
   async "cdp.mask"(a) {
     const bytes = Uint8Array.from(atob(a.data), (c) => c.charCodeAt(0));
     const image = await createImageBitmap(new Blob([bytes], { type: a.mimeType }));
