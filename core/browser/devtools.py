@@ -211,15 +211,15 @@ async def network(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText | str:
     return _cut(_since(buffer.fresh, "network requests") + count, lines)
 
 
-async def _readable(ctx: PageContext, entry: dict[str, Any]) -> bool:
-    """Whether a response may be shown: the page that asked for it could read it, or Tabgate may read its
-    site (the debugger records bodies that the same-origin policy keeps from the page)."""
-    page_site = _sources([entry])[0]
+async def _kept_response(ctx: PageContext, entry: dict[str, Any]) -> str | None:
+    """The site a response came from, when it may not be shown: the page that asked for it could not read it
+    itself and Tabgate may not read that site (the debugger records bodies the same-origin policy keeps from
+    the page); None when it may be shown."""
     response_url = str(entry.get("responseUrl") or entry.get("url") or "")
-    if page_could_read(page_site, response_url, entry.get("responseHeaders")):
-        return True
+    if page_could_read(_sources([entry])[0], response_url, entry.get("responseHeaders")):
+        return None
     came_from = site_of(response_url)
-    return came_from is not None and came_from in await ctx.cdp.granted([came_from])
+    return None if came_from is None or came_from in await ctx.cdp.granted([came_from]) else came_from
 
 
 def _headers(headers: Any) -> list[str]:
@@ -247,8 +247,7 @@ async def request(ctx: PageContext, a: BrowserDevtoolsArgs) -> PageText:
     lines += ["request headers:", *_headers(entry.get("requestHeaders"))]
     if entry.get("postData"):
         lines += ["request body:", str(entry["postData"])[:BODY_LIMIT]]
-    if not await _readable(ctx, entry):
-        came_from = site_of(str(entry.get("responseUrl") or entry.get("url") or ""))
+    if (came_from := await _kept_response(ctx, entry)) is not None:
         lines.append(
             f"response: not shown: it came from {came_from}, which the page itself may not read (no CORS "
             "header lets it) and Tabgate has no access to (grant it to see it)"

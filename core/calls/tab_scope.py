@@ -16,7 +16,7 @@ from core.calls.capabilities import BrowserToolError, McpErrorCode
 from core.calls.chrome_tab import ChromeTab
 from core.calls.errors import RespondToModel
 from core.web.fence import PageText
-from core.web.web_url import reported_url
+from core.web.web_url import reported_origin, reported_url
 
 PAGE_CHANGED = "the page changed since you approved; ask again"
 # For the person's own calls: the tab was checked for access, then showed something else before the action.
@@ -88,8 +88,7 @@ def shown_site(url: str) -> str:
 def site_of(url: str) -> str | None:
     """A web page's site, spelled as the executors compare it (consent asks about it and binds it); None for
     any other page and for a URL that could be read as two sites."""
-    read = reported_url(url)
-    return None if read is None else read.origin
+    return reported_origin(url)
 
 
 @dataclass(frozen=True, slots=True)

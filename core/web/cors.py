@@ -7,22 +7,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from core.web.web_url import reported_url
-
-
-def _origin(url: str) -> str | None:
-    read = reported_url(url)
-    return None if read is None else read.origin
+from core.web.web_url import reported_origin
 
 
 def page_could_read(page_site: str | None, response_url: str, headers: Mapping[str, Any] | None) -> bool:
     """True for a response from the page's own origin (or from no site: data:, blob:), or one whose
     Access-Control-Allow-Origin lets the page's origin (or anyone) read it."""
-    came_from = _origin(response_url)
+    came_from = reported_origin(response_url)
     if came_from is None or came_from == page_site:
         return True
     allowed = next(
         (str(v).strip() for k, v in (headers or {}).items() if k.lower() == "access-control-allow-origin"),
         None,
     )
-    return allowed == "*" or (allowed is not None and page_site is not None and _origin(allowed) == page_site)
+    return allowed == "*" or (
+        allowed is not None and page_site is not None and reported_origin(allowed) == page_site
+    )

@@ -106,6 +106,12 @@ def reported_url(url: str) -> WebUrl | None:
         return None
 
 
+def reported_origin(url: str) -> str | None:
+    """The origin of a URL as Chrome reports it, as URL.origin spells it; None as for `reported_url`."""
+    read = reported_url(url)
+    return None if read is None else read.origin
+
+
 def _split_port(url: str, authority: str) -> tuple[str, str | None]:
     if authority.startswith("["):
         end = authority.find("]")
